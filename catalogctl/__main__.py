@@ -1,0 +1,3 @@
+from catalogctl.cli import main
+
+main()

@@ -1,0 +1,132 @@
+"""Write a rendered site to a build directory, atomically.
+
+The build is written beside the target directory and swapped into place in one step, so a
+build that fails for any reason (invalid content, a full disk) leaves the previous build
+exactly as it was, and a server reading the directory never sees half a build.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from catalogctl.errors import CatalogError, InputError
+from catalogctl.render import MANIFEST, Site, manifest, site_files, site_from_manifest
+
+# Extra files of a build (web-server configs), relative path → bytes.
+ExtraFiles = Iterable[tuple[str, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    out: Path
+    files: int
+    bytes: int
+    routes: int
+
+
+def _is_build(path: Path) -> bool:
+    return (path / MANIFEST).is_file()
+
+
+def _write(root: Path, rel: str, data: bytes) -> None:
+    target = root / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+    libc_name = ctypes.util.find_library("c")
+    if libc_name is None:
+        return False
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    at_fdcwd = -100
+    rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return bool(rc == 0)
+
+
+def _swap_into_place(staging: Path, out: Path) -> None:
+    if not out.exists():
+        staging.rename(out)
+        return
+    if _exchange(staging, out):
+        shutil.rmtree(staging)  # now holds the previous build
+        return
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    out.rename(old)
+    try:
+        staging.rename(out)
+    except OSError:
+        old.rename(out)
+        raise
+    shutil.rmtree(old)
+
+
+def write_site(
+    site: Site,
+    out: Path,
+    *,
+    extra: ExtraFiles = (),
+    force: bool = False,
+) -> BuildResult:
+    """Write `site` (and `extra` files) to `out` atomically."""
+    out = out.absolute()
+    if out.exists():
+        if not out.is_dir():
+            raise InputError(f"--out exists and is not a directory: {out}")
+        if not force and any(out.iterdir()) and not _is_build(out):
+            raise InputError(
+                f"{out} is not empty and holds no catalogctl build; refusing to replace it "
+                "(use --force to replace it anyway)"
+            )
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    except OSError as exc:
+        raise CatalogError(f"cannot create the build directory beside {out}: {exc}") from exc
+    try:
+        count = size = 0
+        files = [*site_files(site), *extra]
+        files.append((MANIFEST, (json.dumps(manifest(site), indent=2) + "\n").encode()))
+        for rel, data in files:
+            _write(staging, rel, data)
+            count, size = count + 1, size + len(data)
+        staging.chmod(0o755)
+        _swap_into_place(staging, out)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise CatalogError(f"build failed, {out} left as it was: {exc}") from exc
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return BuildResult(out, count, size, len(site.resources))
+
+
+def read_build(path: Path) -> Site:
+    """Load a build directory's route table and files."""
+    manifest_path = path / MANIFEST
+    if not manifest_path.is_file():
+        raise InputError(f"not a catalogctl build (no {MANIFEST}): {path}")
+    try:
+        data: dict[str, Any] = json.loads(manifest_path.read_text("utf-8"))
+        return site_from_manifest(data, lambda rel: (path / rel).read_bytes())
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"cannot read the build in {path}: {exc}") from exc

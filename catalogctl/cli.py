@@ -1,0 +1,208 @@
+"""The command line: thin Typer functions that call the core and print its result.
+
+Heavy modules (aiohttp, rendering, compression) are imported inside the commands that use
+them, so `catalogctl validate` in a pre-commit hook starts as fast as typer, rich and pydantic
+allow.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from catalogctl import __version__
+from catalogctl.errors import CatalogError, ContentInvalid, ExitCode
+from catalogctl.findings import Finding
+from catalogctl.report import Format, err, out, plural, print_json
+
+app = typer.Typer(
+    name="catalogctl",
+    help="Build, validate and serve a public, read-only game catalog API from content files.",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+CONTENT_HELP = (
+    "Content tree (site.toml + games/*.md). Default: ./content, or the bundled sample content "
+    "when there is none."
+)
+ContentArg = Annotated[Path | None, typer.Argument(help=CONTENT_HELP, show_default=False)]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out().print(f"catalogctl {__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """Build, validate and serve a public, read-only game catalog API from content files."""
+
+
+def resolve_content(path: Path | None) -> tuple[Path, str]:
+    """The content tree to use and how to name it in messages."""
+    from catalogctl.content import sample_content
+
+    if path is not None:
+        return path, str(path)
+    default = Path("content")
+    if default.is_dir():
+        return default, "content"
+    sample = sample_content()
+    return sample, str(sample)
+
+
+def _fail(exc: CatalogError) -> NoReturn:
+    err().print(f"[bold red]error:[/] {exc.message}", markup=True, highlight=False)
+    raise typer.Exit(int(exc.exit_code))
+
+
+def _report_findings(
+    findings: Sequence[Finding], fmt: Format, *, files: int | None = None, games: int | None = None
+) -> None:
+    from catalogctl.report import findings_table, sort_findings
+
+    items = sort_findings(findings)
+    errors = sum(f.severity == "error" for f in items)
+    warnings = len(items) - errors
+    if fmt is Format.json:
+        print_json(
+            {
+                "valid": errors == 0,
+                "findings": [f.to_json() for f in items],
+                "summary": {"errors": errors, "warnings": warnings, "files": files, "games": games},
+            }
+        )
+        return
+    if items:
+        findings_table(items)
+    mark = "[red]✗[/]" if errors else ("[yellow]![/]" if warnings else "[green]✓[/]")
+    where = "" if files is None else f" in {plural(files, 'file')}"
+    if games is not None:
+        where += f" ({plural(games, 'game')})"
+    err().print(
+        f"{mark} {plural(errors, 'error')}, {plural(warnings, 'warning')}{where}", markup=True
+    )
+
+
+@app.command()
+def validate(
+    content: ContentArg = None,
+    fmt: FormatOpt = Format.table,
+    strict: StrictOpt = False,
+) -> None:
+    """Check the content: every problem at once, with its file, line and field.
+
+    Exit 0 when the content is valid, 1 when it has errors (or warnings with --strict),
+    2 when it cannot be read at all.
+
+    [bold]Examples[/]
+
+      catalogctl validate                      # ./content
+      catalogctl validate site/content --strict
+      catalogctl validate --format json | jq '.findings[]'
+    """
+    from catalogctl.content import load
+
+    root, display = resolve_content(content)
+    try:
+        result = load(root, display=display)
+    except CatalogError as exc:
+        _fail(exc)
+    games = sum(not e.source.draft for e in result.entries)
+    _report_findings(result.findings, fmt, files=result.files, games=games)
+    failing = result.errors or (strict and result.warnings)
+    raise typer.Exit(int(ExitCode.FINDINGS if failing else ExitCode.OK))
+
+
+@app.command()
+def build(
+    content: ContentArg = None,
+    out_dir: Annotated[
+        Path, typer.Option("--out", "-o", help="Build directory (replaced atomically).")
+    ] = Path("dist"),
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="Publish under this base URL instead.")
+    ] = None,
+    cache_control: Annotated[
+        str, typer.Option("--cache-control", help="Cache-Control of successful responses.")
+    ] = "public, max-age=300",
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", min=1, help="Compression threads (default: CPUs).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace --out even if it is not a previous build.")
+    ] = False,
+    strict: StrictOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Render every public document into a static directory, atomically.
+
+    Writes OUT/public/ (the web root, with .gz and .br siblings) and OUT/manifest.json
+    (route → file, content type, headers). A failed build leaves OUT as it was.
+
+    [bold]Examples[/]
+
+      catalogctl build                          # ./content → ./dist
+      catalogctl build content --out /srv/catalog
+      catalogctl build --base-url https://staging.example.com --out dist-staging
+    """
+    from catalogctl.build import write_site
+    from catalogctl.content import load_catalog
+    from catalogctl.render import render
+
+    root, display = resolve_content(content)
+    started = time.perf_counter()
+    try:
+        catalog = load_catalog(root, display=display, strict=strict, base_url=base_url)
+        site = render(catalog, cache_control=cache_control, jobs=jobs)
+        result = write_site(site, out_dir, force=force)
+    except ContentInvalid as exc:
+        _report_findings(exc.findings, fmt)
+        _fail(exc)
+    except CatalogError as exc:
+        _fail(exc)
+    elapsed = time.perf_counter() - started
+    if fmt is Format.json:
+        print_json(
+            {
+                "out": str(result.out),
+                "games": len(catalog.games),
+                "files": result.files,
+                "bytes": result.bytes,
+                "routes": sorted(site.resources),
+                "seconds": round(elapsed, 3),
+            }
+        )
+        return
+    err().print(
+        f"[green]✓[/] built {plural(len(catalog.games), 'game')} into {out_dir} "
+        f"({plural(result.files, 'file')}, {result.bytes / 1024:,.0f} KiB) in {elapsed:.2f} s",
+        markup=True,
+    )
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except CatalogError as exc:  # pragma: no cover - commands catch their own
+        err().print(f"error: {exc.message}")
+        sys.exit(int(exc.exit_code))
+    except KeyboardInterrupt:
+        sys.exit(130)

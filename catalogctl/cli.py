@@ -24,6 +24,7 @@ app = typer.Typer(
     name="catalogctl",
     help="Build, validate and serve a public, read-only game catalog API from content files.",
     no_args_is_help=True,
+    add_completion=False,  # static scripts ship in completions/ instead
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -489,11 +489,11 @@ def load(root: Path, *, display: str | None = None) -> Content:
         findings.extend(found)
         if entry is not None:
             entries.append(entry)
-    findings.extend(_cross_checks(entries, site))
+    findings.extend(_cross_checks(entries))
     return Content(root, site, site_front, entries, findings, len(files) + 1)
 
 
-def _cross_checks(entries: list[GameEntry], site: SiteConfig | None) -> list[Finding]:
+def _cross_checks(entries: list[GameEntry]) -> list[Finding]:
     out: list[Finding] = []
     by_id: dict[str, list[GameEntry]] = {}
     for e in entries:
@@ -515,11 +515,6 @@ def _cross_checks(entries: list[GameEntry], site: SiteConfig | None) -> list[Fin
                     severity,
                 )
             )
-    if site is not None:
-        for e in entries:
-            url = game_url(site, e.id)
-            if quote(e.id, safe="") not in url:  # pragma: no cover - game_url checks {id}
-                out.append(Finding(e.front.file, None, "id", f"id does not appear in {url}"))
     if not any(not e.source.draft for e in entries):
         out.append(Finding("games", None, None, "the catalog has no published games", WARNING))
     return out

@@ -1,0 +1,272 @@
+"""`catalogctl build`: the documents, golden output, reproducibility and atomicity."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import brotli
+import pytest
+from openapi_spec_validator import validate as validate_openapi
+
+from catalogctl import build as build_module
+from catalogctl.build import read_build, write_site
+from catalogctl.content import load_catalog
+from catalogctl.errors import CatalogError
+from catalogctl.model import ApiNotFound, ApiVersionIndex, Game, GameCatalog
+from catalogctl.render import render
+from tests.conftest import ContentFactory, game_yaml
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SMALL = FIXTURES / "small"
+GOLDEN = Path(__file__).parent / "golden" / "small"
+UPDATE = os.environ.get("CATALOGCTL_UPDATE_GOLDEN") == "1"
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "catalogctl", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for rel, data in tree(root).items():
+        h.update(rel.encode() + b"\0" + data + b"\0")
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def small_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("small") / "dist"
+    proc = run("build", SMALL, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_build_golden(small_build: Path) -> None:
+    """The identity documents and the manifest match the reviewed golden copies."""
+    built = {
+        rel: data for rel, data in tree(small_build).items() if not rel.endswith((".gz", ".br"))
+    }
+    if UPDATE:
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        for rel, data in built.items():
+            (GOLDEN / rel).parent.mkdir(parents=True, exist_ok=True)
+            (GOLDEN / rel).write_bytes(data)
+    assert built == tree(GOLDEN)
+
+
+def test_build_compressed_siblings_match(small_build: Path) -> None:
+    public = small_build / "public"
+    identity = [p for p in public.rglob("*") if p.is_file() and p.suffix not in (".gz", ".br")]
+    assert len(identity) == 6
+    for p in identity:
+        assert gzip.decompress(p.with_name(p.name + ".gz").read_bytes()) == p.read_bytes()
+        assert brotli.decompress(p.with_name(p.name + ".br").read_bytes()) == p.read_bytes()
+
+
+def test_build_documents_follow_the_contract(small_build: Path) -> None:
+    public = small_build / "public"
+    index = ApiVersionIndex.model_validate_json((public / "api/v1/index.json").read_bytes())
+    assert index.documentation == "https://games.example.com/api"
+    assert index.endpoints.games == "https://games.example.com/api/v1/games"
+    raw = json.loads((public / "api/v1/games/index.json").read_bytes())
+    catalog = GameCatalog.model_validate(raw)
+    # Weighted first, then by name; the draft is left out; the slug replaces the file name.
+    assert [g.id for g in catalog.games] == ["zeta", "alpha", "aerger"]
+    assert list(raw["games"][0]) == list(Game.model_fields)
+    zeta, alpha, aerger = catalog.games
+    assert zeta.stores[0].url == (
+        "https://apps.apple.com/app/zeta/id1?l=fr&pt=123456&ct=service_api_game_catalog&mt=8#top"
+    )
+    assert alpha.icon == "https://games.example.com/icons/alpha.png"
+    assert [s.name for s in aerger.stores] == ["App Store", "Google Play"]
+    assert aerger.url == "https://games.example.com/games/aerger/"
+    assert aerger.name == "Ärger im Café"
+
+
+def test_build_openapi_is_valid(small_build: Path) -> None:
+    doc = json.loads((small_build / "public/openapi.json").read_bytes())
+    validate_openapi(doc)
+    assert doc["openapi"].startswith("3.1")
+    assert doc["servers"] == [{"url": "https://games.example.com"}]
+    assert doc["security"] == []
+    for path in ("/api/v1", "/api/v1/games"):
+        ops = doc["paths"][path]
+        assert set(ops) == {"get", "head"}
+        get = ops["get"]["responses"]
+        assert "application/problem+json" in get["404"]["content"]
+        assert "text/html" in get["403"]["content"]
+    game = doc["components"]["schemas"]["Game"]
+    assert game["properties"]["id"]["description"].startswith("Stable game slug")
+    assert game["properties"]["platforms"]["minItems"] == 1
+
+
+def test_build_api_catalog_links_service_desc_and_doc(small_build: Path) -> None:
+    manifest = json.loads((small_build / "manifest.json").read_bytes())
+    route = manifest["routes"]["/.well-known/api-catalog"]
+    assert route["content_type"] == (
+        'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"'
+    )
+    linkset = json.loads((small_build / route["file"]).read_bytes())["linkset"]
+    api = next(c for c in linkset if c["anchor"] == "https://games.example.com/api/v1")
+    assert api["service-desc"][0]["href"] == "https://games.example.com/openapi.json"
+    assert api["service-doc"][0]["href"] == "https://games.example.com/api"
+
+
+def test_build_llms_txt(small_build: Path) -> None:
+    text = (small_build / "public/llms.txt").read_text("utf-8")
+    lines = text.splitlines()
+    assert lines[0] == "# Example Games"
+    assert "> Mobile games by Example Games." in lines
+    games = lines.index("## Games")
+    assert lines[games + 2].startswith("- [Zeta](https://games.example.com/games/zeta/): ")
+    assert "- [Ärger im Café](https://games.example.com/games/aerger/): " in text
+    assert "(https://games.example.com/openapi.json)" in text
+
+
+def test_build_docs_page_is_self_contained(small_build: Path) -> None:
+    html = (small_build / "public/api/index.html").read_text("utf-8")
+    assert "<script src" not in html and "stylesheet" not in html and "@import" not in html
+    for needle in (
+        "/api/v1/games",
+        "curl ",
+        "application/problem+json",
+        "schemaVersion",
+        "Stable game slug",
+        "deprecated",
+        "Sunset",
+        "migrate-v2",
+    ):
+        assert needle in html, needle
+
+
+def test_build_lifecycle_headers_in_route_table(small_build: Path) -> None:
+    routes = json.loads((small_build / "manifest.json").read_bytes())["routes"]
+    headers = dict(routes["/api/v1/games"]["headers"])
+    assert headers["Deprecation"] == "@1803859200"  # 2027-03-01T00:00:00Z
+    assert headers["Sunset"] == "Tue, 01 Jun 2027 00:00:00 GMT"
+    assert '<https://games.example.com/api/migrate-v2>; rel="deprecation"' in headers["Link"]
+    assert "Deprecation" not in dict(routes["/llms.txt"]["headers"])
+
+
+def test_build_supported_version_sends_no_lifecycle_headers(tmp_path: Path) -> None:
+    site = render(load_catalog(Path(__file__).parent.parent / "content"), compress=False)
+    for res in site.resources.values():
+        names = {k for k, _ in res.headers}
+        assert not names & {"Deprecation", "Sunset"}
+        assert 'rel="deprecation"' not in dict(res.headers)["Link"]
+
+
+def test_build_not_found_template_is_json_safe() -> None:
+    site = render(load_catalog(SMALL), compress=False)
+    hostile = '/api/a"b\\c\x01\u2028/../%2e%2e'
+    body = json.loads(site.not_found.body(hostile))
+    problem = ApiNotFound.model_validate(body)
+    assert problem.instance == hostile
+    assert list(body) == ["type", "title", "status", "detail", "instance", "error", "links"]
+
+
+def test_build_is_reproducible(tmp_path: Path, generated) -> None:  # type: ignore[no-untyped-def]
+    content = generated(200)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert run("build", content, "--out", a).returncode == 0
+    assert run("build", content, "--out", b, "--jobs", "1").returncode == 0
+    assert digest(a) == digest(b)
+    site = read_build(a)
+    assert len(json.loads(site.resources["/api/v1/games"].identity.body)["games"]) == 200
+
+
+def test_build_failed_build_leaves_previous_output(
+    tmp_path: Path, make_content: ContentFactory
+) -> None:
+    out = tmp_path / "dist"
+    good = make_content()
+    assert run("build", good, "--out", out).returncode == 0
+    before = digest(out)
+    bad = make_content({"broken": game_yaml("B", genres="[Nope]")})
+    proc = run("build", bad, "--out", out)
+    assert proc.returncode == 1
+    assert "broken.md" in proc.stdout
+    assert digest(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+
+
+def test_build_disk_error_leaves_previous_output(
+    tmp_path: Path, make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "dist"
+    site = render(load_catalog(make_content()), compress=False)
+    write_site(site, out)
+    before = digest(out)
+    calls = 0
+    real_write = build_module._write
+
+    def failing_write(root: Path, rel: str, data: bytes) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 5:
+            raise OSError(28, "No space left on device")
+        real_write(root, rel, data)
+
+    monkeypatch.setattr(build_module, "_write", failing_write)
+    changed = render(load_catalog(make_content({"other": game_yaml("Other")})), compress=False)
+    with pytest.raises(CatalogError, match="No space left"):
+        write_site(changed, out)
+    assert digest(out) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".dist")] == []
+
+
+def test_build_replaces_previous_build(tmp_path: Path, make_content: ContentFactory) -> None:
+    out = tmp_path / "dist"
+    assert run("build", make_content(), "--out", out).returncode == 0
+    assert run("build", make_content({"solo": game_yaml("Solo")}), "--out", out).returncode == 0
+    games = json.loads((out / "public/api/v1/games/index.json").read_bytes())["games"]
+    assert [g["id"] for g in games] == ["solo"]
+
+
+def test_build_refuses_to_replace_foreign_directory(tmp_path: Path) -> None:
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "thesis.tex").write_text("do not delete")
+    proc = run("build", SMALL, "--out", out)
+    assert proc.returncode == 2
+    assert "--force" in proc.stderr
+    assert (out / "thesis.tex").read_text() == "do not delete"
+
+
+def test_build_base_url_override(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    assert run("build", SMALL, "--out", out, "--base-url", "http://127.0.0.1:8000").returncode == 0
+    index = json.loads((out / "public/api/v1/index.json").read_bytes())
+    assert index["endpoints"]["games"] == "http://127.0.0.1:8000/api/v1/games"
+    proc = run("build", SMALL, "--out", tmp_path / "x", "--base-url", "http://h/")
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+
+
+def test_build_read_build_round_trips(small_build: Path) -> None:
+    site = read_build(small_build)
+    fresh = render(load_catalog(SMALL))
+    assert site.resources.keys() == fresh.resources.keys()
+    for path, res in fresh.resources.items():
+        assert site.resources[path].identity == res.identity
+        assert site.resources[path].headers == res.headers
+        assert [v.etag for v in site.resources[path].encoded] == [v.etag for v in res.encoded]
+    assert site.not_found.body("/api/x") == fresh.not_found.body("/api/x")

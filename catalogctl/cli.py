@@ -18,7 +18,7 @@ import typer
 from catalogctl import __version__
 from catalogctl.errors import CatalogError, ContentInvalid, ExitCode
 from catalogctl.findings import Finding
-from catalogctl.report import Format, err, out, plural, print_json
+from catalogctl.report import Format, RichFormat, err, out, plural, print_json
 
 app = typer.Typer(
     name="catalogctl",
@@ -196,6 +196,137 @@ def build(
         f"({plural(result.files, 'file')}, {result.bytes / 1024:,.0f} KiB) in {elapsed:.2f} s",
         markup=True,
     )
+
+
+# --- check-links --------------------------------------------------------------------------
+
+
+@app.command("check-links")
+def check_links(
+    source: Annotated[
+        Path | None,
+        typer.Argument(
+            help=CONTENT_HELP + " A build directory or a games JSON file works too.",
+            show_default=False,
+        ),
+    ] = None,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, help="Requests in flight at most.")
+    ] = 64,
+    host_concurrency: Annotated[
+        int,
+        typer.Option("--host-concurrency", min=1, help="Requests in flight to one host at most."),
+    ] = 8,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.001, help="Seconds to wait for each response.")
+    ] = 10.0,
+    retries: Annotated[
+        int,
+        typer.Option(
+            "--retries", min=0, help="Retries after connection errors, 5xx and 429 (backoff)."
+        ),
+    ] = 3,
+    max_retry_wait: Annotated[
+        float,
+        typer.Option("--max-retry-wait", min=0, help="Longest pause before a retry (Retry-After)."),
+    ] = 10.0,
+    max_redirects: Annotated[
+        int, typer.Option("--max-redirects", min=0, help="Redirects followed at most.")
+    ] = 10,
+    accept: Annotated[
+        str, typer.Option("--accept", help="Status codes that mean fine, e.g. '200..299,403'.")
+    ] = "200..299",
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="Skip URLs matching this regex (repeatable)."),
+    ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option("--include", help="Check only URLs matching this regex (repeatable)."),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option("--cache", help="Remember links found fine in FILE; skip them next time."),
+    ] = None,
+    max_cache_age: Annotated[
+        str, typer.Option("--max-cache-age", help="How long a cached fine link is trusted.")
+    ] = "1d",
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Check URL syntax only; send no request.")
+    ] = False,
+    user_agent: Annotated[
+        str | None, typer.Option("--user-agent", help="User-Agent header (names catalogctl).")
+    ] = None,
+    strict: StrictOpt = False,
+    fmt: Annotated[
+        RichFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = RichFormat.table,
+) -> None:
+    """Check every game page, icon and store link of the published catalog.
+
+    Each distinct URL is requested once (HEAD, or GET where HEAD is refused), with a global
+    and a per-host concurrency limit; redirects are followed, 5xx and 429 retried. An icon
+    must be an image; a game page that redirects is a warning.
+
+    Exit 0 when every link is fine (warnings too, unless --strict), 1 when any is broken,
+    2 for usage or input errors.
+
+    [bold]Examples[/]
+
+      catalogctl check-links                             # ./content
+      catalogctl check-links dist --cache .linkcache     # a build; skip links fine within 1 day
+      catalogctl check-links --exclude 'apps\\.apple\\.com' --timeout 5
+      catalogctl check-links --format markdown > links.md
+      catalogctl check-links --offline                   # URL syntax only
+    """
+    from catalogctl import links as core
+    from catalogctl import links_report
+
+    root, display = resolve_content(source)
+    try:
+        options = core.CheckOptions(
+            max_concurrency=max_concurrency,
+            host_concurrency=host_concurrency,
+            timeout=timeout,
+            retries=retries,
+            max_retry_wait=max_retry_wait,
+            max_redirects=max_redirects,
+            accept=core.parse_accept(accept),
+            include=core.compile_patterns(include or [], "--include"),
+            exclude=core.compile_patterns(exclude or [], "--exclude"),
+            user_agent=user_agent or core.USER_AGENT,
+            offline=offline,
+            cache=cache,
+            max_cache_age=core.parse_duration(max_cache_age),
+        )
+        found = core.load_links(root, display=display)
+        if err().is_terminal:
+            from rich.progress import Progress
+
+            with Progress(console=err(), transient=True) as progress:
+                task = progress.add_task("checking links", total=len(found))
+                report = core.check_links(
+                    found, options, on_result=lambda _: progress.advance(task)
+                )
+        else:
+            report = core.check_links(found, options)
+    except ContentInvalid as exc:
+        _report_findings(exc.findings, Format.json if fmt is RichFormat.json else Format.table)
+        _fail(exc)
+    except CatalogError as exc:
+        _fail(exc)
+
+    if fmt is RichFormat.json:
+        print_json(links_report.to_json(report))
+    elif fmt is RichFormat.markdown:
+        sys.stdout.write(links_report.to_markdown(report))
+    else:
+        links_report.print_table(report)
+        s = report.summary()
+        mark = "[red]✗[/]" if s["broken"] else ("[yellow]![/]" if s["warnings"] else "[green]✓[/]")
+        err().print(f"{mark} {links_report.summary_text(report)}", markup=True, highlight=False)
+    failing = report.summary()["broken"] or (strict and report.summary()["warnings"])
+    raise typer.Exit(int(ExitCode.FINDINGS if failing else ExitCode.OK))
 
 
 def main() -> None:

@@ -1,0 +1,552 @@
+"""`catalogctl check-links` against a local server whose paths behave like real links."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from typer.testing import CliRunner
+
+from catalogctl.cli import app
+from catalogctl.errors import InputError
+from catalogctl.links import parse_accept, parse_duration, retry_after, url_problem
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+
+
+class LinkServer:
+    """An aiohttp server on 127.0.0.1 in its own thread, recording every request it gets."""
+
+    def __init__(self) -> None:
+        self.hits: Counter[tuple[str, str]] = Counter()  # (method, path with query)
+        self.user_agents: set[str] = set()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.loop = asyncio.new_event_loop()
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def count(self, path: str, method: str | None = None) -> int:
+        """Requests for `path` (query ignored), of one method or all."""
+        return sum(
+            n
+            for (m, p), n in self.hits.items()
+            if p.partition("?")[0] == path and method in (None, m)
+        )
+
+    def _app(self) -> web.Application:
+        @web.middleware
+        async def record(request: web.Request, handler: Any) -> web.StreamResponse:
+            self.hits[request.method, request.path_qs] += 1
+            self.user_agents.add(request.headers.get("User-Agent", ""))
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            try:
+                response: web.StreamResponse = await handler(request)
+                return response
+            finally:
+                self.in_flight -= 1
+
+        async def html(_: web.Request) -> web.Response:
+            return web.Response(text="<html>page</html>", content_type="text/html")
+
+        async def png(_: web.Request) -> web.Response:
+            return web.Response(body=b"\x89PNG\r\n\x1a\n", content_type="image/png")
+
+        def status(code: int, **headers: str) -> Any:
+            async def handler(_: web.Request) -> web.Response:
+                return web.Response(status=code, headers=headers, text=f"{code}")
+
+            return handler
+
+        def redirect(to: str, code: int = 302) -> Any:
+            return status(code, Location=to)
+
+        async def slow(_: web.Request) -> web.Response:
+            await asyncio.sleep(3)
+            return web.Response(text="late")
+
+        async def slowish(_: web.Request) -> web.Response:
+            await asyncio.sleep(0.05)
+            return web.Response(text="ok")
+
+        def then_fine(code: int, **headers: str) -> Any:
+            seen: set[str] = set()
+
+            async def handler(request: web.Request) -> web.Response:
+                if request.path not in seen:
+                    seen.add(request.path)
+                    return web.Response(status=code, headers=headers)
+                return web.Response(text="fine now")
+
+            return handler
+
+        async def chain(request: web.Request) -> web.Response:
+            n = int(request.match_info["n"])
+            return web.Response(status=302, headers={"Location": f"/chain/{n + 1}"})
+
+        app = web.Application(middlewares=[record])
+        r = app.router
+        r.add_get("/games/moved/", redirect("/games/moved-here/", 301))
+        r.add_get("/games/{id}/", html)
+        r.add_get("/icons/not-an-image.png", html)
+        r.add_get("/icons/{name}", png)
+        r.add_get("/ok", html)
+        r.add_get("/shared", html)
+        r.add_get("/missing", status(404))
+        r.add_get("/gone", status(410))
+        r.add_get("/broken-server", status(500))
+        r.add_get("/slow", slow)
+        r.add_get("/slowish/{n}", slowish)
+        r.add_get("/redirect", redirect("/ok"))
+        r.add_get("/loop/a", redirect("/loop/b"))
+        r.add_get("/loop/b", redirect("/loop/a"))
+        r.add_get("/chain/{n}", chain)
+        r.add_head("/head-refused", status(405, Allow="GET"))
+        r.add_get("/head-refused", html, allow_head=False)
+        r.add_get("/flaky", then_fine(503))
+        r.add_get("/limited", then_fine(429, **{"Retry-After": "1"}))
+        return app
+
+    def start(self) -> None:
+        async def up() -> None:
+            self._runner = web.AppRunner(self._app(), handle_signals=False, shutdown_timeout=0.1)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, "127.0.0.1", 0)
+            await site.start()
+            self.port = self._runner.addresses[0][1]
+
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(up(), self.loop).result(10)
+
+    def stop(self) -> None:
+        async def down() -> None:
+            if self._runner is not None:
+                await self._runner.cleanup()
+            # Handlers still sleeping (the slow link) end here, not with the loop.
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(down(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture
+def server() -> Iterator[LinkServer]:
+    srv = LinkServer()
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def local_site(server: LinkServer) -> str:
+    return SITE_TOML.replace("https://games.example.com", server.base)
+
+
+def local_game(server: LinkServer, name: str, *, icon: str, ios: str, android: str) -> str:
+    return game_yaml(name, icon=icon, ios=server.base + ios, android=server.base + android)
+
+
+@pytest.fixture
+def misbehaving(make_content: ContentFactory, server: LinkServer) -> Path:
+    """A catalog whose links cover every behaviour of the server."""
+    g = local_game
+    return make_content(
+        {
+            "fine": g(server, "Fine", icon="/icons/fine.png", ios="/ok", android="/redirect"),
+            "broken": g(
+                server, "Broken", icon="/icons/not-an-image.png", ios="/missing", android="/loop/a"
+            ),
+            "flaky": g(server, "Flaky", icon="/icons/flaky.png", ios="/flaky", android="/limited"),
+            "refuser": g(
+                server, "Refuser", icon="/icons/refuser.png", ios="/head-refused", android="/slow"
+            ),
+            "moved": g(server, "Moved", icon="/icons/moved.png", ios="/ok", android="/gone"),
+        },
+        site=local_site(server),
+    )
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, ["check-links", *args])
+
+
+def links_json(*args: str) -> tuple[int, dict[str, Any]]:
+    result = invoke(*args, "--format", "json")
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.stdout)
+
+
+def by_path(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """JSON entries keyed by path without query (each path is used by one kind of link)."""
+    out: dict[str, dict[str, Any]] = {}
+    for entry in doc["links"]:
+        path = "/" + entry["url"].split("/", 3)[3].partition("?")[0]
+        assert path not in out or path == "/ok", f"two entries for {path}"
+        out[path] = entry
+    return out
+
+
+def test_check_links_judges_every_behaviour(misbehaving: Path, server: LinkServer) -> None:
+    code, doc = links_json(str(misbehaving), "--timeout", "0.5")
+    assert code == 1
+    links = by_path(doc)
+    fine = [
+        "/games/fine/",
+        "/icons/fine.png",
+        "/ok",
+        "/redirect",
+        "/flaky",
+        "/limited",
+        "/head-refused",
+    ]
+    for path in fine:
+        assert links[path]["ok"] is True, (path, links[path])
+        assert links[path]["state"] == "ok", (path, links[path])
+        assert links[path]["status"] == 200, path
+    assert links["/redirect"]["final_url"] == server.base + "/ok"
+
+    broken = {
+        "/missing": "404 Not Found",
+        "/gone": "410 Gone",
+        "/loop/a": "redirect loop",
+        "/slow": "timed out",
+        "/icons/not-an-image.png": "not an image",
+    }
+    for path, message in broken.items():
+        assert links[path]["ok"] is False, (path, links[path])
+        assert message in links[path]["error"], (path, links[path])
+    assert links["/missing"]["status"] == 404
+
+    moved = links["/games/moved/"]
+    assert moved["ok"] is True
+    assert moved["state"] == "warning"
+    assert "redirects to" in moved["warning"]
+
+    summary = doc["summary"]
+    assert summary["broken"] == 5
+    assert summary["warnings"] == 1
+    assert summary["links"] == len(doc["links"])
+
+
+def test_check_links_requests_each_url_as_little_as_it_can(
+    misbehaving: Path, server: LinkServer
+) -> None:
+    links_json(str(misbehaving), "--timeout", "0.5")
+    # A HEAD answered (fine or not) is believed: no second request.
+    for path in ("/games/fine/", "/icons/fine.png", "/missing", "/gone", "/loop/b"):
+        assert server.count(path) == 1, (path, server.hits)
+    # /loop/a?utm… → /loop/b → /loop/a → /loop/b: a loop, each URL asked once.
+    assert server.count("/loop/a") == 2
+    assert server.count("/icons/not-an-image.png") == 1
+    # HEAD refused: asked again with GET, once.
+    assert server.count("/head-refused", "HEAD") == 1
+    assert server.count("/head-refused", "GET") == 1
+    # 503 and 429 retried once each, then fine.
+    assert server.count("/flaky") == 2
+    assert server.count("/limited") == 2
+    # Nothing is fetched with GET unless HEAD was refused.
+    gets = {p for (m, p), n in server.hits.items() if m == "GET"}
+    assert gets == {"/head-refused?pt=123456&ct=service_api_game_catalog&mt=8"}
+    assert all(ua.startswith("catalogctl/") for ua in server.user_agents)
+
+
+def test_check_links_dedups_a_url_shared_by_many_games(
+    make_content: ContentFactory, server: LinkServer
+) -> None:
+    games = {
+        f"game-{i}": local_game(
+            server, f"Game {i}", icon="/icons/shared.png", ios="/shared", android=f"/ok?g={i}"
+        )
+        for i in range(25)
+    }
+    root = make_content(games, site=local_site(server))
+    code, doc = links_json(str(root))
+    assert code == 0
+    assert server.count("/shared") == 1
+    assert server.count("/icons/shared.png") == 1
+    shared = [e for e in doc["links"] if "/shared?" in e["url"]]
+    assert len(shared) == 1
+    assert sorted(shared[0]["games"]) == sorted(games)
+    assert shared[0]["field"] == "stores.App Store"
+    # 25 pages + 25 android links + 1 shared store link + 1 shared icon, each listed once.
+    assert len(doc["links"]) == 52
+    assert len({e["url"] for e in doc["links"]}) == 52
+
+
+def test_check_links_keeps_to_the_host_limit(
+    make_content: ContentFactory, server: LinkServer
+) -> None:
+    games = {
+        f"game-{i}": local_game(
+            server,
+            f"Game {i}",
+            icon=f"/slowish/icon-{i}",
+            ios=f"/slowish/ios-{i}",
+            android=f"/slowish/android-{i}",
+        )
+        for i in range(15)
+    }
+    root = make_content(games, site=local_site(server))
+    result = invoke(str(root), "--host-concurrency", "3", "--exclude", "/games/")
+    # Icons served as text/plain are broken, which is not what this test is about.
+    assert result.exit_code == 1
+    assert server.count("/slowish/ios-0") == 1
+    assert 1 < server.max_in_flight <= 3
+
+
+def test_check_links_global_limit_caps_concurrency(
+    make_content: ContentFactory, server: LinkServer
+) -> None:
+    games = {
+        f"game-{i}": local_game(
+            server, f"G{i}", icon="/icons/x.png", ios=f"/slowish/i{i}", android=f"/slowish/a{i}"
+        )
+        for i in range(15)
+    }
+    root = make_content(games, site=local_site(server))
+    result = invoke(str(root), "--max-concurrency", "2", "--host-concurrency", "10")
+    assert result.exit_code == 0, result.output
+    assert server.max_in_flight == 2
+
+
+def test_check_links_table_groups_problems_by_game(misbehaving: Path) -> None:
+    result = invoke(str(misbehaving), "--timeout", "0.5")
+    assert result.exit_code == 1
+    table = result.stdout
+    for text in ("broken", "stores.App Store", "stores.Google Play", "404", "redirect loop"):
+        assert text in table
+    assert "fine" not in table.split("broken", 1)[0]  # only games with problems are listed
+    assert "5 broken, 1 warning" in result.stderr
+
+
+def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:
+    result = invoke(str(misbehaving), "--timeout", "0.5", "--format", "markdown")
+    assert result.exit_code == 1
+    md = result.stdout
+    assert md.startswith("### ")
+    assert "| Game | Field | Status | Problem | URL |" in md
+    row = next(line for line in md.splitlines() if "/missing" in line)
+    assert row.startswith("| broken | stores.App Store | 404 |")
+    assert f"<{server.base}/games/moved/>" in md
+
+
+def test_check_links_all_fine_exits_zero(make_content: ContentFactory, server: LinkServer) -> None:
+    root = make_content(
+        {"a": local_game(server, "A", icon="/icons/a.png", ios="/ok", android="/redirect")},
+        site=local_site(server),
+    )
+    result = invoke(str(root))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert "0 broken, 0 warnings, 4 fine" in result.stderr
+
+
+def test_check_links_strict_fails_on_warnings(
+    make_content: ContentFactory, server: LinkServer
+) -> None:
+    root = make_content(
+        {"moved": local_game(server, "M", icon="/icons/m.png", ios="/ok", android="/ok")},
+        site=local_site(server),
+    )
+    assert invoke(str(root)).exit_code == 0
+    assert invoke(str(root), "--strict").exit_code == 1
+
+
+def test_check_links_accept_and_exclude(misbehaving: Path, server: LinkServer) -> None:
+    code, doc = links_json(
+        str(misbehaving),
+        "--timeout",
+        "0.5",
+        "--accept",
+        "200..299,404,410",
+        "--exclude",
+        "/loop/|/slow",
+        "--exclude",
+        "not-an-image",
+    )
+    assert code == 0
+    links = by_path(doc)
+    assert links["/missing"]["ok"] is True
+    assert links["/loop/a"]["state"] == "excluded"
+    assert server.count("/loop/a") == 0
+    assert server.count("/slow") == 0
+    assert doc["summary"]["excluded"] == 3
+
+
+def test_check_links_include_checks_only_matching(misbehaving: Path, server: LinkServer) -> None:
+    code, doc = links_json(str(misbehaving), "--include", r"/icons/")
+    assert code == 1  # the non-image icon
+    checked = {e["url"] for e in doc["links"] if e["state"] != "excluded"}
+    assert checked and all("/icons/" in url for url in checked)
+    assert server.count("/missing") == 0
+
+
+def test_check_links_bounds_redirects(make_content: ContentFactory, server: LinkServer) -> None:
+    root = make_content(
+        {"a": local_game(server, "A", icon="/icons/a.png", ios="/chain/0", android="/ok")},
+        site=local_site(server),
+    )
+    code, doc = links_json(str(root), "--max-redirects", "3")
+    assert code == 1
+    (chained,) = [e for e in doc["links"] if "/chain/0" in e["url"]]
+    assert chained["error"] == "more than 3 redirects"
+    assert server.count("/chain/4") == 0
+
+
+def test_check_links_cache_skips_recent_fine_links(
+    misbehaving: Path, server: LinkServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "links.cache"
+    args = (str(misbehaving), "--timeout", "0.5", "--cache", str(cache))
+    links_json(*args)
+    stored = json.loads(cache.read_text())["catalogctl-link-cache"]
+    assert any("/games/fine/" in url for url in stored)
+    assert not any("/missing" in url or "/games/moved/" in url for url in stored)
+
+    server.hits.clear()
+    code, doc = links_json(*args)
+    assert code == 1
+    assert server.count("/games/fine/") == 0
+    assert server.count("/icons/fine.png") == 0
+    assert server.count("/missing") == 1  # failures are never cached
+    assert server.count("/games/moved/") == 1  # nor warnings
+    assert by_path(doc)["/games/fine/"]["checked"] == "cache"
+    assert doc["summary"]["cached"] > 0
+
+    server.hits.clear()
+    links_json(*args, "--max-cache-age", "0s")
+    assert server.count("/games/fine/") == 1
+
+
+def test_check_links_refuses_a_cache_file_that_is_not_its_own(
+    misbehaving: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("my notes\n")
+    result = invoke(str(misbehaving), "--cache", str(other))
+    assert result.exit_code == 2
+    assert "not a catalogctl link cache" in result.stderr
+    assert other.read_text() == "my notes\n"
+
+
+def test_check_links_offline_sends_no_request(misbehaving: Path, server: LinkServer) -> None:
+    code, doc = links_json(str(misbehaving), "--offline")
+    assert code == 0
+    assert server.hits == Counter()
+    assert {e["checked"] for e in doc["links"]} == {"offline"}
+
+
+def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:
+    games = {
+        "games": [
+            {
+                "id": "x",
+                "url": "https://games.example.com/games/x/",
+                "icon": "ftp://example.com/x.png",
+                "stores": [{"name": "App Store", "url": "https://exa mple.com/app"}],
+            }
+        ]
+    }
+    path = tmp_path / "games.json"
+    path.write_text(json.dumps(games))
+    code, doc = links_json(str(path), "--offline")
+    assert code == 1
+    errors = {e["field"]: e["error"] for e in doc["links"] if not e["ok"]}
+    assert errors == {
+        "icon": "unsupported scheme ftp:",
+        "stores.App Store": "the URL is empty or contains whitespace",
+    }
+
+
+def test_check_links_reads_a_build_directory(
+    misbehaving: Path, server: LinkServer, tmp_path: Path
+) -> None:
+    dist = tmp_path / "dist"
+    build = CliRunner().invoke(app, ["build", str(misbehaving), "--out", str(dist)])
+    assert build.exit_code == 0, build.output
+    _, from_content = links_json(str(misbehaving), "--offline")
+    _, from_build = links_json(str(dist), "--offline")
+    assert from_build["links"] == from_content["links"]
+
+
+def test_check_links_connection_refused_is_broken(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = tmp_path / "games.json"
+    url = f"http://127.0.0.1:{port}/x"
+    path.write_text(json.dumps([{"id": "x", "url": url, "icon": url, "stores": []}]))
+    code, doc = links_json(str(path), "--retries", "1")
+    assert code == 1
+    (entry,) = doc["links"]
+    assert entry["error"].startswith("cannot connect")
+    assert entry["field"] == "url, icon"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--accept", "ok"], "--accept"),
+        (["--exclude", "("], "--exclude"),
+        (["--max-cache-age", "soon"], "not a duration"),
+        (["--timeout", "0"], "--timeout"),
+    ],
+)
+def test_check_links_usage_errors(misbehaving: Path, args: list[str], message: str) -> None:
+    result = invoke(str(misbehaving), *args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_check_links_missing_source_is_input_error(tmp_path: Path) -> None:
+    result = invoke(str(tmp_path / "nope"))
+    assert result.exit_code == 2
+    assert "not found" in result.stderr
+
+
+def test_check_links_invalid_content_is_reported(make_content: ContentFactory) -> None:
+    root = make_content({"bad": "---\nname: Bad\n---\n"})
+    result = invoke(str(root))
+    assert result.exit_code == 1
+    assert "content is invalid" in result.stderr
+
+
+def test_check_links_parsers() -> None:
+    assert parse_accept("200..204, 403,500-501") == {200, 201, 202, 203, 204, 403, 500, 501}
+    with pytest.raises(InputError):
+        parse_accept("299..200")
+    assert parse_duration("1d") == 86400
+    assert parse_duration("90") == 90
+    assert parse_duration("30m") == 1800
+    assert retry_after("7") == 7
+    assert retry_after("soon") is None
+    now = 1_700_000_000.0
+    from datetime import UTC, datetime
+
+    when = format_datetime(datetime.fromtimestamp(now + 30, UTC), usegmt=True)
+    assert retry_after(when, now=now) == pytest.approx(30)
+    assert url_problem("https://apps.apple.com/app/id1") is None
+    assert url_problem("https://host:99999/") is not None
+    assert url_problem("mailto:x@example.com") == "unsupported scheme mailto:"

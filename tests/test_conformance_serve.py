@@ -1,0 +1,105 @@
+"""The SPEC.md conformance suite against `catalogctl serve` on real sockets.
+
+Three deliveries, each started once per module: the sample content (content mode), a build
+of a generated catalog of 300 games (build-directory mode) and a small catalog whose v1 is
+deprecated with a sunset date (so the SPEC §9 headers are checked when present too).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from catalogctl.build import read_build, write_site
+from catalogctl.content import load_catalog
+from catalogctl.render import Site, render
+from tests.conformance import ALL_CHECKS, Check
+from tests.conftest import SAMPLE, SITE_TOML, ContentFactory, generate_catalog
+
+DEPRECATED_SITE = SITE_TOML.replace(
+    'status = "supported"',
+    'status = "deprecated"\ndeprecation = 2026-03-01\nsunset = 2026-09-01\n'
+    'migration = "https://games.example.com/api/migrate-v2"',
+)
+
+
+class Running:
+    """A `catalogctl serve` subprocess on 127.0.0.1 and a free port."""
+
+    def __init__(self, *args: str) -> None:
+        cmd = [sys.executable, "-m", "catalogctl", "serve", *args]
+        cmd += ["--host", "127.0.0.1", "--port", "0", "--quiet", "--log-format", "json"]
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            event = json.loads(line) if line.startswith("{") else {}
+            if event.get("event") == "listening":
+                self.url: str = event["url"]
+                return
+        self.proc.wait(10)
+        raise AssertionError(f"serve did not start (exit {self.proc.returncode})")
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(20)
+        finally:
+            if self.proc.stderr:
+                self.proc.stderr.close()
+
+
+def _deliveries(tmp: Path) -> Iterator[tuple[str, list[str], Site]]:
+    yield "sample", [str(SAMPLE)], render(load_catalog(SAMPLE))
+    generated = generate_catalog(tmp / "generated", 300)
+    out = tmp / "dist"
+    write_site(render(load_catalog(generated)), out)
+    yield "build-300", [str(out)], read_build(out)
+    deprecated = ContentFactory(tmp)(site=DEPRECATED_SITE, name="deprecated")
+    yield "deprecated", [str(deprecated)], render(load_catalog(deprecated))
+
+
+@pytest.fixture(scope="module")
+def deliveries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[str, Site]]]:
+    running: list[Running] = []
+    out: dict[str, tuple[str, Site]] = {}
+    try:
+        for name, args, site in _deliveries(tmp_path_factory.mktemp("conformance")):
+            server = Running(*args)
+            running.append(server)
+            out[name] = (server.url, site)
+        yield out
+    finally:
+        codes = [server.stop() for server in running]
+    assert codes == [0] * len(running), f"serve exit codes on SIGTERM: {codes}"
+
+
+@pytest.mark.parametrize("delivery", ["sample", "build-300", "deprecated"])
+@pytest.mark.parametrize("check", ALL_CHECKS, ids=lambda c: c.__name__)
+def test_serve_conformance(
+    check: Check, delivery: str, deliveries: dict[str, tuple[str, Site]]
+) -> None:
+    base_url, site = deliveries[delivery]
+    check(base_url, site)
+
+
+def test_serve_conformance_deprecated_headers_present(
+    deliveries: dict[str, tuple[str, Site]],
+) -> None:
+    """The deprecated delivery really sends SPEC §9 headers (so its lifecycle check bites)."""
+    from tests.conformance import request
+
+    base_url, _ = deliveries["deprecated"]
+    reply = request(base_url, "/api/v1/games")
+    assert reply.header("deprecation") == f"@{1772323200}"
+    assert reply.header("sunset") == "Tue, 01 Sep 2026 00:00:00 GMT"
+    assert '<https://games.example.com/api/migrate-v2>; rel="deprecation"' in (
+        reply.header("link") or ""
+    )

@@ -1,0 +1,608 @@
+"""What a release changes, and whether it breaks clients: `catalogctl diff`.
+
+`compare()` takes two loaded sources (see `sources.py`) and returns a `DiffResult`: games
+added, removed, changed (field by field) and reordered, the release warnings that matter to
+this API's clients, and the SPEC §9 contract check of the two OpenAPI documents. Nothing
+here prints; `diff_report` renders a result as tables or Markdown, `to_json` as JSON.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from catalogctl.model import Game, Store
+    from catalogctl.sources import Source
+
+FailOn = Literal["breaking", "warning", "any"]
+FAIL_ON: tuple[FailOn, ...] = ("breaking", "warning", "any")
+
+SET_FIELDS = ("platforms", "genres")
+# Query parameters that identify API referrals in a store's reports (SPEC §2.4), and the
+# usual campaign parameters of the same kind.
+ATTRIBUTION_KEYS = frozenset({"pt", "ct", "mt", "at", "referrer"})
+_PLATFORM_NAMES = {"ios": "iOS", "android": "Android"}
+_STORE_HINTS = (
+    ("ios", ("app store", "apple", "itunes")),
+    ("android", ("google play", "play store")),
+)
+_STORE_HOSTS = {
+    "apps.apple.com": "ios",
+    "itunes.apple.com": "ios",
+    "play.google.com": "android",
+}
+
+
+# --- the result ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameRef:
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    id: str
+    name: str
+    # field → {"before", "after"} (+ "added"/"removed" for sets, "changed" for stores)
+    fields: dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    id: str
+    name: str
+    before: int  # 1-based catalog position
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseWarning:
+    kind: Literal["id-rename", "attribution", "platform-store"]
+    id: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, **self.details, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class ContractChange:
+    breaking: bool
+    where: str  # e.g. "paths./api/v1/games.get" or "schemas.Game.properties.icon"
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"where": self.where, "message": self.message}
+
+
+@dataclass(slots=True)
+class DiffResult:
+    old: str
+    new: str
+    old_games: int
+    new_games: int
+    added: list[GameRef] = field(default_factory=list)
+    removed: list[GameRef] = field(default_factory=list)
+    changed: list[Changed] = field(default_factory=list)
+    reordered: list[Moved] = field(default_factory=list)
+    warnings: list[ReleaseWarning] = field(default_factory=list)
+    contract: list[ContractChange] = field(default_factory=list)
+    contract_checked: bool = False
+
+    @property
+    def breaking(self) -> list[ContractChange]:
+        return [c for c in self.contract if c.breaking]
+
+    @property
+    def compatible(self) -> list[ContractChange]:
+        return [c for c in self.contract if not c.breaking]
+
+    @property
+    def catalog_changed(self) -> bool:
+        return bool(self.added or self.removed or self.changed or self.reordered)
+
+    def failed(self, fail_on: FailOn = "any") -> bool:
+        """Whether the gate fails: differences (any), warnings or breaking changes."""
+        if self.breaking:
+            return True
+        if fail_on == "breaking":
+            return False
+        if self.warnings:
+            return True
+        return fail_on == "any" and self.catalog_changed
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": [{"id": g.id} for g in self.added],
+            "removed": [{"id": g.id} for g in self.removed],
+            "changed": [{"id": c.id, "fields": c.fields} for c in self.changed],
+            "reordered": [
+                {"id": m.id, "before": m.before, "after": m.after} for m in self.reordered
+            ],
+            "warnings": [w.to_json() for w in self.warnings],
+            "breaking": [c.to_json() for c in self.breaking],
+        }
+
+
+# --- comparing catalogs ------------------------------------------------------------------------
+
+
+def compare(old: Source, new: Source) -> DiffResult:
+    """Everything the public would see change between `old` and `new`."""
+    old_games, new_games = old.catalog.games, new.catalog.games
+    old_by_id = {g.id: g for g in old_games}
+    new_by_id = {g.id: g for g in new_games}
+    result = DiffResult(old.label, new.label, len(old_games), len(new_games))
+    result.added = [GameRef(g.id, g.name) for g in new_games if g.id not in old_by_id]
+    result.removed = [GameRef(g.id, g.name) for g in old_games if g.id not in new_by_id]
+    store_platforms = {**old.store_platforms, **new.store_platforms}
+    for game in new_games:
+        before = old_by_id.get(game.id)
+        if before is None or before == game:
+            continue
+        fields = game_changes(before, game)
+        if fields:
+            result.changed.append(Changed(game.id, game.name, fields))
+            result.warnings.extend(_store_warnings(before, game, store_platforms))
+    result.reordered = reordered(
+        [g.id for g in old_games if g.id in new_by_id],
+        [g.id for g in new_games if g.id in old_by_id],
+        {g.id: i + 1 for i, g in enumerate(old_games)},
+        {g.id: i + 1 for i, g in enumerate(new_games)},
+        {g.id: g.name for g in new_games},
+    )
+    removed = [old_by_id[g.id] for g in result.removed]
+    added = [new_by_id[g.id] for g in result.added]
+    result.warnings[:0] = rename_warnings(removed, added)
+    if old.openapi is not None and new.openapi is not None:
+        result.contract = contract_changes(old.openapi, new.openapi)
+        result.contract_checked = True
+    return result
+
+
+def _store_urls(stores: Iterable[Store]) -> dict[str, list[str]]:
+    by_name: dict[str, list[str]] = {}
+    for s in stores:
+        by_name.setdefault(s.name, []).append(s.url)
+    return by_name
+
+
+def _one(urls: list[str]) -> str | list[str]:
+    return urls[0] if len(urls) == 1 else urls
+
+
+def game_changes(before: Game, after: Game) -> dict[str, dict[str, Any]]:
+    """Field → change, in the published field order; empty when the games are equal."""
+    out: dict[str, dict[str, Any]] = {}
+    for name in type(after).model_fields:
+        a, b = getattr(before, name), getattr(after, name)
+        if a == b:
+            continue
+        if name in SET_FIELDS:
+            out[name] = {
+                "before": list(a),
+                "after": list(b),
+                "added": [v for v in b if v not in a],
+                "removed": [v for v in a if v not in b],
+            }
+        elif name == "stores":
+            old_urls, new_urls = _store_urls(a), _store_urls(b)
+            out[name] = {
+                "before": [s.model_dump() for s in a],
+                "after": [s.model_dump() for s in b],
+                "added": [n for n in new_urls if n not in old_urls],
+                "removed": [n for n in old_urls if n not in new_urls],
+                "changed": [
+                    {"name": n, "before": _one(old_urls[n]), "after": _one(urls)}
+                    for n, urls in new_urls.items()
+                    if n in old_urls and old_urls[n] != urls
+                ],
+            }
+        else:
+            out[name] = {"before": a, "after": b}
+    return out
+
+
+def reordered(
+    old_ids: Sequence[str],
+    new_ids: Sequence[str],
+    old_pos: dict[str, int],
+    new_pos: dict[str, int],
+    names: dict[str, str],
+) -> list[Moved]:
+    """Games whose order relative to the other kept games changed.
+
+    The games on a longest common subsequence of both orders (the longest increasing run of
+    old indices in new order, O(n log n)) stayed put; every other game moved. A single game
+    moved to the top is one move, not a shift of every game.
+    """
+    if list(old_ids) == list(new_ids):
+        return []
+    index = {gid: i for i, gid in enumerate(old_ids)}
+    seq = [index[gid] for gid in new_ids]
+    tails: list[int] = []  # tails[k]: position in seq ending the best run of length k+1
+    tail_values: list[int] = []
+    prev = [-1] * len(seq)
+    for i, value in enumerate(seq):
+        k = bisect.bisect_left(tail_values, value)
+        prev[i] = tails[k - 1] if k else -1
+        if k == len(tails):
+            tails.append(i)
+            tail_values.append(value)
+        else:
+            tails[k], tail_values[k] = i, value
+    stay: set[int] = set()
+    i = tails[-1] if tails else -1
+    while i >= 0:
+        stay.add(i)
+        i = prev[i]
+    return [
+        Moved(gid, names[gid], old_pos[gid], new_pos[gid])
+        for i, gid in enumerate(new_ids)
+        if i not in stay
+    ]
+
+
+# --- release warnings ---------------------------------------------------------------------------
+
+
+def plain_store_url(url: str) -> str:
+    """A store URL without its attribution parameters: the address of the app itself."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    query = "&".join(
+        f"{k}={v}" for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_attr(k)
+    )
+    return urlunsplit((parts.scheme, parts.netloc.lower(), parts.path, query, ""))
+
+
+def _is_attr(key: str) -> bool:
+    return key in ATTRIBUTION_KEYS or key.startswith("utm_")
+
+
+def attribution_params(url: str) -> dict[str, str]:
+    try:
+        query = urlsplit(url).query
+    except ValueError:
+        return {}
+    return {k: v for k, v in parse_qsl(query, keep_blank_values=True) if _is_attr(k)}
+
+
+def _name_key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def rename_warnings(removed: Sequence[Game], added: Sequence[Game]) -> list[ReleaseWarning]:
+    """A removed and an added game with the same name or store URL: probably a renamed id."""
+    if not removed or not added:
+        return []
+    by_name: dict[str, list[Game]] = {}
+    by_url: dict[str, list[Game]] = {}
+    for g in removed:
+        by_name.setdefault(_name_key(g.name), []).append(g)
+        for s in g.stores:
+            by_url.setdefault(plain_store_url(s.url), []).append(g)
+    out: list[ReleaseWarning] = []
+    taken: set[str] = set()
+    for g in added:
+        same_name = [o for o in by_name.get(_name_key(g.name), []) if o.id not in taken]
+        urls = {plain_store_url(s.url) for s in g.stores}
+        same_url = [o for u in urls for o in by_url.get(u, []) if o.id not in taken]
+        both = [o for o in same_name if o in same_url]
+        candidates = both or same_name or same_url
+        if not candidates:
+            continue
+        match = candidates[0]
+        taken.add(match.id)
+        why = (
+            "name and store URL"
+            if match in both
+            else ("name" if match in same_name else "store URL")
+        )
+        out.append(
+            ReleaseWarning(
+                "id-rename",
+                g.id,
+                f"{match.id!r} was removed and {g.id!r} added with the same {why}: probably a "
+                "renamed id; clients key on the id and will see one game vanish and another "
+                "appear (keep the old slug, or announce the change)",
+                {"old_id": match.id, "matched_on": why},
+            )
+        )
+    return out
+
+
+def store_platform(name: str, url: str, known: dict[str, str]) -> str | None:
+    """The platform ("ios", "android") a store serves, from the source, its name or its host."""
+    if name in known:
+        return known[name]
+    folded = name.casefold()
+    for platform, hints in _STORE_HINTS:
+        if any(h in folded for h in hints):
+            return platform
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return None
+    return _STORE_HOSTS.get(host)
+
+
+def _store_warnings(before: Game, after: Game, known: dict[str, str]) -> Iterator[ReleaseWarning]:
+    old_urls, new_urls = _store_urls(before.stores), _store_urls(after.stores)
+    for name, urls in old_urls.items():
+        now = new_urls.get(name)
+        if now is None:
+            continue
+        for a, b in zip(urls, now, strict=False):
+            pa, pb = attribution_params(a), attribution_params(b)
+            if pa == pb or not pa:
+                continue
+            changes = {
+                k: {"before": pa.get(k), "after": pb.get(k)}
+                for k in (*pa, *(k for k in pb if k not in pa))
+                if pa.get(k) != pb.get(k)
+            }
+            dropped = [k for k in pa if k not in pb]
+            what = "dropped" if dropped and len(dropped) == len(changes) else "changed"
+            yield ReleaseWarning(
+                "attribution",
+                after.id,
+                f"{name} link: attribution parameter{'s' * (len(changes) != 1)} "
+                f"{', '.join(changes)} {what}; API referrals will be miscounted in the "
+                "store's reports",
+                {"store": name, "params": changes},
+            )
+    new_platforms = {p.casefold() for p in after.platforms}
+    new_served = {store_platform(n, u[0], known) for n, u in new_urls.items()}
+    for name, urls in old_urls.items():
+        if name in new_urls:
+            continue
+        platform = store_platform(name, urls[0], known)
+        if platform is None or platform in new_served or platform not in new_platforms:
+            continue
+        label = _PLATFORM_NAMES.get(platform, platform)
+        yield ReleaseWarning(
+            "platform-store",
+            after.id,
+            f"still lists platform {label} but lost its {name} link; clients looking for "
+            f"the {name} entry will find it absent",
+            {"platform": label, "store": name},
+        )
+
+
+# --- contract check (SPEC §9) ------------------------------------------------------------------
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+_REF_PREFIX = "#/components/schemas/"
+
+
+class _Contract:
+    """Compares two OpenAPI documents; each change is breaking or compatible."""
+
+    def __init__(self, old: dict[str, Any], new: dict[str, Any]) -> None:
+        self.old, self.new = old, new
+        self.old_schemas = _dict(_dict(old.get("components")).get("schemas"))
+        self.new_schemas = _dict(_dict(new.get("components")).get("schemas"))
+        self.changes: list[ContractChange] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    def breaking(self, where: str, message: str) -> None:
+        self.changes.append(ContractChange(True, where, message))
+
+    def compatible(self, where: str, message: str) -> None:
+        self.changes.append(ContractChange(False, where, message))
+
+    def run(self) -> list[ContractChange]:
+        old_paths, new_paths = _dict(self.old.get("paths")), _dict(self.new.get("paths"))
+        for path, item in old_paths.items():
+            if path not in new_paths:
+                self.breaking(f"paths.{path}", "endpoint removed")
+            else:
+                self.path_item(path, _dict(item), _dict(new_paths[path]))
+        for path in new_paths:
+            if path not in old_paths:
+                self.compatible(f"paths.{path}", "new endpoint")
+        # Component schemas are compared as the paths use them (the wire contract): each pair
+        # once, reported under its name.
+        return self.changes
+
+    # -- paths ---------------------------------------------------------------------------------
+
+    def path_item(self, path: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+        for method in HTTP_METHODS:
+            where = f"paths.{path}.{method}"
+            if method in old and method not in new:
+                self.breaking(where, f"method {method.upper()} removed")
+            elif method in new and method not in old:
+                self.compatible(where, f"new method {method.upper()}")
+            elif method in old:
+                self.operation(where, old, new, _dict(old[method]), _dict(new[method]))
+
+    def operation(
+        self,
+        where: str,
+        old_item: dict[str, Any],
+        new_item: dict[str, Any],
+        old: dict[str, Any],
+        new: dict[str, Any],
+    ) -> None:
+        self.parameters(where, _params(old_item, old), _params(new_item, new))
+        old_body, new_body = _dict(old.get("requestBody")), _dict(new.get("requestBody"))
+        if new_body.get("required") and not old_body.get("required"):
+            self.breaking(f"{where}.requestBody", "request body is now required")
+        old_sec = old.get("security", self.old.get("security")) or []
+        new_sec = new.get("security", self.new.get("security")) or []
+        if new_sec and not old_sec:
+            self.breaking(f"{where}.security", "now requires authentication")
+        old_resp, new_resp = _dict(old.get("responses")), _dict(new.get("responses"))
+        for status, resp in old_resp.items():
+            at = f"{where}.responses.{status}"
+            if status not in new_resp:
+                self.breaking(at, f"response {status} removed")
+            else:
+                self.response(at, _dict(resp), _dict(new_resp[status]))
+        for status in new_resp:
+            if status not in old_resp:
+                self.compatible(f"{where}.responses.{status}", f"new response {status}")
+
+    def parameters(
+        self,
+        where: str,
+        old: dict[tuple[str, str], dict[str, Any]],
+        new: dict[tuple[str, str], dict[str, Any]],
+    ) -> None:
+        for key, p in new.items():
+            at = f"{where}.parameters.{key[1]}"
+            q = old.get(key)
+            if q is None:
+                if p.get("required"):
+                    self.breaking(at, f"new required {key[0]} parameter {key[1]!r}")
+                else:
+                    self.compatible(at, f"new optional {key[0]} parameter {key[1]!r}")
+                continue
+            if p.get("required") and not q.get("required"):
+                self.breaking(at, f"{key[0]} parameter {key[1]!r} is now required")
+            self.schema(at, _dict(q.get("schema")), _dict(p.get("schema")))
+        for key in old:
+            if key not in new:
+                self.breaking(
+                    f"{where}.parameters.{key[1]}", f"{key[0]} parameter {key[1]!r} removed"
+                )
+
+    def response(self, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+        old_content, new_content = _dict(old.get("content")), _dict(new.get("content"))
+        for ctype, media in old_content.items():
+            if ctype not in new_content:
+                self.breaking(f"{where}.content", f"no longer returns {ctype}")
+            else:
+                self.schema(
+                    f"{where}.content.{ctype}",
+                    _dict(_dict(media).get("schema")),
+                    _dict(_dict(new_content[ctype]).get("schema")),
+                )
+        for ctype in new_content:
+            if ctype not in old_content and old_content:
+                self.compatible(f"{where}.content", f"also returns {ctype}")
+        old_headers, new_headers = _dict(old.get("headers")), _dict(new.get("headers"))
+        for name in old_headers:
+            if name not in new_headers:
+                self.breaking(f"{where}.headers.{name}", f"response header {name} removed")
+        for name in new_headers:
+            if name not in old_headers:
+                self.compatible(f"{where}.headers.{name}", f"new response header {name}")
+
+    # -- schemas -------------------------------------------------------------------------------
+
+    def schema(self, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+        old_ref, new_ref = _ref_name(old), _ref_name(new)
+        if old_ref is not None or new_ref is not None:
+            pair = (old_ref or where, new_ref or where)
+            if pair in self._seen:
+                return
+            self._seen.add(pair)
+            if old_ref is not None and new_ref is not None:
+                where = f"schemas.{new_ref}"
+            old = self.resolve(old, self.old_schemas)
+            new = self.resolve(new, self.new_schemas)
+        old_t, new_t = self.type_of(old, self.old_schemas), self.type_of(new, self.new_schemas)
+        if old_t != new_t:
+            self.breaking(where, f"type changed from {old_t} to {new_t}")
+            return
+        for key in ("format", "const"):
+            if old.get(key) != new.get(key):
+                self.breaking(where, f"{key} changed from {old.get(key)!r} to {new.get(key)!r}")
+        if "enum" in old or "enum" in new:
+            gone = [v for v in old.get("enum", []) if v not in new.get("enum", [])]
+            extra = [v for v in new.get("enum", []) if v not in old.get("enum", [])]
+            if gone or extra:
+                self.breaking(where, f"allowed values changed (removed {gone}, added {extra})")
+        for key in ("minItems", "minLength", "minimum"):
+            if key in old and new.get(key, 0) < old[key]:
+                self.breaking(where, f"{key} lowered from {old[key]} to {new.get(key, 0)}")
+        self.properties(where, old, new)
+        if "items" in old and "items" in new:
+            self.schema(f"{where}[]", _dict(old["items"]), _dict(new["items"]))
+        for key in ("anyOf", "oneOf", "allOf"):
+            old_list, new_list = old.get(key), new.get(key)
+            if isinstance(old_list, list) and isinstance(new_list, list):
+                for i, (a, b) in enumerate(zip(old_list, new_list, strict=False)):
+                    self.schema(f"{where}.{key}[{i}]", _dict(a), _dict(b))
+
+    def properties(self, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+        old_props, new_props = _dict(old.get("properties")), _dict(new.get("properties"))
+        old_req, new_req = set(old.get("required", [])), set(new.get("required", []))
+        gone = [p for p in old_props if p not in new_props]
+        fresh = [p for p in new_props if p not in old_props]
+        for p in gone:
+            hint = f" (renamed to {fresh[0]!r}?)" if len(gone) == len(fresh) == 1 else ""
+            self.breaking(f"{where}.{p}", f"field {p!r} removed{hint}")
+        for p in fresh:
+            if p in new_req:
+                self.breaking(f"{where}.{p}", f"new required field {p!r}")
+            else:
+                self.compatible(f"{where}.{p}", f"new optional field {p!r}")
+        for p, schema in old_props.items():
+            if p not in new_props:
+                continue
+            if (p in old_req) != (p in new_req):
+                state = "required" if p in new_req else "optional"
+                self.breaking(f"{where}.{p}", f"field {p!r} is now {state}")
+            self.schema(f"{where}.{p}", _dict(schema), _dict(new_props[p]))
+
+    @staticmethod
+    def resolve(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+        ref = _ref_name(schema)
+        return schema if ref is None else _dict(schemas.get(ref))
+
+    def type_of(self, schema: dict[str, Any], schemas: dict[str, Any], depth: int = 0) -> str:
+        """A short signature of what a schema accepts: its JSON types and referenced schemas."""
+        if depth > 8:
+            return "…"
+        schema = self.resolve(schema, schemas)
+        kinds: set[str] = set()
+        t = schema.get("type")
+        if isinstance(t, str):
+            kinds.add(t)
+        elif isinstance(t, list):
+            kinds.update(str(x) for x in t)
+        for key in ("anyOf", "oneOf"):
+            for sub in schema.get(key, []) if isinstance(schema.get(key), list) else []:
+                kinds.add(self.type_of(_dict(sub), schemas, depth + 1))
+        if not kinds and ("properties" in schema):
+            kinds.add("object")
+        return "|".join(sorted(kinds)) or "any"
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _ref_name(schema: dict[str, Any]) -> str | None:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+        return ref.removeprefix(_REF_PREFIX)
+    return None
+
+
+def _params(item: dict[str, Any], op: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Effective parameters of an operation: the path item's, overridden by the operation's."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in [*item.get("parameters", []), *op.get("parameters", [])]:
+        if isinstance(p, dict) and "name" in p:
+            out[(str(p.get("in", "query")), str(p["name"]))] = p
+    return out
+
+
+def contract_changes(old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
+    """SPEC §9 check of two OpenAPI documents: breaking changes need a new major version."""
+    return _Contract(old, new).run()

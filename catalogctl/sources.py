@@ -1,0 +1,273 @@
+"""Catalog sources: a content tree, a build directory, a games JSON file or a live base URL.
+
+Every source is loaded into the one contract model (`GameCatalog`) and validated, so every
+reader (`diff`, and any command that wants to read a deployed catalog) compares like with
+like. A source that cannot be read or is not a valid catalog raises `InputError` (exit 2)
+with a message naming the source and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
+
+from catalogctl.errors import ContentInvalid, InputError
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from catalogctl.model import GameCatalog
+
+SourceKind = Literal["content", "build", "json", "url"]
+
+GAMES_PATH = "/api/v1/games"
+OPENAPI_PATH = "/openapi.json"
+# A web root (the `public/` of a build, or a copy of it) without the manifest.
+_WEB_ROOT_GAMES = Path("api/v1/games/index.json")
+_WEB_ROOT_OPENAPI = Path("openapi.json")
+_MAX_ERRORS_SHOWN = 5
+DEFAULT_TIMEOUT = 30.0
+
+KINDS_HELP = "a content tree, a build directory, a games JSON file or an http(s) base URL"
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A loaded, validated catalog and where it came from."""
+
+    label: str  # the source as the user named it
+    kind: SourceKind
+    catalog: GameCatalog
+    openapi: dict[str, Any] | None = None  # the OpenAPI document, when the source carries one
+    # Store name → platform ("ios", "android"), when the source knows it (content trees).
+    store_platforms: dict[str, str] = field(default_factory=dict)
+
+
+def is_url(spec: str) -> bool:
+    return spec.startswith(("http://", "https://"))
+
+
+def load_source(spec: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> Source:
+    """Load any catalog source named on the command line."""
+    text = str(spec)
+    if isinstance(spec, str) and is_url(spec):
+        return load_url(spec, timeout=timeout)
+    path = Path(spec)
+    if not path.exists():
+        raise InputError(f"source not found: {text} (expected {KINDS_HELP})")
+    if path.is_file():
+        # Naming a tree's marker file is naming the tree.
+        if path.name == "site.toml":
+            return load_content(path.parent, label=text)
+        if path.name == "manifest.json":
+            return load_build(path.parent, label=text)
+        return load_json_file(path, label=text)
+    if not path.is_dir():
+        raise InputError(f"not a file or directory: {text} (expected {KINDS_HELP})")
+    from catalogctl.render import MANIFEST
+
+    if (path / "site.toml").is_file():
+        return load_content(path, label=text)
+    if (path / MANIFEST).is_file():
+        return load_build(path, label=text)
+    if (path / _WEB_ROOT_GAMES).is_file():
+        return _load_web_root(path, label=text)
+    raise InputError(
+        f"{text} is a directory but not a catalog source: it has no site.toml (content tree), "
+        f"no manifest.json (build directory) and no {_WEB_ROOT_GAMES} (web root)"
+    )
+
+
+# --- each kind ------------------------------------------------------------------------------
+
+
+def load_content(root: Path, *, label: str | None = None) -> Source:
+    from catalogctl.content import SPEC_STORE_PARAMS, load_catalog
+    from catalogctl.model import GameCatalog
+
+    shown = label if label is not None else str(root)
+    try:
+        catalog = load_catalog(root, display=shown)
+    except ContentInvalid as exc:
+        errors = [f for f in exc.findings if f.severity == "error"]
+        first = errors[0] if errors else None
+        where = ""
+        if first is not None:
+            line = f":{first.line}" if first.line is not None else ""
+            fld = f" ({first.field})" if first.field else ""
+            where = f"; first: {first.file}{line}{fld}: {first.message}"
+        raise InputError(
+            f"content tree {shown} is invalid ({len(errors)} error"
+            f"{'s' * (len(errors) != 1)}){where}; run `catalogctl validate {shown}` for all"
+        ) from None
+    model = _validate(
+        GameCatalog.model_validate, {"schemaVersion": 1, "games": catalog.games}, shown
+    )
+    platforms = {
+        conf.name: key for key, conf in catalog.site.stores.items() if key in SPEC_STORE_PARAMS
+    }
+    return Source(shown, "content", model, None, platforms)
+
+
+def load_build(path: Path, *, label: str | None = None) -> Source:
+    from catalogctl.build import read_build
+
+    shown = label if label is not None else str(path)
+    site = read_build(path)
+    games = site.resources.get(GAMES_PATH)
+    if games is None:
+        raise InputError(f"the build in {shown} has no {GAMES_PATH} route")
+    openapi = site.resources.get(OPENAPI_PATH)
+    return Source(
+        shown,
+        "build",
+        parse_catalog(games.identity.body, f"{GAMES_PATH} of the build {shown}"),
+        None if openapi is None else parse_openapi(openapi.identity.body, shown),
+    )
+
+
+def _load_web_root(path: Path, *, label: str) -> Source:
+    games = _read_file(path / _WEB_ROOT_GAMES)
+    openapi_file = path / _WEB_ROOT_OPENAPI
+    openapi = _read_file(openapi_file) if openapi_file.is_file() else None
+    return Source(
+        label,
+        "build",
+        parse_catalog(games, str(path / _WEB_ROOT_GAMES)),
+        None if openapi is None else parse_openapi(openapi, str(openapi_file)),
+    )
+
+
+def load_json_file(path: Path, *, label: str | None = None) -> Source:
+    shown = label if label is not None else str(path)
+    return Source(shown, "json", parse_catalog(_read_file(path), shown))
+
+
+def load_url(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> Source:
+    """Read `{base}/api/v1/games` (and `{base}/openapi.json` when present) of a deployment."""
+    import asyncio
+
+    base = base_url_of(url)
+    games, openapi = asyncio.run(fetch(base, timeout=timeout))
+    return Source(
+        url,
+        "url",
+        parse_catalog(games, base + GAMES_PATH),
+        None if openapi is None else parse_openapi(openapi, base + OPENAPI_PATH),
+    )
+
+
+def base_url_of(url: str) -> str:
+    """The service's base URL: a trailing '/', '/api/v1' or '/api/v1/games' is dropped."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        raise InputError(f"not a valid URL: {url!r} ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"not an http(s) URL with a host: {url!r}")
+    path = parts.path.rstrip("/")
+    for suffix in (GAMES_PATH, "/api/v1"):
+        if path.endswith(suffix):
+            path = path.removesuffix(suffix)
+            break
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+async def fetch(base: str, *, timeout: float = DEFAULT_TIMEOUT) -> tuple[bytes, bytes | None]:
+    """GET the games document (required) and the OpenAPI document (optional) of `base`."""
+    import asyncio
+
+    import aiohttp
+
+    from catalogctl import __version__
+
+    games_url, openapi_url = base + GAMES_PATH, base + OPENAPI_PATH
+    headers = {"User-Agent": f"catalogctl/{__version__} (diff)", "Accept": "application/json"}
+    try:
+        async with aiohttp.ClientSession(
+            timeout=aiohttp.ClientTimeout(total=timeout), headers=headers
+        ) as session:
+            async with session.get(games_url) as resp:
+                if resp.status != 200:
+                    raise InputError(
+                        f"{games_url} answered {resp.status} {resp.reason or ''}".rstrip()
+                        + "; expected 200 with the game catalog"
+                    )
+                games = await resp.read()
+            async with session.get(openapi_url) as resp:
+                ctype = resp.content_type
+                is_json = ctype == "application/json" or ctype.endswith("+json")
+                # Absent, or answered by an HTML fallback page: no contract to compare.
+                openapi = await resp.read() if resp.status == 200 and is_json else None
+    except aiohttp.ClientConnectorError as exc:
+        os_error = exc.os_error
+        if isinstance(os_error, ConnectionRefusedError):
+            reason = "connection refused"
+        elif isinstance(os_error, socket.gaierror):
+            reason = f"host not found ({os_error.strerror or os_error})"
+        else:
+            reason = os_error.strerror or str(os_error)
+        raise InputError(f"cannot connect to {base}: {reason}") from None
+    except TimeoutError:
+        raise InputError(f"{base} did not answer within {timeout:g} s") from None
+    except (aiohttp.ClientError, asyncio.CancelledError, ValueError) as exc:
+        raise InputError(f"cannot read {base}: {exc or type(exc).__name__}") from None
+    return games, openapi
+
+
+# --- parsing and validation --------------------------------------------------------------------
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _describe(exc: ValidationError) -> str:
+    problems = []
+    for e in exc.errors(include_url=False)[:_MAX_ERRORS_SHOWN]:
+        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e["loc"]).lstrip(".")
+        problems.append(f"{loc}: {e['msg']}" if loc else str(e["msg"]))
+    more = exc.error_count() - len(problems)
+    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+
+
+def _validate(validate: Any, data: Any, where: str) -> GameCatalog:
+    from pydantic import ValidationError
+
+    try:
+        catalog: GameCatalog = validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{where} is not a valid game catalog: {_describe(exc)}") from None
+    seen: dict[str, int] = {}
+    for i, game in enumerate(catalog.games):
+        first = seen.setdefault(game.id, i)
+        if first != i:
+            raise InputError(
+                f"{where} is not a valid game catalog: games[{first}] and games[{i}] have the "
+                f"same id {game.id!r} (ids are unique)"
+            )
+    return catalog
+
+
+def parse_catalog(data: bytes | str, where: str) -> GameCatalog:
+    """Validate a GameCatalog document (SPEC §2.2) in one pass, straight from its JSON text."""
+    from catalogctl.model import GameCatalog
+
+    return _validate(GameCatalog.model_validate_json, data, where)
+
+
+def parse_openapi(data: bytes | str, where: str) -> dict[str, Any]:
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        raise InputError(f"the OpenAPI document of {where} is not valid JSON: {exc}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("paths", {}), dict):
+        raise InputError(f"the OpenAPI document of {where} is not an OpenAPI object")
+    return doc

@@ -126,11 +126,18 @@ def _md_field(name: str, change: dict[str, Any]) -> str:
         return "; ".join(_store_lines(change, code=_md_code))
     if name == "description":
         return "".join(
-            _md(t) if op == "=" else (f"~~{_md(t)}~~" if op == "-" else f"**{_md(t)}**")
+            _md(t) if op == "=" else _wrap(t, "~~" if op == "-" else "**", _md)
             for op, t in word_diff(change["before"], change["after"])
             if t.strip() or op == "="
         )
     return f"{_md(str(change['before']))} → {_md(str(change['after']))}"
+
+
+def _wrap(text: str, open_: str, escape: Any = str, close: str | None = None) -> str:
+    """`text` inside markers, its leading and trailing spaces outside (as Markdown needs)."""
+    core = text.strip()
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+    return f"{lead}{open_}{escape(core)}{open_ if close is None else close}{trail}"
 
 
 def to_renderables(result: DiffResult) -> list[RenderableType]:
@@ -197,10 +204,10 @@ def _text_field(name: str, change: dict[str, Any]) -> Any:
         for op, t in word_diff(change["before"], change["after"]):
             if op == "=":
                 text.append(t)
-            elif op == "-":
-                text.append(f"[-{t}-]", style="red")
-            else:
-                text.append(f"{{+{t}+}}", style="green")
+            elif t.strip():
+                minus = op == "-"
+                marked = _wrap(t, "[-" if minus else "{+", close="-]" if minus else "+}")
+                text.append(marked, style="red" if minus else "green")
         return text
     text = Text(str(change["before"]), style="red")
     text.append(" → ", style="")

@@ -1,0 +1,476 @@
+"""`catalogctl diff`: exact added/removed/changed/reordered sets from every kind of source,
+release warnings, the SPEC §9 contract check, output formats and exit codes."""
+
+from __future__ import annotations
+
+import copy
+import json
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from catalogctl.build import write_site
+from catalogctl.content import load_catalog
+from catalogctl.diff import DiffResult, compare, contract_changes
+from catalogctl.diff_report import to_markdown, word_diff
+from catalogctl.errors import InputError
+from catalogctl.openapi import openapi_document
+from catalogctl.render import render
+from catalogctl.sources import Source, base_url_of, load_source
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+
+KEYS = {"added", "removed", "changed", "reordered", "warnings", "breaking"}
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "catalogctl", "diff", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def build(content: Path, out: Path) -> Path:
+    write_site(render(load_catalog(content), compress=False), out)
+    return out
+
+
+def diff(old: str | Path, new: str | Path) -> DiffResult:
+    return compare(load_source(str(old)), load_source(str(new)))
+
+
+def ids(items: list[Any]) -> list[str]:
+    return [i.id for i in items]
+
+
+def game(i: int, *, weight: int | None = None, name: str | None = None, **kw: Any) -> str:
+    """Game `i` of `games()`, with some fields overridden."""
+    kw.setdefault("ios", f"https://apps.apple.com/app/g{i}/id{i}")
+    kw.setdefault("android", f"https://play.google.com/store/apps/details?id=com.example.g{i}")
+    extra = f"weight: {i if weight is None else weight}\n"
+    return game_yaml(name or f"Game {i}", extra=extra, **kw)
+
+
+def games(n: int, **overrides: str) -> dict[str, str]:
+    out = {f"g{i}": game(i) for i in range(n)}
+    out.update(overrides)
+    return out
+
+
+@pytest.fixture
+def pair(make_content: ContentFactory) -> tuple[Path, Path]:
+    """Two content trees: every kind of change between them, and games that stay the same."""
+    old = make_content(games(8), name="old")
+    new = games(
+        8,
+        # renamed, new description, platform and genre swapped, store link changed
+        g1=game(
+            1,
+            name="Game One",
+            description="A brand new game.",
+            platforms="[iOS]",
+            genres="[Arcade]",
+            ios="https://apps.apple.com/app/g1/id1001",
+            android=None,
+        ),
+        # a new icon, and moved from position 3 to the end
+        g2=game(2, icon="/icons/other.png", weight=99),
+        g8=game(8),
+    )
+    del new["g5"]
+    return old, make_content(new, name="new")
+
+
+# --- what changed -----------------------------------------------------------------------------
+
+
+def test_diff_reports_exact_sets(pair: tuple[Path, Path]) -> None:
+    result = diff(*pair)
+    assert ids(result.added) == ["g8"]
+    assert ids(result.removed) == ["g5"]
+    assert {c.id: sorted(c.fields) for c in result.changed} == {
+        "g1": ["description", "genres", "name", "platforms", "stores"],
+        "g2": ["icon"],
+    }
+    assert ids(result.reordered) == ["g2"]
+    assert (result.reordered[0].before, result.reordered[0].after) == (3, 8)
+
+
+def test_diff_field_changes_before_after_and_sets(pair: tuple[Path, Path]) -> None:
+    fields = {c.id: c.fields for c in diff(*pair).changed}["g1"]
+    assert fields["name"] == {"before": "Game 1", "after": "Game One"}
+    assert fields["platforms"]["added"] == [] and fields["platforms"]["removed"] == ["Android"]
+    assert fields["genres"]["added"] == ["Arcade"] and fields["genres"]["removed"] == ["Puzzle"]
+    stores = fields["stores"]
+    assert stores["removed"] == ["Google Play"] and stores["added"] == []
+    assert [c["name"] for c in stores["changed"]] == ["App Store"]
+    assert stores["changed"][0]["after"].startswith("https://apps.apple.com/app/g1/id1001?")
+
+
+def test_diff_content_vs_its_own_build_is_no_difference(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    content = make_content(games(5))
+    dist = build(content, tmp_path / "dist")
+    for other in (dist, dist / "public", dist / "public/api/v1/games/index.json"):
+        result = diff(content, other)
+        assert result.to_json() == {k: [] for k in KEYS}, other
+    proc = run(content, dist)
+    assert proc.returncode == 0, proc.stderr
+    assert "no differences" in proc.stderr
+
+
+def test_diff_single_move_lists_only_that_game(make_content: ContentFactory) -> None:
+    old = make_content(games(10))
+    new = make_content(games(10, g9=game(9, weight=-1)))
+    result = diff(old, new)
+    assert [(m.id, m.before, m.after) for m in result.reordered] == [("g9", 10, 1)]
+    assert not result.changed and not result.added and not result.removed
+
+
+def test_diff_reorder_ignores_added_and_removed_games(make_content: ContentFactory) -> None:
+    old = make_content(games(6))
+    changed = games(6, new=game(100, name="New", weight=0))
+    del changed["g0"]
+    assert diff(old, make_content(changed)).reordered == []
+
+
+def test_diff_description_word_diff() -> None:
+    assert word_diff("build the largest reef", "build the biggest reef") == [
+        ("=", "build the "),
+        ("-", "largest"),
+        ("+", "biggest"),
+        ("=", " reef"),
+    ]
+
+
+# --- release warnings -------------------------------------------------------------------------
+
+
+def test_diff_warns_about_a_probable_id_rename(make_content: ContentFactory) -> None:
+    old = make_content(games(3))
+    by_name = games(3, renamed=games(3)["g1"])
+    del by_name["g1"]
+    by_url = games(
+        3, other=game_yaml("Other", ios="https://apps.apple.com/app/g2/id2", android=None)
+    )
+    del by_url["g2"]
+    for tree, old_id, new_id, why in (
+        (by_name, "g1", "renamed", "name and store URL"),
+        (by_url, "g2", "other", "store URL"),
+    ):
+        warnings = [w.to_json() for w in diff(old, make_content(tree)).warnings]
+        assert warnings == [
+            {
+                "kind": "id-rename",
+                "id": new_id,
+                "old_id": old_id,
+                "matched_on": why,
+                "message": warnings[0]["message"],
+            }
+        ]
+
+
+def test_diff_warns_about_attribution_parameters(make_content: ContentFactory) -> None:
+    old = make_content(games(2))
+    dropped = SITE_TOML.replace('params = { pt = "123456", ct = "service_api_game_catalog", ', "")
+    dropped = dropped.replace('mt = "8" }\n', "")
+    result = diff(old, make_content(games(2), site=dropped))
+    assert [(w.kind, w.id, w.details["store"]) for w in result.warnings] == [
+        ("attribution", "g0", "App Store"),
+        ("attribution", "g1", "App Store"),
+    ]
+    assert result.warnings[0].details["params"]["pt"] == {"before": "123456", "after": None}
+    assert "dropped" in result.warnings[0].message
+
+
+def test_diff_warns_when_a_listed_platform_lost_its_store(make_content: ContentFactory) -> None:
+    old = make_content(games(3))
+    new = make_content(games(3, g0=game(0, android=None)))
+    result = diff(old, new)
+    assert [(w.kind, w.id, w.details) for w in result.warnings] == [
+        ("platform-store", "g0", {"platform": "Android", "store": "Google Play"})
+    ]
+    # Dropping the platform with its store is a change, not a warning.
+    new = make_content(games(3, g0=game(0, platforms="[iOS]", android=None)))
+    assert diff(old, new).warnings == []
+
+
+# --- contract check (SPEC §9) -----------------------------------------------------------------
+
+
+@pytest.fixture
+def spec() -> dict[str, Any]:
+    return openapi_document(load_catalog(Path(__file__).parent.parent / "content").site)
+
+
+def _messages(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], list[str]]:
+    changes = contract_changes(old, new)
+    return (
+        [f"{c.where}: {c.message}" for c in changes if c.breaking],
+        [f"{c.where}: {c.message}" for c in changes if not c.breaking],
+    )
+
+
+def test_diff_contract_same_document_has_no_changes(spec: dict[str, Any]) -> None:
+    assert contract_changes(spec, copy.deepcopy(spec)) == []
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("remove-field", "schemas.Game.icon: field 'icon' removed"),
+        ("rename-field", "schemas.Store.url: field 'url' removed (renamed to 'href'?)"),
+        ("change-type", "schemas.GameCatalog.schemaVersion: type changed"),
+        ("required-param", "paths./api/v1/games.get.parameters.page: new required query"),
+        ("remove-path", "paths./api/v1: endpoint removed"),
+        ("remove-method", "paths./api/v1/games.head: method HEAD removed"),
+        ("remove-response", "paths./api/v1/games.get.responses.404: response 404 removed"),
+        ("optional-to-required", "schemas.Game.genres: field 'genres' is now optional"),
+        ("content-type", "paths./api/v1/games.get.responses.200.content: no longer returns"),
+        ("auth", "paths./api/v1/games.get.security: now requires authentication"),
+    ],
+)
+def test_diff_contract_breaking_changes(spec: dict[str, Any], case: str, expected: str) -> None:
+    new = copy.deepcopy(spec)
+    schemas = new["components"]["schemas"]
+    games_get = new["paths"]["/api/v1/games"]["get"]
+    if case == "remove-field":
+        del schemas["Game"]["properties"]["icon"]
+        schemas["Game"]["required"].remove("icon")
+    elif case == "rename-field":
+        schemas["Store"]["properties"]["href"] = schemas["Store"]["properties"].pop("url")
+        schemas["Store"]["required"] = ["name", "href"]
+    elif case == "change-type":
+        schemas["GameCatalog"]["properties"]["schemaVersion"] = {"type": "string"}
+    elif case == "required-param":
+        games_get["parameters"] = [
+            {"name": "page", "in": "query", "required": True, "schema": {"type": "integer"}}
+        ]
+    elif case == "remove-path":
+        del new["paths"]["/api/v1"]
+    elif case == "remove-method":
+        del new["paths"]["/api/v1/games"]["head"]
+    elif case == "remove-response":
+        del games_get["responses"]["404"]
+    elif case == "optional-to-required":
+        schemas["Game"]["required"].remove("genres")
+    elif case == "content-type":
+        games_get["responses"]["200"]["content"] = {
+            "application/xml": games_get["responses"]["200"]["content"]["application/json"]
+        }
+    elif case == "auth":
+        games_get["security"] = [{"apiKey": []}]
+    breaking, _ = _messages(spec, new)
+    assert any(m.startswith(expected) for m in breaking), breaking
+
+
+def test_diff_contract_compatible_changes(spec: dict[str, Any]) -> None:
+    new = copy.deepcopy(spec)
+    new["components"]["schemas"]["Game"]["properties"]["trailer"] = {"type": "string"}
+    new["paths"]["/api/v1/games"]["get"]["parameters"] = [
+        {"name": "lang", "in": "query", "required": False, "schema": {"type": "string"}}
+    ]
+    new["paths"]["/api/v1/news"] = copy.deepcopy(new["paths"]["/api/v1/games"])
+    breaking, compatible = _messages(spec, new)
+    assert breaking == []
+    assert sorted(compatible) == [
+        "paths./api/v1/games.get.parameters.lang: new optional query parameter 'lang'",
+        "paths./api/v1/news: new endpoint",
+        "schemas.Game.trailer: new optional field 'trailer'",
+    ]
+
+
+def test_diff_contract_between_build_directories(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    content = make_content(games(3))
+    old = build(content, tmp_path / "old")
+    new = build(content, tmp_path / "new")
+    doc_path = new / "public/openapi.json"
+    doc = json.loads(doc_path.read_text("utf-8"))
+    del doc["components"]["schemas"]["Game"]["properties"]["description"]
+    doc_path.write_text(json.dumps(doc), "utf-8")
+
+    proc = run(old, new, "--format", "json", "--fail-on", "breaking")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [b["where"] for b in data["breaking"]] == ["schemas.Game.description"]
+    assert data["added"] == data["removed"] == data["changed"] == []
+    # Content trees carry no OpenAPI document: no contract check, no breaking change.
+    assert diff(content, new).breaking == []
+
+
+# --- sources ----------------------------------------------------------------------------------
+
+
+class Serving:
+    """`catalogctl serve` on 127.0.0.1 and a free port, stopped by its process id."""
+
+    def __init__(self, source: Path) -> None:
+        cmd = [sys.executable, "-m", "catalogctl", "serve", str(source), "--host", "127.0.0.1"]
+        cmd += ["--port", "0", "--quiet", "--log-format", "json"]
+        self.proc = subprocess.Popen(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            if line.startswith("{") and json.loads(line).get("event") == "listening":
+                self.url: str = json.loads(line)["url"]
+                return
+        self.proc.wait(10)
+        raise AssertionError(f"serve did not start (exit {self.proc.returncode})")
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
+        self.proc.wait(20)
+        if self.proc.stderr:
+            self.proc.stderr.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path, pair: tuple[Path, Path]) -> Iterator[str]:
+    server = Serving(build(pair[1], tmp_path / "served"))
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def test_diff_against_a_live_server(served: str, pair: tuple[Path, Path], tmp_path: Path) -> None:
+    old, new = pair
+    assert diff(new, served).to_json() == {k: [] for k in KEYS}
+    assert diff(served + "/api/v1/games", tmp_path / "served").to_json() == {k: [] for k in KEYS}
+
+    source = load_source(served)
+    assert source.kind == "url" and source.openapi is not None
+
+    proc = run(old, served + "/", "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == KEYS
+    assert data["added"] == [{"id": "g8"}]
+    assert data["removed"] == [{"id": "g5"}]
+    assert [c["id"] for c in data["changed"]] == ["g1", "g2"]
+    assert [m["id"] for m in data["reordered"]] == ["g2"]
+
+
+def test_diff_url_without_a_catalog_is_an_input_error(served: str) -> None:
+    proc = run(served + "/nothing", served)
+    assert proc.returncode == 2
+    assert "answered 404" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_diff_base_url_of() -> None:
+    assert base_url_of("https://x.example/") == "https://x.example"
+    assert base_url_of("https://x.example/cat/api/v1/games/") == "https://x.example/cat"
+    assert base_url_of("http://127.0.0.1:8000/api/v1") == "http://127.0.0.1:8000"
+
+
+# --- invalid sources and exit codes -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("not-json.json", "{not json", "is not a valid game catalog: Invalid JSON"),
+        ("wrong-shape.json", '{"games": []}', "schemaVersion: Field required"),
+        (
+            "no-stores.json",
+            json.dumps(
+                {
+                    "schemaVersion": 1,
+                    "games": [
+                        {
+                            "id": "a",
+                            "name": "A",
+                            "description": "d",
+                            "url": "https://x/a",
+                            "platforms": ["iOS"],
+                            "genres": ["Puzzle"],
+                            "icon": "https://x/a.png",
+                            "stores": [],
+                        }
+                    ],
+                }
+            ),
+            "games[0].stores: List should have at least 1 item",
+        ),
+    ],
+)
+def test_diff_invalid_json_source(tmp_path: Path, name: str, text: str, message: str) -> None:
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    with pytest.raises(InputError, match=message.replace("[", r"\[")):
+        load_source(str(path))
+
+
+def test_diff_duplicate_ids_are_invalid(make_content: ContentFactory, tmp_path: Path) -> None:
+    data = json.loads(
+        (
+            build(make_content(games(2)), tmp_path / "d") / "public/api/v1/games/index.json"
+        ).read_text("utf-8")
+    )
+    data["games"].append(data["games"][0])
+    path = tmp_path / "dup.json"
+    path.write_text(json.dumps(data), "utf-8")
+    with pytest.raises(InputError, match=r"games\[0\] and games\[2\] have the same id 'g0'"):
+        load_source(str(path))
+
+
+def test_diff_bad_sources_exit_2_without_traceback(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    content = make_content(games(1))
+    invalid = make_content({"bad": game_yaml("Bad", genres="[]")})
+    (tmp_path / "empty").mkdir()
+    cases = {
+        str(tmp_path / "missing"): "source not found",
+        "http://127.0.0.1:9": "connection refused",
+        str(invalid): "is invalid (1 error); first:",
+        str(tmp_path / "empty"): "not a catalog source",
+    }
+    for source, message in cases.items():
+        proc = run(content, source)
+        assert proc.returncode == 2, (source, proc.stderr)
+        stderr = " ".join(proc.stderr.split())  # rich wraps long messages
+        assert message in stderr and "Traceback" not in stderr, stderr
+
+
+def test_diff_fail_on_levels(pair: tuple[Path, Path], make_content: ContentFactory) -> None:
+    old, new = pair
+    assert run(old, new, "--format", "json").returncode == 1
+    assert run(old, new, "--fail-on", "warning", "--format", "json").returncode == 0
+    assert run(old, new, "--fail-on", "breaking", "--format", "json").returncode == 0
+    lost_store = make_content(games(8, g0=game(0, android=None)))
+    assert run(old, lost_store, "--fail-on", "warning", "--format", "json").returncode == 1
+
+
+def test_diff_markdown_and_table_output(pair: tuple[Path, Path]) -> None:
+    md = to_markdown(diff(*pair))
+    assert "### Added (1)" in md and "### Removed (1)" in md and "### Reordered (1)" in md
+    assert "- description: A **brand new** game." in md
+    assert "- platforms: −Android" in md
+    proc = run(*pair)
+    assert proc.returncode == 1
+    assert "Changed (2)" in proc.stdout and "+Arcade" in proc.stdout
+    assert "1 added, 1 removed, 2 changed, 1 reordered" in proc.stderr
+
+
+def test_diff_source_kinds(make_content: ContentFactory, tmp_path: Path) -> None:
+    content = make_content(games(2))
+    dist = build(content, tmp_path / "dist")
+    kinds: dict[str, Source] = {
+        "content": load_source(str(content)),
+        "build": load_source(str(dist)),
+        "json": load_source(str(dist / "public/api/v1/games/index.json")),
+    }
+    assert {k: s.kind for k, s in kinds.items()} == {k: k for k in kinds}
+    assert kinds["build"].openapi is not None and kinds["content"].openapi is None
+    assert all(s.catalog == kinds["content"].catalog for s in kinds.values())

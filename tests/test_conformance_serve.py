@@ -7,10 +7,6 @@ deprecated with a sunset date (so the SPEC §9 headers are checked when present 
 
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,39 +17,13 @@ from catalogctl.content import load_catalog
 from catalogctl.render import Site, render
 from tests.conformance import ALL_CHECKS, Check
 from tests.conftest import SAMPLE, SITE_TOML, ContentFactory, generate_catalog
+from tests.serve_process import ServeProcess
 
 DEPRECATED_SITE = SITE_TOML.replace(
     'status = "supported"',
     'status = "deprecated"\ndeprecation = 2026-03-01\nsunset = 2026-09-01\n'
     'migration = "https://games.example.com/api/migrate-v2"',
 )
-
-
-class Running:
-    """A `catalogctl serve` subprocess on 127.0.0.1 and a free port."""
-
-    def __init__(self, *args: str) -> None:
-        cmd = [sys.executable, "-m", "catalogctl", "serve", *args]
-        cmd += ["--host", "127.0.0.1", "--port", "0", "--quiet", "--log-format", "json"]
-        self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            event = json.loads(line) if line.startswith("{") else {}
-            if event.get("event") == "listening":
-                self.url: str = event["url"]
-                return
-        self.proc.wait(10)
-        raise AssertionError(f"serve did not start (exit {self.proc.returncode})")
-
-    def stop(self) -> int:
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(20)
-        finally:
-            if self.proc.stderr:
-                self.proc.stderr.close()
 
 
 def _deliveries(tmp: Path) -> Iterator[tuple[str, list[str], Site]]:
@@ -68,11 +38,11 @@ def _deliveries(tmp: Path) -> Iterator[tuple[str, list[str], Site]]:
 
 @pytest.fixture(scope="module")
 def deliveries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[str, Site]]]:
-    running: list[Running] = []
+    running: list[ServeProcess] = []
     out: dict[str, tuple[str, Site]] = {}
     try:
         for name, args, site in _deliveries(tmp_path_factory.mktemp("conformance")):
-            server = Running(*args)
+            server = ServeProcess(*args)
             running.append(server)
             out[name] = (server.url, site)
         yield out

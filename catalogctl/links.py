@@ -412,9 +412,10 @@ class _Host:
 class _Retry(Exception):
     """One attempt failed in a way worth retrying."""
 
-    def __init__(self, message: str, wait: float | None = None) -> None:
+    def __init__(self, message: str, wait: float | None = None, *, dropped: bool = False) -> None:
         super().__init__(message)
         self.wait = wait
+        self.dropped = dropped  # the server took the request, then dropped the connection
 
 
 class _Checker:
@@ -467,6 +468,8 @@ class _Checker:
                 if retries >= opts.retries:
                     return _Answer(error=f"{exc} (after {retries + 1} attempts)")
                 wait = exc.wait
+                if exc.dropped and method == "HEAD":
+                    method = "GET"  # some servers choke on HEAD: the retry asks with GET
             except TimeoutError:
                 return _Answer(error=f"timed out after {opts.timeout:g} s")
             except aiohttp.ClientSSLError as exc:
@@ -474,6 +477,9 @@ class _Checker:
             except (aiohttp.InvalidURL, ValueError) as exc:
                 return _Answer(error=f"not a valid URL: {exc}")
             except aiohttp.ClientResponseError as exc:
+                if method == "HEAD":
+                    method = "GET"  # a garbled answer to HEAD says nothing about GET
+                    continue
                 return _Answer(error=f"invalid HTTP response: {exc.message}")
             except aiohttp.ClientError as exc:
                 return _Answer(error=f"request failed: {exc}")
@@ -511,10 +517,12 @@ class _Checker:
                     if isinstance(exc, aiohttp.ClientSSLError):
                         raise
                     raise _Retry(f"cannot connect: {exc.os_error or exc}") from None
-                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
-                    raise _Retry(f"connection failed: {exc}") from None
-                except aiohttp.ClientPayloadError as exc:
-                    raise _Retry(f"connection failed: {exc}") from None
+                except (
+                    aiohttp.ServerDisconnectedError,
+                    aiohttp.ClientOSError,
+                    aiohttp.ClientPayloadError,
+                ) as exc:
+                    raise _Retry(f"connection failed: {exc}", dropped=True) from None
             if status in RETRY_STATUSES:
                 wait = retry_after(wait_header)
                 if wait is not None:

@@ -6,12 +6,12 @@ _catalogctl() {
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            validate|build) cmd="${COMP_WORDS[i]}"; break ;;
+            validate|build|check-links|serve|diff) cmd="${COMP_WORDS[i]}"; break ;;
         esac
     done
     case "$cmd" in
         "")
-            COMPREPLY=($(compgen -W '--version -V validate build' -- "$cur"))
+            COMPREPLY=($(compgen -W '--version -V validate build check-links serve diff' -- "$cur"))
             return ;;
         validate)
             case "$prev" in
@@ -33,6 +33,58 @@ _catalogctl() {
             esac
             if [[ "$cur" == -* ]]; then
                 COMPREPLY=($(compgen -W '--out -o --base-url --cache-control --jobs -j --force --strict --format -f' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return ;;
+        check-links)
+            case "$prev" in
+                --max-concurrency) COMPREPLY=(); return ;;
+                --host-concurrency) COMPREPLY=(); return ;;
+                --timeout) COMPREPLY=(); return ;;
+                --retries) COMPREPLY=(); return ;;
+                --max-retry-wait) COMPREPLY=(); return ;;
+                --max-redirects) COMPREPLY=(); return ;;
+                --accept) COMPREPLY=(); return ;;
+                --exclude) COMPREPLY=(); return ;;
+                --include) COMPREPLY=(); return ;;
+                --cache) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --max-cache-age) COMPREPLY=(); return ;;
+                --user-agent) COMPREPLY=(); return ;;
+                --format|-f) COMPREPLY=($(compgen -W 'table json markdown' -- "$cur")); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--max-concurrency --host-concurrency --timeout --retries --max-retry-wait --max-redirects --accept --exclude --include --cache --max-cache-age --offline --user-agent --strict --format -f' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return ;;
+        serve)
+            case "$prev" in
+                --host) COMPREPLY=(); return ;;
+                --port|-p) COMPREPLY=(); return ;;
+                --base-url) COMPREPLY=(); return ;;
+                --cache-control) COMPREPLY=(); return ;;
+                --workers|-w) COMPREPLY=(); return ;;
+                --log-format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
+                --keepalive-timeout) COMPREPLY=(); return ;;
+                --shutdown-timeout) COMPREPLY=(); return ;;
+                --max-header-size) COMPREPLY=(); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--host --port -p --base-url --cache-control --workers -w --watch --quiet -q --log-format --keepalive-timeout --shutdown-timeout --max-header-size' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return ;;
+        diff)
+            case "$prev" in
+                --format|-f) COMPREPLY=($(compgen -W 'table json markdown' -- "$cur")); return ;;
+                --fail-on) COMPREPLY=($(compgen -W 'breaking warning any' -- "$cur")); return ;;
+                --timeout) COMPREPLY=(); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--format -f --fail-on --timeout' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi

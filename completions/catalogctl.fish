@@ -3,6 +3,9 @@ complete -c catalogctl -f
 complete -c catalogctl -n '__fish_use_subcommand' -l version -s V -d 'Show the version'
 complete -c catalogctl -n '__fish_use_subcommand' -a validate -d 'Check the content: every problem at once, with its file, line and field'
 complete -c catalogctl -n '__fish_use_subcommand' -a build -d 'Render every public document into a static directory, atomically'
+complete -c catalogctl -n '__fish_use_subcommand' -a check-links -d 'Check every game page, icon and store link of the published catalog'
+complete -c catalogctl -n '__fish_use_subcommand' -a serve -d 'Answer the HTTP contract from memory: GET/HEAD for /api/v1, /api/v1/games and the docs'
+complete -c catalogctl -n '__fish_use_subcommand' -a diff -d 'Show what a release changes, and whether it breaks clients'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l format -s f -x -a 'table json' -d 'Output format'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -F
@@ -14,4 +17,36 @@ complete -c catalogctl -n '__fish_seen_subcommand_from build' -l force -d 'Repla
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l format -s f -x -a 'table json' -d 'Output format'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -F
-# commands: validate build
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-concurrency -x -d 'Requests in flight at most'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l host-concurrency -x -d 'Requests in flight to one host at most'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l timeout -x -d 'Seconds to wait for each response'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l retries -x -d 'Retries after connection errors, 5xx and 429 (backoff)'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-retry-wait -x -d 'Longest pause before a retry (Retry-After)'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-redirects -x -d 'Redirects followed at most'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l accept -x -d 'Status codes that mean fine, e.g. '\''200..299,403'\'''
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l exclude -x -d 'Skip URLs matching this regex (repeatable)'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l include -x -d 'Check only URLs matching this regex (repeatable)'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l cache -r -F -d 'Remember links found fine in FILE; skip them next time'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-cache-age -x -d 'How long a cached fine link is trusted'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l offline -d 'Check URL syntax only; send no request'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l user-agent -x -d 'User-Agent header (names catalogctl)'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l strict -d 'Treat warnings as errors'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l format -s f -x -a 'table json markdown' -d 'Output format'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -F
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l host -x -d 'Address to listen on'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l port -s p -x -d 'Port (0: any free port)'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l base-url -x -d 'Publish under this base URL (content trees only)'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l cache-control -x -d 'Cache-Control of successful responses. Default: the build'\''s, or '\''public, max-age=300'\'''
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l workers -s w -x -d 'Processes sharing the port (SO_REUSEPORT)'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l watch -d 'Reload when the content changes (development)'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l quiet -s q -d 'No access log'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l log-format -x -a 'text json' -d 'Access and server log lines: text or JSON'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l keepalive-timeout -x -d 'Seconds an idle connection (or one still sending its request head) stays open'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l shutdown-timeout -x -d 'Seconds in-flight responses get to finish on stop'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l max-header-size -x -d 'Longest request line or header line, in bytes'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -F
+complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l format -s f -x -a 'table json markdown' -d 'Output format'
+complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l fail-on -x -a 'breaking warning any' -d 'Exit 1 on: any difference, warnings (and breaking changes), or breaking contract changes only'
+complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l timeout -x -d 'Seconds to wait for a URL source'
+complete -c catalogctl -n '__fish_seen_subcommand_from diff' -F
+# commands: validate build check-links serve diff

@@ -93,6 +93,11 @@ class LinkServer:
 
             return handler
 
+        async def drop(request: web.Request) -> web.Response:
+            assert request.transport is not None
+            request.transport.close()
+            raise asyncio.CancelledError
+
         async def chain(request: web.Request) -> web.Response:
             n = int(request.match_info["n"])
             return web.Response(status=302, headers={"Location": f"/chain/{n + 1}"})
@@ -116,6 +121,12 @@ class LinkServer:
         r.add_get("/chain/{n}", chain)
         r.add_head("/head-refused", status(405, Allow="GET"))
         r.add_get("/head-refused", html, allow_head=False)
+        r.add_head("/head-501", status(501))
+        r.add_get("/head-501", html, allow_head=False)
+        r.add_head("/head-403", status(403))
+        r.add_get("/head-403", html, allow_head=False)
+        r.add_head("/head-drops", drop)
+        r.add_get("/head-drops", html, allow_head=False)
         r.add_get("/flaky", then_fine(503))
         r.add_get("/limited", then_fine(429, **{"Retry-After": "1"}))
         return app
@@ -267,6 +278,21 @@ def test_check_links_requests_each_url_as_little_as_it_can(
     gets = {p for (m, p), n in server.hits.items() if m == "GET"}
     assert gets == {"/head-refused?pt=123456&ct=service_api_game_catalog&mt=8"}
     assert all(ua.startswith("catalogctl/") for ua in server.user_agents)
+
+
+@pytest.mark.parametrize("path", ["/head-501", "/head-403", "/head-drops"])
+def test_check_links_falls_back_to_get_when_head_fails(
+    make_content: ContentFactory, server: LinkServer, path: str
+) -> None:
+    root = make_content(
+        {"a": local_game(server, "A", icon="/icons/a.png", ios=path, android="/ok")},
+        site=local_site(server),
+    )
+    code, doc = links_json(str(root))
+    assert code == 0, doc
+    # aiohttp itself retries an idempotent request once when a reused connection drops.
+    assert server.count(path, "HEAD") == (1 if path != "/head-drops" else 2)
+    assert server.count(path, "GET") == 1
 
 
 def test_check_links_dedups_a_url_shared_by_many_games(

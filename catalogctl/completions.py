@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -52,10 +51,8 @@ def describe() -> tuple[tuple[Opt, ...], tuple[Cmd, ...]]:
         for p in cmd.params:
             if p.param_type_name != "option" or p.hidden:
                 continue
-            kind = p.type_descriptor.annotation
-            is_enum = isinstance(kind, type) and issubclass(kind, Enum)
-            choices = tuple(str(m.value) for m in kind) if is_enum else ()
-            is_path = kind is Path
+            choices = tuple(str(c) for c in getattr(p.type, "choices", None) or ())
+            is_path = p.type.name == "path"
             out.append(
                 Opt(
                     tuple(p.opts + p.secondary_opts),

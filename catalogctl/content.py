@@ -7,6 +7,7 @@ line (where the parser knows it) and field, so that `validate` can report all of
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -269,13 +270,14 @@ def _validate_model(
 # --- site.toml ----------------------------------------------------------------------------
 
 
+_HTTP_URL_RE = re.compile(r"^https?://[^\s/?#@]+(?:[/?#][^\s]*)?$", re.IGNORECASE)
+
+
 def _is_http_url(url: str, *, https_only: bool = False) -> bool:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
+    """An absolute http(s) URL with a host and no white space."""
+    if _HTTP_URL_RE.match(url) is None:
         return False
-    schemes = ("https",) if https_only else ("http", "https")
-    return parts.scheme in schemes and bool(parts.hostname) and " " not in url
+    return not https_only or url[:8].lower() == "https://"
 
 
 def game_url(site: SiteConfig, game_id: str) -> str:
@@ -443,31 +445,68 @@ def _check_game(entry: GameEntry, site: SiteConfig | None) -> list[Finding]:
     return out
 
 
-def _load_game(
-    path: Path, file: str, site: SiteConfig | None
-) -> tuple[GameEntry | None, list[Finding]]:
+# A parsed file: (display name, stem, front matter and its data) or (display name, problem).
+_Parsed = tuple[str, str, FrontMatter | None, dict[str, Any] | None, Finding | None]
+# Below this many files a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 1500
+
+
+def _parse_game_file(path: str, file: str) -> _Parsed:
+    stem = os.path.basename(path).removesuffix(".md")
     try:
-        front = split_front_matter(_read_text(path), file)
-        data = parse_block(front)
+        front = split_front_matter(_read_text(Path(path)), file)
+        return file, stem, front, parse_block(front), None
     except _FileProblem as exc:
-        return None, [Finding(file, exc.line, None, str(exc))]
+        return file, stem, None, None, Finding(file, exc.line, None, str(exc))
+
+
+def _parse_chunk(chunk: list[tuple[str, str]]) -> list[_Parsed]:
+    return [_parse_game_file(path, file) for path, file in chunk]
+
+
+def _parse_all(jobs: list[tuple[str, str]]) -> list[_Parsed]:
+    """Read and parse every game file; big trees are parsed on every core."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(jobs) < PARALLEL_THRESHOLD or workers < 2:
+        return _parse_chunk(jobs)
+    import multiprocessing
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - platforms without fork
+        return _parse_chunk(jobs)
+    size = -(-len(jobs) // (workers * 4))
+    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+    with ctx.Pool(workers) as pool:
+        return [item for part in pool.map(_parse_chunk, chunks) for item in part]
+
+
+def _game_entry(
+    parsed: _Parsed, site: SiteConfig | None
+) -> tuple[GameEntry | None, list[Finding]]:
+    file, stem, front, data, problem = parsed
+    if front is None or data is None:
+        return None, [problem] if problem else []
     severity = WARNING if data.get("draft") is True else ERROR
     source, findings = _validate_model(GameSource, data, front, severity)
     if source is None:
         return None, findings
-    entry = GameEntry(source.slug if source.slug is not None else path.stem, source, front)
+    entry = GameEntry(source.slug if source.slug is not None else stem, source, front)
     findings.extend(_check_game(entry, site))
     return entry, findings
 
 
-def _game_files(root: Path) -> list[Path]:
+def _game_files(root: Path) -> list[str]:
     games = root / GAMES_DIR
     if not games.is_dir():
         return []
     # Hugo-style section files (_index.md) and editor droppings are not games.
-    return sorted(
-        p for p in games.iterdir() if p.suffix == ".md" and p.name[0] not in "._" and p.is_file()
-    )
+    with os.scandir(games) as it:
+        return sorted(
+            e.name
+            for e in it
+            if e.name.endswith(".md") and e.name[0] not in "._" and e.is_file()
+        )
 
 
 def load(root: Path, *, display: str | None = None) -> Content:
@@ -479,18 +518,18 @@ def load(root: Path, *, display: str | None = None) -> Content:
     shown = display if display is not None else str(root)
     site, site_front, findings = _load_site(root, shown)
     entries: list[GameEntry] = []
-    files = _game_files(root)
-    if not (root / GAMES_DIR).is_dir():
-        findings.append(
-            Finding(str(Path(shown) / GAMES_DIR), None, None, "games/ directory is missing")
-        )
-    for path in files:
-        entry, found = _load_game(path, str(Path(shown) / GAMES_DIR / path.name), site)
+    names = _game_files(root)
+    games_dir, shown_dir = os.path.join(root, GAMES_DIR), os.path.join(shown, GAMES_DIR)
+    if not os.path.isdir(games_dir):
+        findings.append(Finding(shown_dir, None, None, "games/ directory is missing"))
+    jobs = [(os.path.join(games_dir, n), os.path.join(shown_dir, n)) for n in names]
+    for parsed in _parse_all(jobs):
+        entry, found = _game_entry(parsed, site)
         findings.extend(found)
         if entry is not None:
             entries.append(entry)
     findings.extend(_cross_checks(entries))
-    return Content(root, site, site_front, entries, findings, len(files) + 1)
+    return Content(root, site, site_front, entries, findings, len(names) + 1)
 
 
 def _cross_checks(entries: list[GameEntry]) -> list[Finding]:

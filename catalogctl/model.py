@@ -19,7 +19,7 @@ UriStr = Annotated[str, Field(json_schema_extra=URI)]
 
 class _Contract(BaseModel):
     # Clients ignore unknown response fields, so a reader of published JSON must too.
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
 # --- SPEC §2.1 ---------------------------------------------------------------------------

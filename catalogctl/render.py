@@ -159,7 +159,8 @@ def common_headers(cache_control: str) -> list[tuple[str, str]]:
 
 
 def to_json(data: Any) -> bytes:
-    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    """Compact UTF-8 JSON: smaller to send and much faster to compress at brotli quality 11."""
+    return (json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def api_index(site: SiteConfig) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Core modules never print; the CLI hands their results to the functions here.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable
 from enum import StrEnum
@@ -48,6 +49,18 @@ def err() -> Console:
 
         _err = Console(stderr=True, highlight=False)
     return _err
+
+
+_ANSI = {"red": "31", "yellow": "33", "green": "32"}
+
+
+def status(mark: str, color: str, text: str) -> None:
+    """A one-line summary on stderr, without importing rich (validate start-up matters)."""
+    stream = sys.stderr
+    if stream.isatty() and not os.environ.get("NO_COLOR") and color in _ANSI:
+        mark = f"\x1b[{_ANSI[color]}m{mark}\x1b[0m"
+    stream.write(f"{mark} {text}\n")
+    stream.flush()
 
 
 def print_json(data: Any) -> None:

@@ -1,0 +1,125 @@
+"""Whole-process times of `catalogctl validate` and `catalogctl build`.
+
+Run from the repository root with the project installed:
+
+    python benchmarks/bench_validate_build.py [--games 10000] [--repeat 5]
+
+It prints:
+- start-up: `catalogctl validate` on the bundled sample against the bare
+  `python -c 'import typer, rich, pydantic'` (goal: within 1.5x);
+- `validate` of a generated catalog of --games games (goal for 10,000: under 1.5 s);
+- `build` of the same catalog with brotli at quality 11 (goal for 10,000: under 10 s).
+Each figure is the median of --repeat runs; the bare import is the reference measured in the
+same run, since the machine is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = """\
+base_url = "https://games.example.com"
+title = "Benchmark Games"
+description = "A generated catalog."
+platforms = ["iOS", "Android"]
+genres = ["Puzzle", "Arcade", "Strategy", "Adventure", "Racing", "Casual"]
+
+[stores.ios]
+name = "App Store"
+params = { pt = "123456", ct = "service_api_game_catalog", mt = "8" }
+
+[stores.android]
+name = "Google Play"
+params = { utm_source = "service_api", utm_campaign = "game_catalog" }
+"""
+WORDS = (
+    "tide harbour lantern storm reef island puzzle quest dragon pixel ocean sky city dream "
+    "garden engine voyage island rhythm café ñandú über ωmega 夢 river forest shadow crystal"
+).split()
+
+
+def generate(root: Path, n: int, seed: int = 1) -> Path:
+    """A realistic catalog: ~450-byte descriptions, YAML and TOML, site-relative icons."""
+    rng = random.Random(seed)
+    (root / "games").mkdir(parents=True)
+    (root / "site.toml").write_text(SITE, encoding="utf-8")
+    genres = ["Puzzle", "Arcade", "Strategy", "Adventure", "Racing", "Casual"]
+    for i in range(n):
+        name = " ".join(rng.choice(WORDS).title() for _ in range(3)) + f" {i}"
+        desc = " ".join(rng.choice(WORDS) for _ in range(70)).capitalize() + "."
+        plats = rng.choice([["iOS"], ["Android"], ["iOS", "Android"]])
+        gen = rng.sample(genres, 2)
+        stores = {}
+        if "iOS" in plats:
+            stores["ios"] = f"https://apps.apple.com/app/game-{i}/id{1000000 + i}"
+        if "Android" in plats:
+            stores["android"] = f"https://play.google.com/store/apps/details?id=com.example.g{i}"
+        icon = f"/icons/game-{i}.png"
+        body = "Some page text.\n" * 5
+        if i % 4 == 0:
+            st = "".join(f'{k} = "{v}"\n' for k, v in stores.items())
+            text = (
+                f'+++\nname = "{name}"\ndescription = "{desc}"\n'
+                f"platforms = {plats}\ngenres = {gen}\nicon = \"{icon}\"\nweight = {i % 50}\n\n"
+                f"[stores]\n{st}+++\n{body}"
+            ).replace("'", '"')
+        else:
+            st = "".join(f"  {k}: {v}\n" for k, v in stores.items())
+            text = (
+                f"---\nname: {name}\ndescription: {desc}\nplatforms: [{', '.join(plats)}]\n"
+                f"genres: [{', '.join(gen)}]\nicon: {icon}\nstores:\n{st}date: 2024-01-01\n"
+                f"---\n{body}"
+            )
+        (root / "games" / f"game-{i:05d}.md").write_text(text, encoding="utf-8")
+    return root
+
+
+def timed(argv: list[str], repeat: int, *, ok: tuple[int, ...] = (0,)) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, capture_output=True, check=False)
+        times.append(time.perf_counter() - start)
+        if proc.returncode not in ok:
+            sys.exit(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr.decode()}")
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    exe = shutil.which("catalogctl") or sys.exit("catalogctl is not installed")
+    py = sys.executable
+
+    bare = timed([py, "-c", "import typer, rich, pydantic"], args.repeat * 2)
+    sample = timed([exe, "validate", str(ROOT / "content")], args.repeat * 2)
+    print(f"{'bare import typer, rich, pydantic':<44} {bare * 1000:8.0f} ms")
+    print(f"{'catalogctl validate (sample)':<44} {sample * 1000:8.0f} ms  "
+          f"{sample / bare:.2f}x bare import (goal <= 1.5x)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        content = generate(Path(tmp) / "content", args.games)
+        size = sum(p.stat().st_size for p in content.rglob("*.md"))
+        print(f"generated {args.games:,} games ({size / 1e6:.1f} MB of content)")
+        val = timed([exe, "validate", str(content)], args.repeat)
+        print(f"{'catalogctl validate (' + format(args.games, ',') + ' games)':<44} {val:8.2f} s")
+        out = Path(tmp) / "dist"
+        build = timed([exe, "build", str(content), "--out", str(out)], max(1, args.repeat // 2))
+        games_json = out / "public" / "api" / "v1" / "games" / "index.json"
+        print(f"{'catalogctl build (' + format(args.games, ',') + ' games)':<44} {build:8.2f} s  "
+              f"(games JSON {games_json.stat().st_size / 1e6:.1f} MB, brotli q11 + gzip 9)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""The loader and the model: order, ids, store URLs, locating fields, start-up imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from catalogctl import content as content_module
+from catalogctl.content import load, load_catalog, locate, with_params
+from catalogctl.model import Game, GameCatalog, GameSource
+from tests.conftest import ContentFactory, game_yaml
+
+
+def test_content_catalog_order_is_hugo_weight_order(make_content: ContentFactory) -> None:
+    root = make_content(
+        {
+            "c": game_yaml("Beta"),
+            "a": game_yaml("Alpha"),
+            "w2": game_yaml("Zed", extra="weight: 2\n"),
+            "w1": game_yaml("Yak", extra="weight: 1\n"),
+            "b": game_yaml("Beta"),  # same name as c: ties broken by id
+        }
+    )
+    assert [g["id"] for g in load_catalog(root).games] == ["w1", "w2", "a", "b", "c"]
+
+
+def test_content_drafts_are_left_out(make_content: ContentFactory) -> None:
+    root = make_content({"a": game_yaml("A"), "d": game_yaml("D", extra="draft: true\n")})
+    assert [g["id"] for g in load_catalog(root).games] == ["a"]
+
+
+def test_content_slug_override_sets_id_and_url(make_content: ContentFactory) -> None:
+    root = make_content({"working-title": game_yaml("A", extra="slug: final-name\n")})
+    (game,) = load_catalog(root).games
+    assert game["id"] == "final-name"
+    assert game["url"] == "https://games.example.com/games/final-name/"
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://s/app?id=x", "https://s/app?id=x&a=1&b=2"),
+        ("https://s/app", "https://s/app?a=1&b=2"),
+        ("https://s/app?a=old&id=x#frag", "https://s/app?id=x&a=1&b=2#frag"),
+        ("https://s/app?", "https://s/app?a=1&b=2"),
+    ],
+)
+def test_content_attribution_params_keep_the_url_own(url: str, expected: str) -> None:
+    assert with_params(url, {"a": "1", "b": "2"}) == expected
+
+
+def test_content_locate_finds_nested_keys() -> None:
+    yaml_text = "name: x\nstores:\n  ios: a\n  android: b\n"
+    assert locate(yaml_text, ["stores", "android"], "yaml") == 4
+    toml_text = 'name = "x"\n\n[stores]\nios = "a"\nandroid = "b"\n'
+    assert locate(toml_text, ["stores", "android"], "toml") == 5
+    assert locate(toml_text, ["missing"], "toml") is None
+
+
+def test_content_toml_and_yaml_give_the_same_game(make_content: ContentFactory) -> None:
+    toml = (
+        '+++\nname = "A"\ndescription = "A game."\nplatforms = ["iOS", "Android"]\n'
+        'genres = ["Puzzle"]\nicon = "/icons/game.png"\n\n[stores]\n'
+        'ios = "https://apps.apple.com/app/game/id1"\n'
+        'android = "https://play.google.com/store/apps/details?id=com.example.game"\n+++\n'
+    )
+    a = load_catalog(make_content({"g": game_yaml("A")})).games
+    b = load_catalog(make_content({"g": toml})).games
+    assert a == b
+
+
+def test_content_unknown_front_matter_keys_are_ignored(make_content: ContentFactory) -> None:
+    root = make_content({"a": game_yaml("A", extra="tags: [new]\nlayout: game\n")})
+    content = load(root)
+    assert content.findings == []
+
+
+def test_content_published_games_follow_the_contract_model(sample: Path) -> None:
+    catalog = load_catalog(sample)
+    parsed = GameCatalog.model_validate({"schemaVersion": 1, "games": catalog.games})
+    assert len(parsed.games) == len(catalog.games)
+    assert all(list(g) == list(Game.model_fields) for g in catalog.games)
+
+
+def test_content_source_model_is_strict() -> None:
+    with pytest.raises(ValidationError) as info:
+        GameSource.model_validate(
+            {
+                "name": 1,
+                "description": "d",
+                "platforms": "iOS",
+                "genres": ["x"],
+                "icon": "/i",
+                "stores": {"ios": "https://a"},
+            }
+        )
+    assert {e["loc"][0] for e in info.value.errors()} == {"name", "platforms"}
+
+
+def test_content_parallel_parse_gives_the_same_result(
+    generated,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    root = generated(60)
+    serial = load_catalog(root).games
+    monkeypatch.setattr(content_module, "PARALLEL_THRESHOLD", 10)
+    assert load_catalog(root).games == serial
+
+
+def test_content_validate_does_not_import_the_server_stack(sample: Path) -> None:
+    code = (
+        "import sys; from catalogctl.cli import main; sys.argv = ['catalogctl', 'validate', "
+        f"{str(sample)!r}]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'aiohttp', 'brotli', 'uvloop', 'multiprocessing'}))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"

@@ -56,6 +56,7 @@ _ANSI = {"red": "31", "yellow": "33", "green": "32"}
 
 def status(mark: str, color: str, text: str) -> None:
     """A one-line summary on stderr, without importing rich (validate start-up matters)."""
+    sys.stdout.flush()  # after any table printed on stdout
     stream = sys.stderr
     if stream.isatty() and not os.environ.get("NO_COLOR") and color in _ANSI:
         mark = f"\x1b[{_ANSI[color]}m{mark}\x1b[0m"

@@ -209,9 +209,10 @@ def build(
 @app.command("check-links")
 def check_links(
     source: Annotated[
-        Path | None,
+        str | None,
         typer.Argument(
-            help=CONTENT_HELP + " A build directory or a games JSON file works too.",
+            help=CONTENT_HELP
+            + " A build directory, a games JSON file or a deployment's base URL works too.",
             show_default=False,
         ),
     ] = None,
@@ -283,11 +284,12 @@ def check_links(
       catalogctl check-links --exclude 'apps\\.apple\\.com' --timeout 5
       catalogctl check-links --format markdown > links.md
       catalogctl check-links --offline                   # URL syntax only
+      catalogctl check-links https://games.example.com   # the deployed catalog
     """
     from catalogctl import links as core
     from catalogctl import links_report
 
-    root, display = resolve_content(source)
+    spec: str | Path = source if source is not None else resolve_content(None)[0]
     try:
         options = core.CheckOptions(
             max_concurrency=max_concurrency,
@@ -304,7 +306,7 @@ def check_links(
             cache=cache,
             max_cache_age=core.parse_duration(max_cache_age),
         )
-        found = core.load_links(root, display=display)
+        found = core.load_links(spec)
         if err().is_terminal:
             from rich.progress import Progress
 
@@ -315,9 +317,6 @@ def check_links(
                 )
         else:
             report = core.check_links(found, options)
-    except ContentInvalid as exc:
-        _report_findings(exc.findings, Format.json if fmt is RichFormat.json else Format.table)
-        _fail(exc)
     except CatalogError as exc:
         _fail(exc)
 

@@ -102,39 +102,15 @@ def collect_links(games: Iterable[Mapping[str, Any]]) -> list[Link]:
     return list(links.values())
 
 
-def load_links(path: Path, *, display: str | None = None) -> list[Link]:
-    """Links of a content tree, a build directory (manifest.json) or a games JSON file."""
-    if path.is_dir():
-        if (path / "manifest.json").is_file():
-            from catalogctl.build import read_build
-            from catalogctl.render import API_GAMES
+def load_links(spec: str | Path) -> list[Link]:
+    """Links of any catalog source: a content tree, a build, a games JSON file or a base URL."""
+    from catalogctl.sources import load_source
 
-            site = read_build(path)
-            resource = site.resources.get(API_GAMES)
-            if resource is None:
-                raise InputError(f"the build in {path} has no {API_GAMES}")
-            return collect_links(_games_of(resource.identity.body, str(path)))
-        from catalogctl.content import load_catalog
-
-        return collect_links(load_catalog(path, display=display).games)
-    if path.is_file():
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-        return collect_links(_games_of(data, str(path)))
-    raise InputError(f"not found: {path} (expected a content tree, a build or a games JSON file)")
-
-
-def _games_of(data: bytes, where: str) -> list[Mapping[str, Any]]:
-    try:
-        doc = json.loads(data)
-    except ValueError as exc:
-        raise InputError(f"{where} is not a games JSON document: {exc}") from None
-    games = doc.get("games") if isinstance(doc, dict) else doc
-    if not isinstance(games, list) or not all(isinstance(g, dict) for g in games):
-        raise InputError(f'{where}: expected {{"games": [...]}} or a list of games')
-    return games
+    source = load_source(spec)
+    games = getattr(source, "games", None)
+    if games is None:  # a Source that carries the validated model rather than dicts
+        games = [game.model_dump() for game in getattr(source, "catalog").games]  # noqa: B009
+    return collect_links(games)
 
 
 # --- options ------------------------------------------------------------------------------

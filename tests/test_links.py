@@ -102,8 +102,23 @@ class LinkServer:
             n = int(request.match_info["n"])
             return web.Response(status=302, headers={"Location": f"/chain/{n + 1}"})
 
+        async def catalog(request: web.Request) -> web.Response:
+            base = f"http://{request.host}"
+            game = {
+                "id": "live",
+                "name": "Live",
+                "description": "A deployed game.",
+                "url": f"{base}/games/live/",
+                "platforms": ["iOS"],
+                "genres": ["Puzzle"],
+                "icon": f"{base}/icons/live.png",
+                "stores": [{"name": "App Store", "url": f"{base}/missing?pt=1"}],
+            }
+            return web.json_response({"schemaVersion": 1, "games": [game]})
+
         app = web.Application(middlewares=[record])
         r = app.router
+        r.add_get("/api/v1/games", catalog)
         r.add_get("/games/moved/", redirect("/games/moved-here/", 301))
         r.add_get("/games/{id}/", html)
         r.add_get("/icons/not-an-image.png", html)
@@ -481,19 +496,28 @@ def test_check_links_offline_sends_no_request(misbehaving: Path, server: LinkSer
     assert {e["checked"] for e in doc["links"]} == {"offline"}
 
 
-def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:
-    games = {
-        "games": [
-            {
-                "id": "x",
-                "url": "https://games.example.com/games/x/",
-                "icon": "ftp://example.com/x.png",
-                "stores": [{"name": "App Store", "url": "https://exa mple.com/app"}],
-            }
-        ]
-    }
+def games_file(tmp_path: Path, *games: dict[str, Any]) -> Path:
+    """A games JSON document (SPEC §2.2) of `games`, each completed with the required fields."""
+    full = [
+        {"name": "Game", "description": "A game.", "platforms": ["iOS"], "genres": ["Puzzle"]}
+        | game
+        for game in games
+    ]
     path = tmp_path / "games.json"
-    path.write_text(json.dumps(games))
+    path.write_text(json.dumps({"schemaVersion": 1, "games": full}))
+    return path
+
+
+def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:
+    path = games_file(
+        tmp_path,
+        {
+            "id": "x",
+            "url": "https://games.example.com/games/x/",
+            "icon": "ftp://example.com/x.png",
+            "stores": [{"name": "App Store", "url": "https://exa mple.com/app"}],
+        },
+    )
     code, doc = links_json(str(path), "--offline")
     assert code == 1
     errors = {e["field"]: e["error"] for e in doc["links"] if not e["ok"]}
@@ -514,20 +538,31 @@ def test_check_links_reads_a_build_directory(
     assert from_build["links"] == from_content["links"]
 
 
+def test_check_links_reads_a_deployed_catalog(server: LinkServer) -> None:
+    code, doc = links_json(server.base)
+    assert code == 1
+    assert [(e["field"], e["ok"]) for e in doc["links"]] == [
+        ("url", True),
+        ("icon", True),
+        ("stores.App Store", False),
+    ]
+
+
 def test_check_links_connection_refused_is_broken(tmp_path: Path) -> None:
     import socket
 
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    path = tmp_path / "games.json"
     url = f"http://127.0.0.1:{port}/x"
-    path.write_text(json.dumps([{"id": "x", "url": url, "icon": url, "stores": []}]))
+    path = games_file(
+        tmp_path, {"id": "x", "url": url, "icon": url, "stores": [{"name": "S", "url": url}]}
+    )
     code, doc = links_json(str(path), "--retries", "1")
     assert code == 1
     (entry,) = doc["links"]
     assert entry["error"].startswith("cannot connect")
-    assert entry["field"] == "url, icon"
+    assert entry["field"] == "url, icon, stores.S"
 
 
 @pytest.mark.parametrize(
@@ -555,8 +590,10 @@ def test_check_links_missing_source_is_input_error(tmp_path: Path) -> None:
 def test_check_links_invalid_content_is_reported(make_content: ContentFactory) -> None:
     root = make_content({"bad": "---\nname: Bad\n---\n"})
     result = invoke(str(root))
-    assert result.exit_code == 1
-    assert "content is invalid" in result.stderr
+    assert result.exit_code == 2
+    message = " ".join(result.stderr.split())  # rich wraps long lines
+    assert "is invalid (" in message
+    assert "run `catalogctl validate" in message
 
 
 def test_check_links_parsers() -> None:

@@ -154,22 +154,34 @@ def build(
     force: Annotated[
         bool, typer.Option("--force", help="Replace --out even if it is not a previous build.")
     ] = False,
+    nginx_listen: Annotated[
+        str,
+        typer.Option(
+            "--nginx-listen",
+            metavar="ADDR",
+            help="Listen address of the generated OUT/nginx/nginx.conf.",
+        ),
+    ] = "127.0.0.1:8080",
     strict: StrictOpt = False,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Render every public document into a static directory, atomically.
 
     Writes OUT/public/ (the web root, with .gz and .br siblings) and OUT/manifest.json
-    (route → file, content type, headers). A failed build leaves OUT as it was.
+    (route → file, content type, headers), and OUT/nginx/: catalog.conf (locations to
+    include in a server block) and nginx.conf (run: nginx -p OUT -c nginx/nginx.conf).
+    A failed build leaves OUT as it was.
 
     [bold]Examples[/]
 
       catalogctl build                          # ./content → ./dist
       catalogctl build content --out /srv/catalog
       catalogctl build --base-url https://staging.example.com --out dist-staging
+      catalogctl build --nginx-listen 0.0.0.0:80 --out /srv/catalog
     """
     from catalogctl.build import write_site
     from catalogctl.content import load_catalog
+    from catalogctl.nginx import nginx_files
     from catalogctl.render import render
 
     root, display = resolve_content(content)
@@ -177,7 +189,8 @@ def build(
     try:
         catalog = load_catalog(root, display=display, strict=strict, base_url=base_url)
         site = render(catalog, cache_control=cache_control, jobs=jobs)
-        result = write_site(site, out_dir, force=force)
+        extra = nginx_files(site, out_dir, listen=nginx_listen)
+        result = write_site(site, out_dir, extra=extra, force=force)
     except ContentInvalid as exc:
         _report_findings(exc.findings, fmt)
         _fail(exc)

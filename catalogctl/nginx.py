@@ -1,0 +1,408 @@
+"""nginx configuration generated from the route table: the contract of `serve`, on nginx.
+
+`catalogctl build` writes two files beside `public/`:
+
+- `nginx/catalog.conf`: location blocks alone, to `include` inside an existing `server {}`
+  (absolute paths to the build, so it works from any nginx prefix);
+- `nginx/nginx.conf`: a complete configuration for `nginx -p DIR -c nginx/nginx.conf`, with its
+  pid, logs and temp files inside DIR (paths relative to the `-p` prefix).
+
+Both hold the same locations, generated from the same `Site` that `serve` answers from, so
+nginx sends the same bytes and headers. The choices nginx would otherwise make on its own are
+made in the configuration instead, because `serve` makes them from the route table:
+
+- Content coding: the configuration negotiates Accept-Encoding like `serve` (q-values, `*`,
+  `x-gzip`, server preference br > gzip) and serves the precompressed `.br`/`.gz` file itself,
+  with the manifest ETag of exactly that file. `gzip_static`/`brotli_static` decide on their own
+  and cannot tell the configuration which file they sent, so the ETag could name other bytes;
+  no compression module is needed (nginx-light works) and nothing is compressed on the fly.
+- Routing: exact locations, plus a check on the raw request target (`$request_uri`), since
+  nginx matches locations against the decoded, normalised path (`/api/%76%31`, `//api/v1`).
+- The SPEC §7 problem body: its `instance` is the raw path, JSON-escaped with `if`/`set`
+  (quotes and backslashes); a target with bytes outside printable ASCII is a bad request (400),
+  as in `serve`; nginx itself rejects control bytes in the request line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from catalogctl.errors import InputError
+from catalogctl.render import API_PREFIX, PUBLIC, Resource, Site, error_page
+
+DEFAULT_LISTEN = "127.0.0.1:8080"
+NGINX_DIR = "nginx"
+CATALOG_CONF = f"{NGINX_DIR}/catalog.conf"
+NGINX_CONF = f"{NGINX_DIR}/nginx.conf"
+
+HTML = "text/html; charset=utf-8"
+V = "$catalogctl_"  # prefix of every variable the configuration sets
+INTERNAL = "/.catalogctl"  # prefix of the internal error locations
+NOT_FOUND = "@catalogctl_not_found"
+BAD_REQUEST = f"{INTERNAL}/bad-request"
+
+# Quotes and backslashes are the only bytes of a request target that need escaping in JSON
+# once non-ASCII bytes are refused; each stage escapes a fixed number of them.
+ESCAPE_STAGES = (32, 32, 32, 32, 32, 32, 32, 32, 16, 8, 4, 2, 1)
+MAX_ESCAPED = sum(ESCAPE_STAGES)
+
+_LISTEN = re.compile(r"^[A-Za-z0-9_.:\[\]*-]+$")
+
+
+# --- nginx string literals ----------------------------------------------------------------------
+
+
+def quote(value: str, *, what: str = "value") -> str:
+    """A double-quoted nginx string holding exactly `value`.
+
+    nginx has no escape for `$` (it always starts a variable), so a value holding one is
+    refused rather than silently changed.
+    """
+    if "$" in value:
+        raise InputError(f"cannot write {what} into an nginx configuration: it contains '$'")
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def quote_regex(regex: str) -> str:
+    """A regex as an nginx string (`$` is an anchor there, not a variable)."""
+    return '"' + regex.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def check_listen(listen: str) -> str:
+    if not _LISTEN.match(listen):
+        raise InputError(
+            f"--nginx-listen must be ADDRESS:PORT, PORT or [IPv6]:PORT, not {listen!r}"
+        )
+    return listen
+
+
+# --- pieces shared by every location ----------------------------------------------------------
+
+
+def _method_check() -> list[str]:
+    return ["if ($request_method !~ ^(?:GET|HEAD)$) { return 403; }"]
+
+
+def _error_pages() -> list[str]:
+    return [f"error_page 403 {INTERNAL}/403;", f"error_page 404 = {NOT_FOUND};"]
+
+
+def _add_headers(headers: Iterable[tuple[str, str]], *, always: bool = False) -> list[str]:
+    suffix = " always" if always else ""
+    return [
+        f"add_header {name} {quote(value, what=f'the {name} header')}{suffix};"
+        for name, value in headers
+    ]
+
+
+def _ref(var: str) -> str:
+    """`$name` as `${name}`, safe to follow with any character."""
+    return "${" + var[1:] + "}"
+
+
+def _coding_regex(coding: str) -> str:
+    """A coding in Accept-Encoding; its q-value is captured (empty when absent: q=1)."""
+    q = r"(?:;[ \t]*q[ \t]*=[ \t]*(?<catalogctl_qv>[^ \t,;]*))?"
+    return rf"(?:^|,)[ \t]*{coding}[ \t]*{q}[ \t]*(?:;[^,]*)?(?:,|$)"
+
+
+# `a:b` where the q-value b is greater than a (both padded digit strings, first 4 digits count).
+_GREATER = r"^(\d{0,3})(?:" + "|".join(rf"{d}\d*:\1[{d + 1}-9]" for d in range(9)) + ")"
+_ACCEPTABLE = r"^(?:1|0\d{0,2}[1-9])"  # q > 0
+_CODING_NAMES = {"br": "br", "gzip": "(?:x-)?gzip", "identity": "identity", "*": r"\*"}
+
+
+def _negotiate(codings: Sequence[str]) -> list[str]:
+    """Set `$catalogctl_v` to the coding `serve` would choose among `codings` ("" = identity).
+
+    The q-value of each coding is normalised to a digit string (`1000…` for q=1, `0500…` for
+    0.5) so that the highest can be found with a regex; ties go to the server's preference
+    (br, then gzip), and identity wins only when listed with a higher q than the choice.
+    """
+    lines = [f'set {V}v "";']
+    if not codings:
+        return lines
+    q = {c: f"{V}q_{c}" for c in (*codings, "identity")}
+    lines += [f'set {q[c]} "";' for c in q]
+    star = " ".join(f'set {q[c]} "=$catalogctl_qv";' for c in codings)
+    lines.append(
+        f"if ($http_accept_encoding ~* {quote_regex(_coding_regex(_CODING_NAMES['*']))}) "
+        f"{{ {star} }}"
+    )
+    for c, var in q.items():
+        regex = quote_regex(_coding_regex(_CODING_NAMES[c]))
+        lines.append(f'if ($http_accept_encoding ~* {regex}) {{ set {var} "=$catalogctl_qv"; }}')
+    one = quote_regex(r"^=(?:[1-9][0-9]*(?:\.[0-9]*)?)?$")  # no q, or q >= 1
+    frac = quote_regex(r"^=0*\.?([0-9]?)([0-9]?)([0-9]?)[0-9]*$")
+    for var in q.values():
+        lines.append(f"if ({var} ~ {one}) {{ set {var} 1; }}")
+        lines.append(f'if ({var} ~ {frac}) {{ set {var} "0$1$2$3"; }}')
+        lines.append(f'set {var} "{_ref(var)}000";')
+    best = f"{V}q_best"
+    lines.append(f'set {best} "";')
+    # Least preferred first: a preferred coding overrides it unless its q-value is lower.
+    preferred = list(codings)
+    last = preferred[-1]
+    lines.append(
+        f"if ({q[last]} ~ {quote_regex(_ACCEPTABLE)}) {{ set {V}v {last}; set {best} {q[last]}; }}"
+    )
+    for c in reversed(preferred[:-1]):
+        lines.append(f'set {V}cmp "{_ref(q[c])}:{_ref(best)}";')
+        lines.append(
+            f"if ({V}cmp ~ {quote_regex('^(?!' + _GREATER[1:] + ')' + _ACCEPTABLE[1:])}) "
+            f"{{ set {V}v {c}; set {best} {q[c]}; }}"
+        )
+    lines.append(f'set {V}cmp "{_ref(best)}:{_ref(q["identity"])}";')
+    lines.append(f'if ({V}cmp ~ {quote_regex(_GREATER)}) {{ set {V}v ""; }}')
+    return lines
+
+
+# --- locations ----------------------------------------------------------------------------------
+
+
+def _block(head: str, body: Iterable[str], indent: str = "") -> list[str]:
+    return [f"{indent}{head} {{", *(f"{indent}    {line}" for line in body), f"{indent}}}", ""]
+
+
+def _route(res: Resource, public: str) -> list[str]:
+    """One exact location: negotiation, conditional GET, the file and the manifest headers."""
+    base = f"{public}/{res.file}"
+    codings = [v.encoding for v in res.encoded]
+    raw = quote_regex("^" + re.escape(res.path) + r"(?:\?|$)")
+    body = [
+        *_error_pages(),
+        *_method_check(),
+        f"if ($request_uri !~ {raw}) {{ return 404; }}",
+        "types { }",
+        f"default_type {quote(res.content_type, what='a content type')};",
+        "etag off;",
+        "if_modified_since off;",
+        "max_ranges 0;",
+        *_negotiate(codings),
+        f"set {V}file {quote(base, what='the build path')};",
+        f"set {V}etag {quote(res.identity.etag)};",
+        f'set {V}ce "";',
+    ]
+    suffix = {"gzip": ".gz", "br": ".br"}
+    for v in res.encoded:
+        body.append(
+            f"if ({V}v = {v.encoding}) {{ set {V}file {quote(base + suffix[v.encoding])}; "
+            f"set {V}etag {quote(v.etag)}; set {V}ce {v.encoding}; }}"
+        )
+    # If-None-Match: `*`, or the sent variant's ETag in the list (weak comparison).
+    inm = quote_regex(r'^("[^"]*") (?:[ \t]*\*[ \t]*$|(?:.*[ \t,])?(?:W/)?\1)')
+    body += [
+        f'set {V}inm "{_ref(V + "etag")} $http_if_none_match";',
+        f'if ({V}inm ~ {inm}) {{ set {V}ce ""; return 304; }}',
+        f"alias {V}file;",
+        'add_header Last-Modified "";',
+        f"add_header ETag {V}etag;",
+        f"add_header Content-Encoding {V}ce;",
+        *_add_headers(res.headers),
+    ]
+    return _block(f"location = {res.path}", body)
+
+
+def _escape_stage(n: int) -> str:
+    """Escape the next `n` quotes or backslashes of `$catalogctl_rest` (none if fewer remain)."""
+    names = [(f"{V}s{i}", f"{V}u{i}") for i in range(1, n + 1)]
+    # PCRE: a run without quotes and backslashes, then one of them; n times; then the rest.
+    regex = "^" + "".join(f'(?<{s[1:]}>[^"\\\\]*)(?<{u[1:]}>["\\\\])' for s, u in names)
+    regex += f"(?<{V[1:]}r>.*)$"
+    # nginx string: each one preceded by a backslash (written `\\` inside the quotes).
+    parts = "".join(f"{_ref(s)}\\\\{_ref(u)}" for s, u in names)
+    value = f'"{_ref(V + "instance")}{parts}"'
+    return (
+        f"if ({V}rest ~ {quote_regex(regex)}) "
+        f"{{ set {V}instance {value}; set {V}rest {_ref(V + 'r')}; }}"
+    )
+
+
+_QUOTE_OR_BACKSLASH = quote_regex('["\\\\]')
+
+
+def _not_found(site: Site) -> list[str]:
+    """Every 404 ends here: the SPEC §7 problem under /api/, the HTML page elsewhere.
+
+    The named location takes the request target from `$request_uri`; the bad-request
+    location (nginx.conf only) from the request line, when nginx refused a target such as
+    `/api/%00` or `/api/../../x` before any location ran. Both hand over to one internal
+    location that checks the method and the bytes, then escapes the path into the JSON.
+    """
+    nf = site.not_found
+    prefix = quote(nf.prefix.decode("utf-8"), what="the base URL")
+    suffix = quote(nf.suffix.decode("utf-8"), what="the base URL")
+    target, method = f"{V}target", f"{V}method"
+    handover = f"rewrite ^ {INTERNAL}/not-found last;"
+    named = [f"set {target} $request_uri;", f"set {method} $request_method;", handover]
+    line = quote_regex(r"^(?<catalogctl_m>[!-~]+) (?<catalogctl_t>/[!-~]*) HTTP/[0-9.]+$")
+    bad_request = [
+        "internal;",
+        f'set {target} "";',
+        f'set {method} "";',
+        f"if ($request ~ {line}) {{ set {target} $catalogctl_t; set {method} $catalogctl_m; }}",
+        # nginx sets $request_uri only for a target it accepted: then the 400 is genuine
+        f'if ($request_uri != "") {{ set {target} ""; }}',
+        f'if ({target} = "") {{ rewrite ^ {INTERNAL}/400 last; }}',
+        handover,
+    ]
+    body = [
+        "internal;",
+        f"error_page 404 = {NOT_FOUND};  # asked for from outside",
+        f"if ({method} !~ ^(?:GET|HEAD)$) {{ rewrite ^ {INTERNAL}/403 last; }}",
+        # serve refuses request targets with bytes outside printable ASCII (RFC 9112 §3.2)
+        f"if ({target} ~ {quote_regex('[^!-~]')}) {{ rewrite ^ {INTERNAL}/400 last; }}",
+        f"if ({target} !~ ^{API_PREFIX}) {{ rewrite ^ {INTERNAL}/404 last; }}",
+        "types { }",
+        f"default_type {quote(nf.content_type)};",
+        *_add_headers(nf.headers, always=True),
+        f'set {V}rest "";',
+        f'set {V}instance "";',
+        # named captures: nginx would %-escape numbered ones in a %-encoded request target
+        f"if ({target} ~ ^(?<{V[1:]}path>[^?]*)) {{ set {V}instance {V}path; }}",
+        # Only a path holding quotes or backslashes goes through the escaping stages.
+        f"if ({V}instance ~ {_QUOTE_OR_BACKSLASH}) "
+        f'{{ set {V}rest {V}instance; set {V}instance ""; }}',
+        *(_escape_stage(n) for n in ESCAPE_STAGES),
+        f"if ({V}rest ~ {_QUOTE_OR_BACKSLASH}) {{ rewrite ^ {INTERNAL}/400 last; }}",
+        f'set {V}instance "{_ref(V + "instance")}{_ref(V + "rest")}";',
+        f'return 404 {prefix[:-1]}\\"{_ref(V + "instance")}\\"{suffix[1:]};',
+    ]
+    return [
+        *_block(f"location {NOT_FOUND}", named),
+        *_block(f"location = {BAD_REQUEST}", bad_request),
+        *_block(f"location = {INTERNAL}/not-found", body),
+    ]
+
+
+def _error_location(
+    status: int, content_type: str, headers: Iterable[tuple[str, str]], body: bytes
+) -> list[str]:
+    lines = [
+        "internal;",
+        f"error_page 404 = {NOT_FOUND};  # asked for from outside",
+        "types { }",
+        f"default_type {quote(content_type)};",
+        *_add_headers(headers, always=True),
+        f"return {status} {quote(body.decode('utf-8'), what=f'the {status} page')};",
+    ]
+    return _block(f"location = {INTERNAL}/{status}", lines)
+
+
+def _error_locations(site: Site) -> list[str]:
+    no_store = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"))
+    pages = {status: (p.content_type, p.headers, p.body) for status, p in site.errors.items()}
+    pages.setdefault(403, (HTML, no_store, error_page(403, "Forbidden", "Use GET or HEAD.")))
+    pages.setdefault(404, (HTML, no_store, error_page(404, "Not Found", "Nothing here.")))
+    pages.setdefault(
+        400,
+        (HTML, no_store, error_page(400, "Bad Request", "The request could not be understood.")),
+    )
+    out: list[str] = []
+    for status in sorted(pages):
+        out += _error_location(status, *pages[status])
+    return out
+
+
+def locations(site: Site, public: str) -> list[str]:
+    """Every location of the catalog; `public` is the web root as nginx should open it."""
+    out: list[str] = []
+    for res in site.resources.values():
+        out += _route(res, public)
+    out += _block(f"location {API_PREFIX}", [*_error_pages(), *_method_check(), "return 404;"])
+    out += _not_found(site)
+    out += _error_locations(site)
+    return out
+
+
+def _header(site: Site, what: str) -> list[str]:
+    return [
+        f"# {what}",
+        f"# Generated by catalogctl from the build of {site.base_url}; regenerated by every",
+        "# `catalogctl build`. Do not edit: change the content or the build options instead.",
+        "",
+    ]
+
+
+def catalog_conf(site: Site, out: Path) -> str:
+    """`nginx/catalog.conf`: the locations alone, for `include` inside an existing server."""
+    public = str(out.absolute() / PUBLIC)
+    lines = [
+        *_header(site, "catalog.conf: include inside a server { } block."),
+        *locations(site, public),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _worker_user() -> list[str]:
+    # Started as root, nginx runs its workers as `nobody` unless told otherwise; they could not
+    # read a build in a private directory. Name the user who built it (root, if root built it).
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    return ["user root;"]
+
+
+def nginx_conf(site: Site, listen: str = DEFAULT_LISTEN) -> str:
+    """`nginx/nginx.conf`: a complete configuration, paths relative to the `-p` prefix."""
+    listen = check_listen(listen)
+    server = [
+        f"listen {listen} reuseport backlog=4096;",
+        "server_name _;",
+        "absolute_redirect off;",
+        "server_tokens off;",
+        # nginx answers TRACE with 405 before any location; the contract says 403.
+        f"error_page 405 =403 {INTERNAL}/403;",
+        # nginx refuses targets like /api/%00 before any location: answer them like serve
+        f"error_page 400 = {BAD_REQUEST};",
+        "",
+        *locations(site, PUBLIC),
+        *_block("location /", [*_error_pages(), *_method_check(), "return 404;"]),
+    ]
+    http = [
+        "sendfile on;",
+        "tcp_nopush on;",
+        "tcp_nodelay on;",
+        "keepalive_timeout 65s;",
+        "keepalive_requests 100000;",
+        "open_file_cache max=64 inactive=60s;",
+        "open_file_cache_valid 60s;",
+        "open_file_cache_errors on;",
+        "gzip off;  # every compressed file is precompressed by the build",
+        "charset off;",
+        "variables_hash_max_size 2048;  # the escaping stages name many captures",
+        "variables_hash_bucket_size 128;",
+        "access_log off;  # or: access_log nginx/access.log;",
+        f"client_body_temp_path {NGINX_DIR}/client_body_temp;",
+        f"proxy_temp_path {NGINX_DIR}/proxy_temp;",
+        f"fastcgi_temp_path {NGINX_DIR}/fastcgi_temp;",
+        f"uwsgi_temp_path {NGINX_DIR}/uwsgi_temp;",
+        f"scgi_temp_path {NGINX_DIR}/scgi_temp;",
+        "",
+        *_block("server", server)[:-1],
+    ]
+    lines = [
+        *_header(
+            site,
+            "nginx.conf: run with  nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'",
+        ),
+        *_worker_user(),
+        "worker_processes auto;",
+        f"pid {NGINX_DIR}/nginx.pid;",
+        f"error_log {NGINX_DIR}/error.log warn;",
+        "pcre_jit on;",
+        "",
+        *_block("events", ["worker_connections 4096;"]),
+        *_block("http", http),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def nginx_files(site: Site, out: Path, *, listen: str = DEFAULT_LISTEN) -> list[tuple[str, bytes]]:
+    """The files `build` writes under `out/nginx/`, relative to `out`."""
+    return [
+        (CATALOG_CONF, catalog_conf(site, out).encode("utf-8")),
+        (NGINX_CONF, nginx_conf(site, listen).encode("utf-8")),
+    ]

@@ -1,0 +1,72 @@
+"""Run nginx on a build's generated configuration, on 127.0.0.1 and a free port."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from catalogctl.build import write_site
+from catalogctl.nginx import NGINX_CONF, nginx_files
+from catalogctl.render import Site
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def write_build(site: Site, out: Path, port: int) -> Path:
+    """`catalogctl build` of `site` into `out`, with nginx listening on `port`."""
+    write_site(site, out, extra=nginx_files(site, out, listen=f"127.0.0.1:{port}"), force=True)
+    return out
+
+
+class NginxProcess:
+    """`nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'`, exactly as the README says."""
+
+    def __init__(self, build: Path, port: int, *, conf: str = NGINX_CONF) -> None:
+        assert Path(NGINX).exists(), "nginx is installed by .ci/run (Debian package nginx)"
+        self.build = build
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc = subprocess.Popen(
+            [NGINX, "-p", str(build), "-c", conf, "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"nginx exited {self.proc.returncode}: {self.errors()}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise AssertionError(f"nginx did not listen on {port}: {self.errors()}")
+
+    def errors(self) -> str:
+        log = self.build / "nginx" / "error.log"
+        text = log.read_text() if log.exists() else ""
+        if self.proc.poll() is not None and self.proc.stderr is not None:
+            text += self.proc.stderr.read()
+        return text
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish requests, then exit
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stderr is not None:
+            self.proc.stderr.close()
+        return self.proc.returncode

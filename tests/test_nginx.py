@@ -1,0 +1,277 @@
+"""The generated nginx configuration: files, options, and nginx answering exactly like serve.
+
+nginx runs on 127.0.0.1 and a free port with `nginx -p DIR -c nginx/nginx.conf -g 'daemon
+off;'`. The reference for every answer is serve's own request handler (`Table.answer`) on the
+same route table: status, every header but Date/Server/Connection, and the body.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from catalogctl.build import read_build
+from catalogctl.content import load_catalog
+from catalogctl.errors import InputError
+from catalogctl.nginx import MAX_ESCAPED, catalog_conf, quote
+from catalogctl.render import render
+from catalogctl.server import Table
+from tests.conformance import Reply, request
+from tests.conftest import SAMPLE, ContentFactory
+from tests.nginx_process import NGINX, NginxProcess, free_port, write_build
+
+IGNORED = frozenset({"date", "server", "connection", "content-length"})
+TARGETS = [
+    "/api/v1",
+    "/api/v1/games",
+    "/api",
+    "/openapi.json",
+    "/.well-known/api-catalog",
+    "/llms.txt",
+    "/api/v1?x=1&y",
+    "/api/v1/",
+    "/api/v1/games/",
+    "/api/",
+    "/api/v2",
+    "/api//v1",
+    "//api/v1",
+    "/api/%76%31",
+    "/%61pi/v1",
+    "/api/v1/../v1",
+    "/api/%00",
+    "/api/../../etc/passwd",
+    "/api/%zz",
+    "/api/%22",
+    "/api/a'b<c>{}|^`",
+    '/api/x"y\\z',
+    "/nope",
+    "/",
+    "/index.html",
+    "/.catalogctl/403",
+    "/.catalogctl/not-found",
+]
+ENCODINGS = [
+    None,
+    "gzip",
+    "br",
+    "gzip, deflate, br",
+    "br;q=0.5, gzip",
+    "gzip;q=0.5, br;q=0.5",
+    "gzip;q=1.0, br;q=0.999",
+    "gzip ; q=0.8 , br;q=0.9",
+    "gzip;q=0, br;q=0",
+    "*",
+    "*;q=0",
+    "br;q=0, *",
+    "x-gzip",
+    "GZIP",
+    "identity",
+    "identity;q=1, gzip;q=0.5",
+    "deflate",
+]
+
+
+@pytest.fixture(scope="module")
+def sample_nginx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[NginxProcess, Table]]:
+    port = free_port()
+    out = write_build(render(load_catalog(SAMPLE)), tmp_path_factory.mktemp("nx") / "dist", port)
+    server = NginxProcess(out, port)
+    try:
+        yield server, Table.build(read_build(out))
+    finally:
+        assert server.stop() == 0
+
+
+def _same_as_serve(
+    reply: Reply, table: Table, method: str, target: str, ae: str | None, inm: str | None = None
+) -> None:
+    want = table.answer(method, target, ae, inm)
+    got_headers = sorted((k, v) for k, v in reply.headers if k not in IGNORED)
+    want_headers = sorted(
+        (k.lower(), v) for k, v in want.headers.items() if k.lower() not in IGNORED
+    )
+    if reply.status == 304:  # nginx names the media type on a 304 too (RFC 9110 allows it)
+        got_headers = [(k, v) for k, v in got_headers if k != "content-type"]
+    assert (reply.status, got_headers) == (want.status, want_headers), reply.request
+    assert reply.body == (b"" if method == "HEAD" else want.body), reply.request
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("method", ["GET", "HEAD", "POST", "OPTIONS"])
+def test_nginx_answers_like_serve(
+    sample_nginx: tuple[NginxProcess, Table], method: str, target: str
+) -> None:
+    server, table = sample_nginx
+    reply = request(server.url, target, method)
+    _same_as_serve(reply, table, method, target, None)
+
+
+@pytest.mark.parametrize("ae", ENCODINGS)
+@pytest.mark.parametrize("target", ["/api/v1", "/api/v1/games", "/openapi.json", "/api/v9"])
+def test_nginx_negotiates_like_serve(
+    sample_nginx: tuple[NginxProcess, Table], target: str, ae: str | None
+) -> None:
+    server, table = sample_nginx
+    reply = request(server.url, target, headers={} if ae is None else {"Accept-Encoding": ae})
+    _same_as_serve(reply, table, "GET", target, ae)
+
+
+@pytest.mark.parametrize("ae", [None, "gzip", "br"])
+def test_nginx_if_none_match_like_serve(
+    sample_nginx: tuple[NginxProcess, Table], ae: str | None
+) -> None:
+    server, table = sample_nginx
+    etag = table.answer("GET", "/api/v1/games", ae, None).etag
+    other = table.answer("GET", "/api/v1/games", "gzip" if ae != "gzip" else None, None).etag
+    for inm in [etag, f"W/{etag}", f'"x", {etag}', "*", '"nope"', other, etag.strip('"')]:
+        headers = {"If-None-Match": inm, **({"Accept-Encoding": ae} if ae else {})}
+        reply = request(server.url, "/api/v1/games", headers=headers)
+        _same_as_serve(reply, table, "GET", "/api/v1/games", ae, inm)
+    assert request(server.url, "/api/v1/games", headers={"If-None-Match": etag}).status == (
+        304 if ae is None else 200
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        '/api/"',
+        "/api/\\",
+        '/api/\\"',
+        '/api/"},"status":200,"x":"',
+        "/api/" + '"\\' * 40,
+        "/api/" + '"' * MAX_ESCAPED,
+        "/api/" + "a" * 3000 + '"' * 100 + "b" * 3000,
+    ],
+    ids=["quote", "backslash", "escaped-quote", "injection", "mixed-80", "at-limit", "long"],
+)
+def test_nginx_not_found_instance_is_json_safe(
+    sample_nginx: tuple[NginxProcess, Table], path: str
+) -> None:
+    server, table = sample_nginx
+    reply = request(server.url, path + "?q=1")
+    assert reply.status == 404
+    body = json.loads(reply.body)
+    assert body["instance"] == path and body["status"] == 404
+    assert reply.body == table.site.not_found.body(path)
+
+
+def test_nginx_not_found_beyond_the_escape_limit_is_a_bad_request(
+    sample_nginx: tuple[NginxProcess, Table],
+) -> None:
+    server, _ = sample_nginx
+    reply = request(server.url, "/api/" + '"' * (MAX_ESCAPED + 1))
+    assert (reply.status, reply.media_type) == (400, "text/html")
+
+
+def test_nginx_non_ascii_target_is_a_bad_request_like_serve(
+    sample_nginx: tuple[NginxProcess, Table],
+) -> None:
+    server, _ = sample_nginx
+    for target in ["/api/é".encode(), b"/api/\xff", b"/\xc3\xa9"]:
+        reply = request(server.url, target)
+        assert (reply.status, reply.media_type) == (400, "text/html"), target
+
+
+def _run_build(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "catalogctl", "build", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _directives(conf: str) -> list[str]:
+    return [line.strip() for line in conf.splitlines() if not line.lstrip().startswith("#")]
+
+
+def test_build_writes_nginx_configs(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    proc = _run_build(SAMPLE, "--out", out, "--nginx-listen", "127.0.0.1:9999")
+    assert proc.returncode == 0, proc.stderr
+    conf = (out / "nginx" / "nginx.conf").read_text()
+    assert "listen 127.0.0.1:9999 " in conf
+    assert not [d for d in _directives(conf) if d.startswith("daemon")]
+    for directive in ("pid nginx/", "error_log nginx/", "client_body_temp_path nginx/"):
+        assert directive in conf
+    for tuning in ("sendfile on;", "tcp_nopush on;", "open_file_cache max=", "access_log off;"):
+        assert tuning in conf
+    included = (out / "nginx" / "catalog.conf").read_text()
+    assert not [d for d in _directives(included) if d.startswith(("server", "http", "listen"))]
+    assert f'"{out.absolute()}/public/api/v1/games/index.json"' in included
+    test = subprocess.run(
+        [NGINX, "-t", "-q", "-p", str(out), "-c", "nginx/nginx.conf"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert test.returncode == 0, test.stderr
+
+
+def test_build_nginx_listen_default(tmp_path: Path) -> None:
+    assert _run_build(SAMPLE, "--out", tmp_path / "d").returncode == 0
+    assert "listen 127.0.0.1:8080 " in (tmp_path / "d" / "nginx" / "nginx.conf").read_text()
+
+
+@pytest.mark.parametrize("listen", ["", "127.0.0.1:80; evil", "a b", "{"])
+def test_build_nginx_listen_invalid(tmp_path: Path, listen: str) -> None:
+    proc = _run_build(SAMPLE, "--out", tmp_path / "d", "--nginx-listen", listen)
+    assert proc.returncode == 2
+    assert "--nginx-listen" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "d").exists()
+
+
+def test_build_nginx_refuses_dollar_in_headers(tmp_path: Path) -> None:
+    proc = _run_build(SAMPLE, "--out", tmp_path / "d", "--cache-control", "max-age=$x")
+    assert proc.returncode == 2
+    assert "'$'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_nginx_quote_escapes_quotes_and_backslashes() -> None:
+    assert quote('a"b\\c') == '"a\\"b\\\\c"'
+    with pytest.raises(InputError):
+        quote("$host")
+
+
+def test_nginx_catalog_conf_inside_an_existing_server(
+    tmp_path: Path, make_content: ContentFactory
+) -> None:
+    """The README's `include` example: the website keeps its own root and locations."""
+    port = free_port()
+    site = render(load_catalog(make_content()))
+    out = write_build(site, tmp_path / "dist", port)
+    www = tmp_path / "www"
+    www.mkdir()
+    (www / "index.html").write_text("<h1>website</h1>\n")
+    conf = out / "nginx" / "site.conf"
+    standalone = (out / "nginx" / "nginx.conf").read_text()
+    head = standalone.split("http {")[0]
+    conf.write_text(
+        head
+        + "http {\n  access_log off;\n"
+        + "  client_body_temp_path nginx/client_body_temp;\n"
+        + f"  server {{\n    listen 127.0.0.1:{port};\n    root {www};\n"
+        + "    location / { try_files $uri $uri/index.html =404; }\n"
+        + f"    include {out.absolute()}/nginx/catalog.conf;\n  }}\n}}\n"
+    )
+    assert catalog_conf(site, out) == (out / "nginx" / "catalog.conf").read_text()
+    server = NginxProcess(out, port, conf="nginx/site.conf")
+    try:
+        assert request(server.url, "/").body == b"<h1>website</h1>\n"
+        games = request(server.url, "/api/v1/games", headers={"Accept-Encoding": "gzip"})
+        assert (
+            games.status == 200
+            and games.header("etag") == site.resources["/api/v1/games"].variant("gzip").etag
+        )  # type: ignore[union-attr]
+        missing = request(server.url, "/api/v1/nope")
+        assert (missing.status, missing.media_type) == (404, "application/problem+json")
+        assert json.loads(missing.body)["instance"] == "/api/v1/nope"
+        assert request(server.url, "/api/v1", "DELETE").status == 403
+    finally:
+        assert server.stop() == 0

@@ -66,7 +66,11 @@ def games(base: str, n_links: int) -> list[dict[str, object]]:
         out.append(
             {
                 "id": f"game-{i:05d}",
+                "name": f"Game {i}",
+                "description": "A game.",
                 "url": f"{base}/games/game-{i:05d}/",
+                "platforms": ["iOS", "Android"],
+                "genres": ["Puzzle"],
                 "icon": f"{base}/icons/game-{i:05d}.png",
                 "stores": [
                     {"name": "App Store", "url": f"{base}/ios/{i}?pt=1&ct=c&mt=8"},
@@ -147,7 +151,7 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "games.json"
-            path.write_text(json.dumps({"games": catalog}))
+            path.write_text(json.dumps({"schemaVersion": 1, "games": catalog}))
             started = time.perf_counter()
             proc = subprocess.run(
                 [

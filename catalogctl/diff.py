@@ -9,16 +9,18 @@ here prints; `diff_report` renders a result as tables or Markdown, `to_json` as 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from catalogctl.model import Game, Store
     from catalogctl.sources import Source
 
 FailOn = Literal["breaking", "warning", "any"]
+Game = dict[str, Any]  # a published game, validated against `model.Game` (see sources.py)
 FAIL_ON: tuple[FailOn, ...] = ("breaking", "warning", "any")
 
 SET_FIELDS = ("platforms", "genres")
@@ -135,32 +137,41 @@ class DiffResult:
 # --- comparing catalogs ------------------------------------------------------------------------
 
 
+def _by_id(games: list[Game]) -> dict[str, Game]:
+    # Ids are unique (sources.py checks), so the dict keeps catalog order.
+    return dict(zip(map(itemgetter("id"), games), games, strict=True))
+
+
+def _positions(ids: Iterable[str]) -> dict[str, int]:
+    """1-based catalog position of each id."""
+    return dict(zip(ids, itertools.count(1)))
+
+
 def compare(old: Source, new: Source) -> DiffResult:
     """Everything the public would see change between `old` and `new`."""
-    old_games, new_games = old.catalog.games, new.catalog.games
-    old_by_id = {g.id: g for g in old_games}
-    new_by_id = {g.id: g for g in new_games}
-    result = DiffResult(old.label, new.label, len(old_games), len(new_games))
-    result.added = [GameRef(g.id, g.name) for g in new_games if g.id not in old_by_id]
-    result.removed = [GameRef(g.id, g.name) for g in old_games if g.id not in new_by_id]
+    # Whole-catalog passes use C-level builtins: a diff of two 100,000-game catalogs should
+    # cost little more than reading them.
+    old_by_id, new_by_id = _by_id(old.games), _by_id(new.games)
+    result = DiffResult(old.label, new.label, len(old_by_id), len(new_by_id))
+    fresh, gone = new_by_id.keys() - old_by_id.keys(), old_by_id.keys() - new_by_id.keys()
+    added = [g for gid, g in new_by_id.items() if gid in fresh] if fresh else []
+    removed = [g for gid, g in old_by_id.items() if gid in gone] if gone else []
+    result.added = [GameRef(g["id"], g["name"]) for g in added]
+    result.removed = [GameRef(g["id"], g["name"]) for g in removed]
     store_platforms = {**old.store_platforms, **new.store_platforms}
-    for game in new_games:
-        before = old_by_id.get(game.id)
-        if before is None or before == game:
-            continue
-        fields = game_changes(before, game)
-        if fields:
-            result.changed.append(Changed(game.id, game.name, fields))
-            result.warnings.extend(_store_warnings(before, game, store_platforms))
-    result.reordered = reordered(
-        [g.id for g in old_games if g.id in new_by_id],
-        [g.id for g in new_games if g.id in old_by_id],
-        {g.id: i + 1 for i, g in enumerate(old_games)},
-        {g.id: i + 1 for i, g in enumerate(new_games)},
-        {g.id: g.name for g in new_games},
-    )
-    removed = [old_by_id[g.id] for g in result.removed]
-    added = [new_by_id[g.id] for g in result.added]
+    # An added game compares equal to itself, so only games in both sides can differ.
+    for gid in [gid for gid, g in new_by_id.items() if old_by_id.get(gid, g) != g]:
+        before, game = old_by_id[gid], new_by_id[gid]
+        result.changed.append(Changed(gid, game["name"], game_changes(before, game)))
+        result.warnings.extend(_store_warnings(before, game, store_platforms))
+    kept_old = [gid for gid in old_by_id if gid not in gone] if gone else list(old_by_id)
+    kept_new = [gid for gid in new_by_id if gid not in fresh] if fresh else list(new_by_id)
+    moved = reordered(kept_old, kept_new)
+    if moved:
+        old_pos, new_pos = _positions(old_by_id), _positions(new_by_id)
+        result.reordered = [
+            Moved(gid, new_by_id[gid]["name"], old_pos[gid], new_pos[gid]) for gid in moved
+        ]
     result.warnings[:0] = rename_warnings(removed, added)
     if old.openapi is not None and new.openapi is not None:
         result.contract = contract_changes(old.openapi, new.openapi)
@@ -168,10 +179,10 @@ def compare(old: Source, new: Source) -> DiffResult:
     return result
 
 
-def _store_urls(stores: Iterable[Store]) -> dict[str, list[str]]:
+def _store_urls(stores: Iterable[dict[str, str]]) -> dict[str, list[str]]:
     by_name: dict[str, list[str]] = {}
     for s in stores:
-        by_name.setdefault(s.name, []).append(s.url)
+        by_name.setdefault(s["name"], []).append(s["url"])
     return by_name
 
 
@@ -182,22 +193,24 @@ def _one(urls: list[str]) -> str | list[str]:
 def game_changes(before: Game, after: Game) -> dict[str, dict[str, Any]]:
     """Field → change, in the published field order; empty when the games are equal."""
     out: dict[str, dict[str, Any]] = {}
-    for name in type(after).model_fields:
-        a, b = getattr(before, name), getattr(after, name)
+    for name in (*after, *(k for k in before if k not in after)):
+        a, b = before.get(name), after.get(name)
         if a == b:
             continue
         if name in SET_FIELDS:
+            a, b = a or [], b or []
             out[name] = {
-                "before": list(a),
-                "after": list(b),
+                "before": a,
+                "after": b,
                 "added": [v for v in b if v not in a],
                 "removed": [v for v in a if v not in b],
             }
         elif name == "stores":
+            a, b = a or [], b or []
             old_urls, new_urls = _store_urls(a), _store_urls(b)
             out[name] = {
-                "before": [s.model_dump() for s in a],
-                "after": [s.model_dump() for s in b],
+                "before": a,
+                "after": b,
                 "added": [n for n in new_urls if n not in old_urls],
                 "removed": [n for n in old_urls if n not in new_urls],
                 "changed": [
@@ -211,23 +224,49 @@ def game_changes(before: Game, after: Game) -> dict[str, dict[str, Any]]:
     return out
 
 
-def reordered(
-    old_ids: Sequence[str],
-    new_ids: Sequence[str],
-    old_pos: dict[str, int],
-    new_pos: dict[str, int],
-    names: dict[str, str],
-) -> list[Moved]:
-    """Games whose order relative to the other kept games changed.
+def reordered(old_ids: Sequence[str], new_ids: Sequence[str]) -> list[str]:
+    """Ids of the games whose order relative to the other kept games changed, in new order.
 
-    The games on a longest common subsequence of both orders (the longest increasing run of
-    old indices in new order, O(n log n)) stayed put; every other game moved. A single game
-    moved to the top is one move, not a shift of every game.
+    `old_ids` and `new_ids` hold the same ids. The games on a longest common subsequence of
+    both orders stayed put; every other game moved, so a single game moved to the top is one
+    move, not a shift of every game. Runs of games that kept their neighbours are handled as
+    blocks: a few moves in a large catalog make a few blocks.
     """
-    if list(old_ids) == list(new_ids):
+    if old_ids == new_ids:
         return []
-    index = {gid: i for i, gid in enumerate(old_ids)}
-    seq = [index[gid] for gid in new_ids]
+    seq = list(map(dict(zip(old_ids, itertools.count())).__getitem__, new_ids))
+    # Block k covers seq[starts[k]:starts[k + 1]], a run of consecutive old indices.
+    starts = [0, *(i for i, (a, b) in enumerate(itertools.pairwise(seq), 1) if b != a + 1)]
+    bounds = [*starts, len(seq)]
+    if len(starts) > _MAX_BLOCKS:
+        keep = _longest_increasing(seq)
+        return [gid for gid, kept in zip(new_ids, keep, strict=True) if not kept]
+    # Heaviest increasing chain of blocks (their old-index ranges never overlap).
+    firsts = [seq[b] for b in starts]
+    sizes = [bounds[k + 1] - bounds[k] for k in range(len(starts))]
+    best, prev = sizes[:], [-1] * len(starts)
+    for k in range(len(starts)):
+        for j in range(k):
+            if firsts[j] < firsts[k] and best[j] + sizes[k] > best[k]:
+                best[k], prev[k] = best[j] + sizes[k], j
+    on_chain = set()
+    k = max(range(len(starts)), key=best.__getitem__)
+    while k >= 0:
+        on_chain.add(k)
+        k = prev[k]
+    return [
+        gid
+        for k in range(len(starts))
+        if k not in on_chain
+        for gid in new_ids[bounds[k] : bounds[k + 1]]
+    ]
+
+
+_MAX_BLOCKS = 2000  # above this many blocks, the O(n log n) element-wise method is faster
+
+
+def _longest_increasing(seq: Sequence[int]) -> bytearray:
+    """Marks (1) the elements of one longest increasing subsequence of `seq`."""
     tails: list[int] = []  # tails[k]: position in seq ending the best run of length k+1
     tail_values: list[int] = []
     prev = [-1] * len(seq)
@@ -239,16 +278,12 @@ def reordered(
             tail_values.append(value)
         else:
             tails[k], tail_values[k] = i, value
-    stay: set[int] = set()
+    keep = bytearray(len(seq))
     i = tails[-1] if tails else -1
     while i >= 0:
-        stay.add(i)
+        keep[i] = 1
         i = prev[i]
-    return [
-        Moved(gid, names[gid], old_pos[gid], new_pos[gid])
-        for i, gid in enumerate(new_ids)
-        if i not in stay
-    ]
+    return keep
 
 
 # --- release warnings ---------------------------------------------------------------------------
@@ -289,34 +324,34 @@ def rename_warnings(removed: Sequence[Game], added: Sequence[Game]) -> list[Rele
     by_name: dict[str, list[Game]] = {}
     by_url: dict[str, list[Game]] = {}
     for g in removed:
-        by_name.setdefault(_name_key(g.name), []).append(g)
-        for s in g.stores:
-            by_url.setdefault(plain_store_url(s.url), []).append(g)
+        by_name.setdefault(_name_key(g["name"]), []).append(g)
+        for s in g["stores"]:
+            by_url.setdefault(plain_store_url(s["url"]), []).append(g)
     out: list[ReleaseWarning] = []
     taken: set[str] = set()
     for g in added:
-        same_name = [o for o in by_name.get(_name_key(g.name), []) if o.id not in taken]
-        urls = {plain_store_url(s.url) for s in g.stores}
-        same_url = [o for u in urls for o in by_url.get(u, []) if o.id not in taken]
-        both = [o for o in same_name if o in same_url]
+        same_name = [o for o in by_name.get(_name_key(g["name"]), []) if o["id"] not in taken]
+        urls = {plain_store_url(s["url"]) for s in g["stores"]}
+        same_url = [o for u in urls for o in by_url.get(u, []) if o["id"] not in taken]
+        both = [o for o in same_name if any(o is u for u in same_url)]
         candidates = both or same_name or same_url
         if not candidates:
             continue
         match = candidates[0]
-        taken.add(match.id)
+        taken.add(match["id"])
         why = (
             "name and store URL"
-            if match in both
-            else ("name" if match in same_name else "store URL")
+            if candidates is both
+            else ("name" if candidates is same_name else "store URL")
         )
         out.append(
             ReleaseWarning(
                 "id-rename",
-                g.id,
-                f"{match.id!r} was removed and {g.id!r} added with the same {why}: probably a "
-                "renamed id; clients key on the id and will see one game vanish and another "
-                "appear (keep the old slug, or announce the change)",
-                {"old_id": match.id, "matched_on": why},
+                g["id"],
+                f"{match['id']!r} was removed and {g['id']!r} added with the same {why}: "
+                "probably a renamed id; clients key on the id and will see one game vanish "
+                "and another appear (keep the old slug, or announce the change)",
+                {"old_id": match["id"], "matched_on": why},
             )
         )
     return out
@@ -338,7 +373,7 @@ def store_platform(name: str, url: str, known: dict[str, str]) -> str | None:
 
 
 def _store_warnings(before: Game, after: Game, known: dict[str, str]) -> Iterator[ReleaseWarning]:
-    old_urls, new_urls = _store_urls(before.stores), _store_urls(after.stores)
+    old_urls, new_urls = _store_urls(before["stores"]), _store_urls(after["stores"])
     for name, urls in old_urls.items():
         now = new_urls.get(name)
         if now is None:
@@ -356,13 +391,13 @@ def _store_warnings(before: Game, after: Game, known: dict[str, str]) -> Iterato
             what = "dropped" if dropped and len(dropped) == len(changes) else "changed"
             yield ReleaseWarning(
                 "attribution",
-                after.id,
+                after["id"],
                 f"{name} link: attribution parameter{'s' * (len(changes) != 1)} "
                 f"{', '.join(changes)} {what}; API referrals will be miscounted in the "
                 "store's reports",
                 {"store": name, "params": changes},
             )
-    new_platforms = {p.casefold() for p in after.platforms}
+    new_platforms = {p.casefold() for p in after["platforms"]}
     new_served = {store_platform(n, u[0], known) for n, u in new_urls.items()}
     for name, urls in old_urls.items():
         if name in new_urls:
@@ -373,7 +408,7 @@ def _store_warnings(before: Game, after: Game, known: dict[str, str]) -> Iterato
         label = _PLATFORM_NAMES.get(platform, platform)
         yield ReleaseWarning(
             "platform-store",
-            after.id,
+            after["id"],
             f"still lists platform {label} but lost its {name} link; clients looking for "
             f"the {name} entry will find it absent",
             {"platform": label, "store": name},

@@ -8,9 +8,13 @@ with a message naming the source and the problem.
 
 from __future__ import annotations
 
+import gc
 import json
 import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
@@ -18,9 +22,7 @@ from urllib.parse import urlsplit
 from catalogctl.errors import ContentInvalid, InputError
 
 if TYPE_CHECKING:
-    from pydantic import ValidationError
-
-    from catalogctl.model import GameCatalog
+    from pydantic import BaseModel, TypeAdapter, ValidationError
 
 SourceKind = Literal["content", "build", "json", "url"]
 
@@ -41,7 +43,7 @@ class Source:
 
     label: str  # the source as the user named it
     kind: SourceKind
-    catalog: GameCatalog
+    games: list[dict[str, Any]]  # validated against `Game`, in catalog order, as published
     openapi: dict[str, Any] | None = None  # the OpenAPI document, when the source carries one
     # Store name → platform ("ios", "android"), when the source knows it (content trees).
     store_platforms: dict[str, str] = field(default_factory=dict)
@@ -87,7 +89,6 @@ def load_source(spec: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> Source
 
 def load_content(root: Path, *, label: str | None = None) -> Source:
     from catalogctl.content import SPEC_STORE_PARAMS, load_catalog
-    from catalogctl.model import GameCatalog
 
     shown = label if label is not None else str(root)
     try:
@@ -104,13 +105,13 @@ def load_content(root: Path, *, label: str | None = None) -> Source:
             f"content tree {shown} is invalid ({len(errors)} error"
             f"{'s' * (len(errors) != 1)}){where}; run `catalogctl validate {shown}` for all"
         ) from None
-    model = _validate(
-        GameCatalog.model_validate, {"schemaVersion": 1, "games": catalog.games}, shown
+    games = _validate(
+        catalog_validator().validate_python, {"schemaVersion": 1, "games": catalog.games}, shown
     )
     platforms = {
         conf.name: key for key, conf in catalog.site.stores.items() if key in SPEC_STORE_PARAMS
     }
-    return Source(shown, "content", model, None, platforms)
+    return Source(shown, "content", games, None, platforms)
 
 
 def load_build(path: Path, *, label: str | None = None) -> Source:
@@ -238,29 +239,92 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
 
 
-def _validate(validate: Any, data: Any, where: str) -> GameCatalog:
+def _plain(model: type[BaseModel], made: dict[type[BaseModel], Any]) -> Any:
+    """A TypedDict with the fields, types and constraints of a contract model."""
+    from typing import Annotated, NotRequired, get_args, get_origin
+
+    from pydantic import BaseModel, ConfigDict
+    from typing_extensions import TypedDict  # pydantic needs it on Python < 3.12
+
+    make: Any = TypedDict  # called with computed fields, which type checkers cannot follow
+
+    def swap(tp: Any) -> Any:
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            return _plain(tp, made)
+        if get_origin(tp) is list:
+            return list[swap(get_args(tp)[0])]  # type: ignore[misc]
+        return tp
+
+    if model not in made:
+        fields: dict[str, Any] = {}
+        for name, info in model.model_fields.items():
+            tp = swap(info.annotation)
+            if info.metadata:
+                tp = Annotated[tp, *info.metadata]
+            fields[name] = tp if info.is_required() else NotRequired[tp]
+        plain = make(model.__name__, fields)
+        plain.__pydantic_config__ = ConfigDict(extra=model.model_config.get("extra", "ignore"))
+        made[model] = plain
+    return made[model]
+
+
+@cache
+def catalog_validator() -> TypeAdapter[Any]:
+    """Validates a GameCatalog document by the rules of the `GameCatalog` model, into dicts.
+
+    The rules are derived from the model (one contract); the output is plain dicts, which
+    validate about three times faster than frozen model instances and compare at C speed
+    (a diff of two 100,000-game catalogs is dominated by validation).
+    """
+    from pydantic import TypeAdapter
+
+    from catalogctl.model import GameCatalog
+
+    return TypeAdapter(_plain(GameCatalog, {}))
+
+
+@contextmanager
+def _without_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a catalog's objects are made.
+
+    Validation creates millions of acyclic objects (dicts, lists, strings); the collector
+    would walk the growing heap again and again for nothing, doubling the time of a large
+    catalog. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _validate(validate: Any, data: Any, where: str) -> list[dict[str, Any]]:
     from pydantic import ValidationError
 
     try:
-        catalog: GameCatalog = validate(data)
+        with _without_gc():
+            catalog: dict[str, Any] = validate(data)
     except ValidationError as exc:
         raise InputError(f"{where} is not a valid game catalog: {_describe(exc)}") from None
+    games: list[dict[str, Any]] = catalog["games"]
+    if len({g["id"] for g in games}) == len(games):
+        return games
     seen: dict[str, int] = {}
-    for i, game in enumerate(catalog.games):
-        first = seen.setdefault(game.id, i)
+    for i, game in enumerate(games):
+        first = seen.setdefault(game["id"], i)
         if first != i:
             raise InputError(
                 f"{where} is not a valid game catalog: games[{first}] and games[{i}] have the "
-                f"same id {game.id!r} (ids are unique)"
+                f"same id {game['id']!r} (ids are unique)"
             )
-    return catalog
+    raise AssertionError("unreachable: a duplicate id was counted")  # pragma: no cover
 
 
-def parse_catalog(data: bytes | str, where: str) -> GameCatalog:
+def parse_catalog(data: bytes | str, where: str) -> list[dict[str, Any]]:
     """Validate a GameCatalog document (SPEC §2.2) in one pass, straight from its JSON text."""
-    from catalogctl.model import GameCatalog
-
-    return _validate(GameCatalog.model_validate_json, data, where)
+    return _validate(catalog_validator().validate_json, data, where)
 
 
 def parse_openapi(data: bytes | str, where: str) -> dict[str, Any]:

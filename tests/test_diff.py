@@ -473,4 +473,26 @@ def test_diff_source_kinds(make_content: ContentFactory, tmp_path: Path) -> None
     }
     assert {k: s.kind for k, s in kinds.items()} == {k: k for k in kinds}
     assert kinds["build"].openapi is not None and kinds["content"].openapi is None
-    assert all(s.catalog == kinds["content"].catalog for s in kinds.values())
+    assert all(s.games == kinds["content"].games for s in kinds.values())
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_diff_reordered_moves_are_minimal(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from catalogctl import diff as core
+
+    rng = random.Random(seed)
+    old = [f"g{i}" for i in range(rng.randrange(1, 300))]
+    new = old[:]
+    for _ in range(rng.randrange(0, 12)):  # a few moves, sometimes a shuffle
+        new.insert(rng.randrange(len(new)), new.pop(rng.randrange(len(new))))
+    if seed % 5 == 0:
+        rng.shuffle(new)
+    by_blocks = core.reordered(old, new)
+    monkeypatch.setattr(core, "_MAX_BLOCKS", 0)
+    by_elements = core.reordered(old, new)
+    assert len(by_blocks) == len(by_elements)
+    for moved in (by_blocks, by_elements):
+        stayed = [old.index(g) for g in new if g not in set(moved)]
+        assert stayed == sorted(stayed)  # what stayed keeps its relative order

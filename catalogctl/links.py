@@ -106,11 +106,7 @@ def load_links(spec: str | Path) -> list[Link]:
     """Links of any catalog source: a content tree, a build, a games JSON file or a base URL."""
     from catalogctl.sources import load_source
 
-    source = load_source(spec)
-    games = getattr(source, "games", None)
-    if games is None:  # a Source that carries the validated model rather than dicts
-        games = [game.model_dump() for game in getattr(source, "catalog").games]  # noqa: B009
-    return collect_links(games)
+    return collect_links(load_source(spec).games)
 
 
 # --- options ------------------------------------------------------------------------------

@@ -309,6 +309,8 @@ class LinkCache:
     @classmethod
     def open(cls, path: Path, max_age: float) -> LinkCache:
         if not path.exists():
+            if not path.parent.is_dir():  # found out now, not after every link is checked
+                raise InputError(f"cannot write the link cache {path}: no directory {path.parent}")
             return cls(path, max_age, {})
         try:
             doc = json.loads(path.read_bytes())
@@ -631,10 +633,9 @@ async def check_links_async(
 
     final = [r for r in results if r is not None]
     if cache is not None:
-        later = time.time()
         for r in final:
-            cache.record(r, later)
-        cache.save(later)
+            cache.record(r, now)  # the start of the run: never younger than the check
+        cache.save(time.time())
     return LinkReport(final, requests, time.perf_counter() - started)
 
 

@@ -487,6 +487,9 @@ def test_check_links_refuses_a_cache_file_that_is_not_its_own(
     assert result.exit_code == 2
     assert "not a catalogctl link cache" in result.stderr
     assert other.read_text() == "my notes\n"
+    nowhere = invoke(str(misbehaving), "--cache", str(tmp_path / "no-such-dir" / "cache"))
+    assert nowhere.exit_code == 2
+    assert "no directory" in " ".join(nowhere.stderr.split())
 
 
 def test_check_links_offline_sends_no_request(misbehaving: Path, server: LinkServer) -> None:

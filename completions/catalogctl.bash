@@ -29,10 +29,11 @@ _catalogctl() {
                 --base-url) COMPREPLY=(); return ;;
                 --cache-control) COMPREPLY=(); return ;;
                 --jobs|-j) COMPREPLY=(); return ;;
+                --nginx-listen) COMPREPLY=(); return ;;
                 --format|-f) COMPREPLY=($(compgen -W 'table json' -- "$cur")); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--out -o --base-url --cache-control --jobs -j --force --strict --format -f' -- "$cur"))
+                COMPREPLY=($(compgen -W '--out -o --base-url --cache-control --jobs -j --force --nginx-listen --strict --format -f' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi

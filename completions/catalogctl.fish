@@ -14,6 +14,7 @@ complete -c catalogctl -n '__fish_seen_subcommand_from build' -l base-url -x -d 
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l cache-control -x -d 'Cache-Control of successful responses'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l jobs -s j -x -d 'Compression threads (default: CPUs)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l force -d 'Replace --out even if it is not a previous build'
+complete -c catalogctl -n '__fish_seen_subcommand_from build' -l nginx-listen -x -d 'Listen address of the generated OUT/nginx/nginx.conf'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l format -s f -x -a 'table json' -d 'Output format'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -F

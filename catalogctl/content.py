@@ -13,14 +13,12 @@ import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 from urllib.parse import quote, urlsplit
-
-from pydantic import BaseModel, ValidationError
 
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding, Severity
-from catalogctl.model import GameSource, SiteConfig, StoreConfig
+from catalogctl.source import GameSource, SiteConfig, StoreConfig, validator
 
 SITE_FILE = "site.toml"
 GAMES_DIR = "games"
@@ -216,7 +214,7 @@ def _message(err: Any) -> str:
     loc = err["loc"]
     if kind == "missing":
         return "required field is missing"
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return "unknown key"
     if kind == "too_short":
         return "must not be empty" if isinstance(value, str) else "must have at least 1 item"
@@ -245,14 +243,13 @@ def _loc_name(loc: Sequence[str | int]) -> str:
     return ".".join(parts) if parts else "(front matter)"
 
 
-M = TypeVar("M", bound=BaseModel)
+def _validate(
+    kind: Literal["site", "game"], data: dict[str, Any], front: FrontMatter, severity: Severity
+) -> tuple[Any, list[Finding]]:
+    from pydantic_core import ValidationError
 
-
-def _validate_model(
-    model: type[M], data: dict[str, Any], front: FrontMatter, severity: Severity
-) -> tuple[M | None, list[Finding]]:
     try:
-        return model.model_validate(data), []
+        return validator(kind).validate_python(data), []
     except ValidationError as exc:
         findings = [
             Finding(
@@ -371,7 +368,8 @@ def _load_site(
         data = parse_block(front)
     except _FileProblem as exc:
         return None, None, [Finding(file, exc.line, None, str(exc))]
-    site, findings = _validate_model(SiteConfig, data, front, ERROR)
+    site: SiteConfig | None
+    site, findings = _validate("site", data, front, ERROR)
     if site is not None:
         findings.extend(_check_site(site, front))
     return site, front, findings
@@ -481,14 +479,13 @@ def _parse_all(jobs: list[tuple[str, str]]) -> list[_Parsed]:
         return [item for part in pool.map(_parse_chunk, chunks) for item in part]
 
 
-def _game_entry(
-    parsed: _Parsed, site: SiteConfig | None
-) -> tuple[GameEntry | None, list[Finding]]:
-    file, stem, front, data, problem = parsed
+def _game_entry(parsed: _Parsed, site: SiteConfig | None) -> tuple[GameEntry | None, list[Finding]]:
+    _file, stem, front, data, problem = parsed
     if front is None or data is None:
         return None, [problem] if problem else []
     severity = WARNING if data.get("draft") is True else ERROR
-    source, findings = _validate_model(GameSource, data, front, severity)
+    source: GameSource | None
+    source, findings = _validate("game", data, front, severity)
     if source is None:
         return None, findings
     entry = GameEntry(source.slug if source.slug is not None else stem, source, front)
@@ -503,9 +500,7 @@ def _game_files(root: Path) -> list[str]:
     # Hugo-style section files (_index.md) and editor droppings are not games.
     with os.scandir(games) as it:
         return sorted(
-            e.name
-            for e in it
-            if e.name.endswith(".md") and e.name[0] not in "._" and e.is_file()
+            e.name for e in it if e.name.endswith(".md") and e.name[0] not in "._" and e.is_file()
         )
 
 
@@ -628,7 +623,7 @@ def load_catalog(
             raise InputError(
                 f"--base-url must be an absolute http(s) URL without a trailing '/': {base_url!r}"
             )
-        site = site.model_copy(update={"base_url": base_url})
+        site = site.replace(base_url=base_url)
     return Catalog(site, published_games(site, content.entries))
 
 

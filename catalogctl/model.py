@@ -6,10 +6,9 @@ documentation page are generated from them, so the three cannot drift apart.
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field
 
 URI = {"format": "uri"}
 URI_REFERENCE = {"format": "uri-reference"}
@@ -133,94 +132,3 @@ class ApiNotFound(_Contract):
 NOT_FOUND_DETAIL = "Unknown API endpoint."
 
 CONTRACT_MODELS: tuple[type[BaseModel], ...] = (ApiVersionIndex, GameCatalog, ApiNotFound)
-
-
-# --- site.toml ----------------------------------------------------------------------------
-
-
-class _Source(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-class StoreConfig(_Source):
-    """`[stores.<key>]`: one store of the catalog."""
-
-    name: StrictStr = Field(min_length=1, description="Store name published in `stores[].name`.")
-    params: dict[StrictStr, StrictStr] = Field(
-        default_factory=dict,
-        description="Attribution query parameters added to every download URL of this store.",
-    )
-
-
-ApiStatus = Literal["supported", "deprecated"]
-
-
-class ApiVersionConfig(_Source):
-    """`[api.v1]`: lifecycle of the API version (SPEC §9)."""
-
-    # Lax, so dates may be TOML dates or ISO strings.
-    model_config = ConfigDict(extra="forbid", strict=False)
-
-    status: ApiStatus = Field(default="supported", description="`supported` or `deprecated`.")
-    deprecation: dt.date | dt.datetime | None = Field(
-        default=None, description="Deprecation date, sent as the `Deprecation` header (RFC 9745)."
-    )
-    sunset: dt.date | dt.datetime | None = Field(
-        default=None, description="Retirement date, sent as the `Sunset` header (RFC 8594)."
-    )
-    migration: StrictStr | None = Field(
-        default=None, description='Migration guide, linked with `rel="deprecation"`.'
-    )
-
-
-class ApiConfig(_Source):
-    v1: ApiVersionConfig = Field(default_factory=ApiVersionConfig)
-
-
-class SiteConfig(_Source):
-    """`content/site.toml`."""
-
-    # The website keeps its own keys in site.toml too.
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    base_url: StrictStr = Field(description="Absolute base URL, without a trailing slash.")
-    title: StrictStr = Field(min_length=1, description="Site title (llms.txt, docs page).")
-    description: StrictStr = Field(min_length=1, description="One-line summary of the catalog.")
-    game_url: StrictStr = Field(
-        default="{base_url}/games/{id}/", description="Canonical game page; contains `{id}`."
-    )
-    stores: dict[StrictStr, StoreConfig] = Field(min_length=1, description="Stores by key.")
-    platforms: list[StrictStr] | None = Field(default=None, description="Allowed platforms.")
-    genres: list[StrictStr] | None = Field(default=None, description="Allowed genres.")
-    api: ApiConfig = Field(default_factory=ApiConfig)
-
-
-# --- games/<id>.md front matter -------------------------------------------------------------
-
-NonEmpty = Annotated[StrictStr, Field(min_length=1)]
-
-
-class GameSource(BaseModel):
-    """Front matter of one `games/<id>.md` file (DESIGN §1)."""
-
-    # Unknown keys belong to the website and are ignored.
-    model_config = ConfigDict(extra="ignore", strict=True)
-
-    name: NonEmpty
-    description: NonEmpty
-    platforms: list[NonEmpty] = Field(min_length=1)
-    genres: list[NonEmpty] = Field(min_length=1)
-    icon: NonEmpty
-    stores: dict[StrictStr, NonEmpty] = Field(min_length=1)
-    weight: StrictInt | None = None
-    slug: NonEmpty | None = None
-    draft: StrictBool = False
-
-
-def field_names(model: type[BaseModel]) -> list[str]:
-    """Published field order of a contract model."""
-    return list(model.model_fields)
-
-
-def dump(model: BaseModel) -> dict[str, Any]:
-    return model.model_dump(mode="json")

@@ -338,8 +338,8 @@ def catalog_conf(site: Site, out: Path) -> str:
 
 
 def _worker_user() -> list[str]:
-    # Started as root, nginx runs its workers as `nobody` unless told otherwise; they could not
-    # read a build in a private directory. Name the user who built it (root, if root built it).
+    # Started as root, nginx runs its workers as `nobody`, who cannot read a build in a private
+    # directory (such as root's temp dirs). A build made by root is served by root's workers.
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return []
     return ["user root;"]

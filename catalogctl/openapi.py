@@ -6,7 +6,8 @@ from functools import cache
 from typing import Any
 
 from catalogctl import __version__
-from catalogctl.model import CONTRACT_MODELS, SiteConfig
+from catalogctl.model import CONTRACT_MODELS
+from catalogctl.source import SiteConfig
 
 REF = "#/components/schemas/{model}"
 

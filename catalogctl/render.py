@@ -21,7 +21,8 @@ from typing import Any
 
 from catalogctl import __version__
 from catalogctl.content import Catalog
-from catalogctl.model import NOT_FOUND_DETAIL, ApiVersionConfig, SiteConfig
+from catalogctl.model import NOT_FOUND_DETAIL
+from catalogctl.source import ApiVersionConfig, SiteConfig
 
 DEFAULT_CACHE_CONTROL = "public, max-age=300"
 JSON = "application/json"

@@ -258,7 +258,8 @@ def test_nginx_catalog_conf_inside_an_existing_server(
         + "  client_body_temp_path nginx/client_body_temp;\n"
         + f"  server {{\n    listen 127.0.0.1:{port};\n    root {www};\n"
         + "    location / { try_files $uri $uri/index.html =404; }\n"
-        + f"    include {out.absolute()}/nginx/catalog.conf;\n  }}\n}}\n"
+        + f"    include {out.absolute()}/nginx/catalog.conf;\n"
+        + "    error_page 400 = /.catalogctl/bad-request;\n  }\n}\n"
     )
     assert catalog_conf(site, out) == (out / "nginx" / "catalog.conf").read_text()
     server = NginxProcess(out, port, conf="nginx/site.conf")
@@ -273,5 +274,7 @@ def test_nginx_catalog_conf_inside_an_existing_server(
         assert (missing.status, missing.media_type) == (404, "application/problem+json")
         assert json.loads(missing.body)["instance"] == "/api/v1/nope"
         assert request(server.url, "/api/v1", "DELETE").status == 403
+        dots = request(server.url, "/api/../../x")
+        assert json.loads(dots.body)["instance"] == "/api/../../x"
     finally:
         assert server.stop() == 0

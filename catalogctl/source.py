@@ -1,0 +1,185 @@
+"""Models of the content: `site.toml` and the front matter of `games/<id>.md` (DESIGN §1).
+
+They are standard-library dataclasses whose annotations carry pydantic `Field` constraints.
+pydantic turns them into validators once, at development time: `python -m catalogctl.source`
+writes the pydantic-core schemas to `catalogctl/_source_schema.py`, and a test fails when that
+file is stale. At run time `validate` builds its validators from those schemas with
+pydantic-core alone, so a pre-commit hook does not pay for pydantic's schema generation on
+every commit. The annotations are never evaluated at run time (`from __future__ import
+annotations`); pydantic resolves them when the schemas are generated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from typing import Annotated
+
+    from pydantic import Field
+    from pydantic_core import SchemaValidator
+
+ApiStatus = Literal["supported", "deprecated"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """`[stores.<key>]`: one store of the catalog."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
+
+    name: Annotated[str, Field(min_length=1, description="Store name published in the catalog.")]
+    params: Annotated[
+        dict[str, str],
+        Field(description="Attribution query parameters added to every download URL."),
+    ] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiVersionConfig:
+    """`[api.v1]`: lifecycle of the API version (SPEC §9)."""
+
+    # Lax, so that dates may be TOML dates or ISO strings.
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": False}
+
+    status: Annotated[ApiStatus, Field(description="`supported` or `deprecated`.")] = "supported"
+    deprecation: Annotated[
+        dt.date | dt.datetime | None,
+        Field(description="Deprecation date: the `Deprecation` header (RFC 9745)."),
+    ] = None
+    sunset: Annotated[
+        dt.date | dt.datetime | None,
+        Field(description="Retirement date: the `Sunset` header (RFC 8594)."),
+    ] = None
+    migration: Annotated[
+        str | None, Field(strict=True, description='Migration guide, `rel="deprecation"`.')
+    ] = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApiConfig:
+    """`[api]`: one table per API version."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
+
+    v1: ApiVersionConfig = field(default_factory=ApiVersionConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class SiteConfig:
+    """`content/site.toml`."""
+
+    # The website keeps its own keys in site.toml too.
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "ignore", "strict": True}
+
+    base_url: Annotated[str, Field(description="Absolute base URL, without a trailing slash.")]
+    title: Annotated[str, Field(min_length=1, description="Site title (llms.txt, docs page).")]
+    description: Annotated[str, Field(min_length=1, description="One-line catalog summary.")]
+    stores: Annotated[
+        dict[str, StoreConfig], Field(min_length=1, description="Stores by key, in order.")
+    ]
+    game_url: Annotated[str, Field(description="Canonical game page; contains `{id}`.")] = (
+        "{base_url}/games/{id}/"
+    )
+    platforms: Annotated[list[str] | None, Field(description="Allowed platforms.")] = None
+    genres: Annotated[list[str] | None, Field(description="Allowed genres.")] = None
+    api: ApiConfig = field(default_factory=ApiConfig)
+
+    def replace(self, **changes: Any) -> SiteConfig:
+        return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class GameSource:
+    """Front matter of one `games/<id>.md` file."""
+
+    # Unknown keys belong to the website and are ignored.
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "ignore", "strict": True}
+
+    name: Annotated[str, Field(min_length=1, description="Game name.")]
+    description: Annotated[str, Field(min_length=1, description="Plain-text description.")]
+    platforms: Annotated[
+        list[Annotated[str, Field(min_length=1)]], Field(min_length=1, description="Platforms.")
+    ]
+    genres: Annotated[
+        list[Annotated[str, Field(min_length=1)]], Field(min_length=1, description="Genres.")
+    ]
+    icon: Annotated[str, Field(min_length=1, description="https:// URL or a site path.")]
+    stores: Annotated[
+        dict[str, Annotated[str, Field(min_length=1)]],
+        Field(min_length=1, description="Store key → plain download URL."),
+    ]
+    weight: Annotated[int | None, Field(description="Catalog order (ascending).")] = None
+    slug: Annotated[str | None, Field(min_length=1, description="Overrides the id.")] = None
+    draft: Annotated[bool, Field(description="`true` leaves the game out.")] = False
+
+
+SOURCE_MODELS = {"site": SiteConfig, "game": GameSource}
+
+
+# --- validators -----------------------------------------------------------------------------
+
+
+@cache
+def validator(kind: Literal["site", "game"]) -> SchemaValidator:
+    """A pydantic-core validator built from the generated schema (no pydantic import)."""
+    from pydantic_core import SchemaValidator
+
+    from catalogctl._source_schema import SCHEMAS
+
+    return SchemaValidator(SCHEMAS[kind])
+
+
+# --- generating the schemas (development time) --------------------------------------------------
+
+SCHEMA_FILE = Path(__file__).with_name("_source_schema.py")
+
+
+def _literal(value: Any) -> str:
+    """Python source of a core schema: data, or a reference to a class of this module."""
+    if isinstance(value, dict):
+        if value.get("type") == "dataclass":
+            # Strict config, but a table is given as a dict, not as an instance of the class.
+            value = {**value, "strict": False}
+        items = ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items() if k != "ref")
+        return "{" + items + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if value is None or isinstance(value, bool | int | float | str):
+        return repr(value)
+    if isinstance(value, type) and value.__module__ == __name__:
+        return f"source.{value.__name__}"
+    if value is dict or value is list:
+        return value.__name__
+    raise TypeError(f"cannot write {value!r} into a generated schema")
+
+
+def generate() -> str:
+    """The source of `_source_schema.py`, from pydantic's schemas of the models above."""
+    import pydantic
+    from pydantic import TypeAdapter
+
+    module = sys.modules[__name__]
+    namespace = {"Annotated": __import__("typing").Annotated, "Field": pydantic.Field}
+    for name, value in namespace.items():  # what the string annotations refer to
+        setattr(module, name, value)
+    schemas = {kind: TypeAdapter(cls).core_schema for kind, cls in SOURCE_MODELS.items()}
+    body = ",\n".join(f"    {kind!r}: {_literal(s)}" for kind, s in schemas.items())
+    return (
+        '"""pydantic-core schemas of catalogctl.source. Generated: do not edit.\n\n'
+        'Regenerate with `python -m catalogctl.source`.\n"""\n\n'
+        "# ruff: noqa: E501\n"
+        "from typing import Any\n\n"
+        "from catalogctl import source\n\n"
+        f"SCHEMAS: dict[str, Any] = {{\n{body},\n}}\n"
+    )
+
+
+if __name__ == "__main__":
+    SCHEMA_FILE.write_text(generate(), encoding="utf-8")

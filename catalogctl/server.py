@@ -50,6 +50,7 @@ from catalogctl.render import (
     error_page,
     render,
 )
+from catalogctl.server_load import load_isolated
 
 SERVER_NAME = "catalogctl"  # the Server header: no version numbers
 METHODS = frozenset({"GET", "HEAD"})
@@ -523,10 +524,10 @@ class App:
             loop = asyncio.get_running_loop()
             failure = None
             try:
-                site = await loop.run_in_executor(None, self.source.load)
+                site = await loop.run_in_executor(None, load_isolated, self.source)
                 table = Table.build(site)
             except CatalogError as exc:
-                failure = describe(exc)
+                failure = exc.message
             except Exception as exc:  # noqa: BLE001 - a reload must never take the server down
                 failure = repr(exc)
             if failure is not None:
@@ -549,19 +550,6 @@ def _target(request: web.BaseRequest) -> str:
         slash = rest.find("/")
         return rest[slash:] if slash >= 0 else "/"
     return target
-
-
-def describe(exc: CatalogError) -> str:
-    """The message of an error, with its findings (for the log)."""
-    findings = getattr(exc, "findings", None)
-    if not findings:
-        return exc.message
-    parts = [
-        f"{f.file}{f':{f.line}' if f.line else ''}: {f.field + ': ' if f.field else ''}{f.message}"
-        for f in findings
-        if f.severity == "error"
-    ]
-    return exc.message + "; " + "; ".join(parts[:20]) + ("; …" if len(parts) > 20 else "")
 
 
 def make_server(app: App, options: ServeOptions) -> web.Server:
@@ -705,7 +693,46 @@ def serve(
 
 # --- workers ----------------------------------------------------------------------------------
 
-_SUPERVISOR_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD}
+_SUPERVISOR_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD)
+
+
+class _SignalInbox:
+    """Signals as bytes on a pipe (`signal.set_wakeup_fd`), so the supervisor can wait with
+    select and never holds signals blocked (a child it forks would inherit a blocked mask)."""
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        os.set_blocking(self.write_fd, False)
+        self.previous_fd = signal.set_wakeup_fd(self.write_fd, warn_on_full_buffer=False)
+        self.previous = {sig: signal.signal(sig, self._noop) for sig in _SUPERVISOR_SIGNALS}
+
+    @staticmethod
+    def _noop(signum: int, frame: object) -> None:
+        """The number arrives on the wake-up fd; nothing to do here."""
+
+    def wait(self, timeout: float) -> list[int]:
+        import select
+
+        if select.select([self.read_fd], [], [], timeout)[0]:
+            with contextlib.suppress(BlockingIOError):
+                return list(os.read(self.read_fd, 256))
+        return []
+
+    def forget(self) -> None:
+        """In a forked worker: default signal handling, before it sets up its own."""
+        signal.set_wakeup_fd(-1)
+        for sig in _SUPERVISOR_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
+        os.close(self.read_fd)
+        os.close(self.write_fd)
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self.previous_fd)
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        os.close(self.read_fd)
+        os.close(self.write_fd)
 
 
 def _supervise(
@@ -724,15 +751,18 @@ def _supervise(
     holder = _bind(options.host, port, reuse_port=True)  # keeps the port ours until exit
     children: dict[int, float] = {}
     stopping = False
-    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SUPERVISOR_SIGNALS)
+    inbox = _SignalInbox()
     ready_r, ready_w = os.pipe()  # each worker writes one byte once it listens
 
     def spawn(notify: int | None) -> None:
+        # Signals stay blocked only across fork(), until the child has dropped our handlers.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SUPERVISOR_SIGNALS)
         pid = os.fork()
         if pid == 0:  # the worker
             code, failure = 0, None
             try:
-                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+                inbox.forget()
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 listening = (lambda: os.write(notify, b".")) if notify is not None else None
                 _worker(source, site, options, port, listening)
             except CatalogError as exc:
@@ -744,6 +774,7 @@ def _supervise(
                 if failure is not None:
                     log.error("worker %d: %s", os.getpid(), failure)
                 os._exit(code)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         children[pid] = time.monotonic()
 
     try:
@@ -766,13 +797,14 @@ def _supervise(
             )
         seen = source.fingerprint() if options.watch else None
         while children:
-            info = signal.sigtimedwait(_SUPERVISOR_SIGNALS, options.watch_interval)
-            if info is not None and info.si_signo in (signal.SIGTERM, signal.SIGINT):
+            received = inbox.wait(options.watch_interval)
+            if signal.SIGTERM in received or signal.SIGINT in received:
+                if not stopping:
+                    _signal_all(children, signal.SIGTERM)
                 stopping = True
-                _signal_all(children, signal.SIGTERM)
-            elif info is not None and info.si_signo == signal.SIGHUP and not stopping:
+            elif signal.SIGHUP in received and not stopping:
                 site = _reload_supervisor(source, site, children)
-            elif info is None and seen is not None and not stopping:
+            elif not received and seen is not None and not stopping:
                 now = source.fingerprint()
                 if now != seen:
                     seen = now
@@ -796,7 +828,7 @@ def _supervise(
             os.close(ready_r)
         if ready_w >= 0:
             os.close(ready_w)
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
+        inbox.close()
 
 
 def _await_workers(ready_r: int, workers: int, timeout: float = 30.0) -> None:
@@ -817,10 +849,12 @@ def _await_workers(ready_r: int, workers: int, timeout: float = 30.0) -> None:
 def _reload_supervisor(source: Source, site: Site, children: dict[int, float]) -> Site:
     """Validate and render once here; workers reload only when the content is good."""
     try:
-        new = source.load()
+        new = load_isolated(source)
         games = Table.build(new).games
     except CatalogError as exc:
-        failure = describe(exc)
+        failure = exc.message
+    except Exception as exc:  # noqa: BLE001 - a reload must never take the server down
+        failure = repr(exc)
     else:
         _signal_all(children, signal.SIGHUP)
         log.info("reloaded %s: %d games (%d workers)", source.display, games, len(children))
@@ -847,6 +881,18 @@ def _reap(children: dict[int, float]) -> list[int]:
     return done
 
 
+def _die_with_parent() -> None:
+    """Linux: a worker gets SIGTERM when its supervisor dies, even by SIGKILL."""
+    parent = os.getppid()
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the supervisor died before prctl took effect
+        os._exit(0)
+
+
 def _worker(
     source: Source,
     site: Site,
@@ -854,6 +900,7 @@ def _worker(
     port: int,
     listening: Callable[[], object] | None,
 ) -> None:
+    _die_with_parent()
     sock = _bind(options.host, port, reuse_port=True)
     app = App(source, site, announce_reloads=False)
     loop = _event_loop()

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import queue
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+START_TIMEOUT = 60.0
 
 
 class ServeProcess:
-    """`catalogctl serve ARGS --port 0 --log-format json`; `url` is read from its first line."""
+    """`catalogctl serve ARGS --port 0 --log-format json`; `url` is read from its first line.
+
+    A thread reads stderr so that every wait has a deadline: a server that hangs fails the
+    test instead of hanging the run.
+    """
 
     def __init__(self, *args: str, quiet: bool = True, cwd: Path | None = None) -> None:
         cmd = [sys.executable, "-m", "catalogctl", "serve", *args]
@@ -25,33 +33,44 @@ class ServeProcess:
             cwd=cwd,
         )
         self.events: list[dict[str, object]] = []
-        self.url = ""
-        for event in self.stderr_events():
-            if event.get("event") == "listening":
-                self.url = str(event["url"])
-                return
-        self.proc.wait(10)
-        raise AssertionError(f"serve did not start (exit {self.proc.returncode})")
+        self._lines: queue.Queue[dict[str, object] | None] = queue.Queue()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+        try:
+            self.url = str(self.wait_for("", event="listening", timeout=START_TIMEOUT)["url"])
+        except AssertionError:
+            self.stop()
+            raise
 
-    def stderr_events(self):  # type: ignore[no-untyped-def]
-        """Yield the JSON lines serve writes to stderr, as they come (blocks)."""
+    def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             event = json.loads(line) if line.startswith("{") else {"message": line.rstrip()}
-            self.events.append(event)
-            yield event
+            self._lines.put(event)
+        self._lines.put(None)
 
-    def wait_for(self, text: str) -> dict[str, object]:
-        """Block until a stderr line whose message contains `text`."""
-        for event in self.stderr_events():
-            if text in str(event.get("message", "")):
-                return event
-        raise AssertionError(f"serve exited before logging {text!r}: {self.events}")
+    def wait_for(
+        self, text: str, *, event: str | None = None, timeout: float = 60.0
+    ) -> dict[str, object]:
+        """The next stderr line whose message contains `text` (or whose event is `event`)."""
+        while True:
+            try:
+                item = self._lines.get(timeout=timeout)
+            except queue.Empty:
+                raise AssertionError(f"serve logged no {text or event!r} in {timeout} s") from None
+            if item is None:
+                raise AssertionError(
+                    f"serve exited before logging {text or event!r}: {self.events}"
+                )
+            self.events.append(item)
+            if event is not None and item.get("event") == event:
+                return item
+            if event is None and text in str(item.get("message", "")):
+                return item
 
     def signal(self, sig: signal.Signals) -> None:
         self.proc.send_signal(sig)
 
-    def stop(self, timeout: float = 20) -> int:
+    def stop(self, timeout: float = 30) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
@@ -61,6 +80,5 @@ class ServeProcess:
             self.proc.wait()
             raise
         finally:
-            for stream in (self.proc.stderr, self.proc.stdout):
-                if stream is not None:
-                    stream.close()
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()

@@ -353,6 +353,7 @@ class Ready:
     """What the server reports once it listens."""
 
     url: str
+    base_url: str  # the base URL the documents were rendered for
     host: str
     port: int
     workers: int
@@ -494,9 +495,18 @@ class _Server(web.Server):
 class App:
     """One worker's state: the current table, swapped whole on reload."""
 
-    def __init__(self, source: Source, site: Site, *, announce_reloads: bool = True) -> None:
+    def __init__(
+        self,
+        source: Source,
+        site: Site,
+        *,
+        announce_reloads: bool = True,
+        fingerprint: tuple[tuple[str, int, int], ...] | None = None,
+    ) -> None:
         self.source = source
         self.table = Table.build(site)
+        # what the files looked like before `site` was loaded (--watch compares against it)
+        self.fingerprint = fingerprint if fingerprint is not None else source.fingerprint()
         self.announce_reloads = announce_reloads
         self._reloading: asyncio.Task[None] | None = None
         self._again = False
@@ -645,7 +655,7 @@ async def _serve_socket(
 
 
 async def _watch(app: App, interval: float = 1.0) -> None:
-    seen = app.source.fingerprint()
+    seen = app.fingerprint
     while True:
         await asyncio.sleep(interval)
         now = app.source.fingerprint()
@@ -663,17 +673,25 @@ def serve(
     on_ready: Callable[[Ready], None] | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT. Raises `CatalogError` when it cannot start."""
+    fingerprint = source.fingerprint()  # before loading: --watch sees edits made meanwhile
     site = site if site is not None else source.load()
     games = Table.build(site).games
     if options.workers > 1:
-        _supervise(source, site, options, games, on_ready)
+        _supervise(source, site, options, games, on_ready, fingerprint)
         return
     sock = _bind(options.host, options.port, reuse_port=False)
     port = sock.getsockname()[1]
     ready = Ready(
-        _url(options.host, port), options.host, port, 1, games, source.display, os.getpid()
+        _url(options.host, port),
+        site.base_url,
+        options.host,
+        port,
+        1,
+        games,
+        source.display,
+        os.getpid(),
     )
-    app = App(source, site)
+    app = App(source, site, fingerprint=fingerprint)
     loop = _event_loop()
     try:
         loop.run_until_complete(
@@ -741,6 +759,7 @@ def _supervise(
     options: ServeOptions,
     games: int,
     on_ready: Callable[[Ready], None] | None,
+    fingerprint: tuple[tuple[str, int, int], ...],
 ) -> None:
     if not hasattr(socket, "SO_REUSEPORT"):
         raise InputError("--workers needs SO_REUSEPORT, which this platform lacks")
@@ -787,6 +806,7 @@ def _supervise(
             on_ready(
                 Ready(
                     _url(options.host, port),
+                    site.base_url,
                     options.host,
                     port,
                     options.workers,
@@ -795,7 +815,7 @@ def _supervise(
                     os.getpid(),
                 )
             )
-        seen = source.fingerprint() if options.watch else None
+        seen = fingerprint if options.watch else None
         while children:
             received = inbox.wait(options.watch_interval)
             if signal.SIGTERM in received or signal.SIGINT in received:

@@ -443,9 +443,8 @@ def serve(
     )
     try:
         src = Source.open(root, display=display, base_url=base_url, cache_control=cache_control)
-        site = src.load()
         configure_logging(options.log_format)
-        run_server(src, options, site=site, on_ready=_serving_message(site.base_url, log_format))
+        run_server(src, options, on_ready=_serving_message(log_format))
     except ContentInvalid as exc:
         _report_findings(exc.findings, Format.table)
         _fail(exc)
@@ -453,7 +452,7 @@ def serve(
         _fail(exc)
 
 
-def _serving_message(base_url: str, log_format: LogFormat) -> Callable[[Ready], None]:
+def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
     def ready(r: Ready) -> None:
         if log_format is LogFormat.json:
             sys.stderr.write(
@@ -469,9 +468,9 @@ def _serving_message(base_url: str, log_format: LogFormat) -> Callable[[Ready], 
             markup=True,
             soft_wrap=True,
         )
-        if base_url != r.url:
+        if r.base_url != r.url:
             err().print(
-                f"  links in the documents point to {base_url}; "
+                f"  links in the documents point to {r.base_url}; "
                 f"--base-url {r.url} makes them local",
                 soft_wrap=True,
             )

@@ -410,17 +410,19 @@ def serve(
         ),
     ] = 8190,
 ) -> None:
-    """Answer the HTTP contract from memory: GET/HEAD for /api/v1, /api/v1/games and the docs.
+    """Answer the HTTP contract from memory, exactly as `build` writes it.
 
-    Every response is prepared at start: ETags and If-None-Match (304), precompressed
-    brotli/gzip, 404 problem details under /api/, 403 for other methods. SIGHUP (or --watch)
-    reloads the content; invalid content is logged and the previous catalog stays up.
-    SIGTERM/SIGINT let in-flight responses finish. Exit 1 when the content is invalid,
-    2 when the source or the port cannot be used.
+    Every response is prepared at start: ETags and 304s, brotli and gzip,
+    404 problem details under /api/, 403 for methods but GET and HEAD.
+    SIGHUP (or --watch) reloads; invalid content is logged and the previous
+    catalog stays up. SIGTERM/SIGINT let in-flight responses finish.
+
+    Exit 1 when the content is invalid, 2 when the source or the address
+    cannot be used.
 
     [bold]Examples[/]
 
-      catalogctl serve                                   # ./content or the sample, port 8000
+      catalogctl serve                   # ./content or the sample, port 8000
       catalogctl serve content --watch --base-url http://127.0.0.1:8000
       catalogctl serve dist --host 0.0.0.0 --workers 2 --quiet
       catalogctl serve dist --log-format json | jq .status

@@ -4,7 +4,7 @@ complete -c catalogctl -n '__fish_use_subcommand' -l version -s V -d 'Show the v
 complete -c catalogctl -n '__fish_use_subcommand' -a validate -d 'Check the content: every problem at once, with its file, line and field'
 complete -c catalogctl -n '__fish_use_subcommand' -a build -d 'Render every public document into a static directory, atomically'
 complete -c catalogctl -n '__fish_use_subcommand' -a check-links -d 'Check every game page, icon and store link of the published catalog'
-complete -c catalogctl -n '__fish_use_subcommand' -a serve -d 'Answer the HTTP contract from memory: GET/HEAD for /api/v1, /api/v1/games and the docs'
+complete -c catalogctl -n '__fish_use_subcommand' -a serve -d 'Answer the HTTP contract from memory, exactly as `build` writes it'
 complete -c catalogctl -n '__fish_use_subcommand' -a diff -d 'Show what a release changes, and whether it breaks clients'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l format -s f -x -a 'table json' -d 'Output format'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l strict -d 'Treat warnings as errors'

@@ -20,7 +20,7 @@ import typer
 from catalogctl import __version__
 from catalogctl.errors import CatalogError, ContentInvalid, ExitCode
 from catalogctl.findings import Finding
-from catalogctl.report import Format, RichFormat, err, out, plural, print_json
+from catalogctl.report import Format, RichFormat, err, out, plural, print_json, status
 
 if TYPE_CHECKING:
     from catalogctl.server import Ready
@@ -97,13 +97,11 @@ def _report_findings(
         return
     if items:
         findings_table(items)
-    mark = "[red]✗[/]" if errors else ("[yellow]![/]" if warnings else "[green]✓[/]")
+    mark, color = ("✗", "red") if errors else (("!", "yellow") if warnings else ("✓", "green"))
     where = "" if files is None else f" in {plural(files, 'file')}"
     if games is not None:
         where += f" ({plural(games, 'game')})"
-    err().print(
-        f"{mark} {plural(errors, 'error')}, {plural(warnings, 'warning')}{where}", markup=True
-    )
+    status(mark, color, f"{plural(errors, 'error')}, {plural(warnings, 'warning')}{where}")
 
 
 @app.command()

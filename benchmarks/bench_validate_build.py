@@ -74,7 +74,7 @@ WORDS = [
 
 
 def generate(root: Path, n: int, seed: int = 1) -> Path:
-    """A realistic catalog: YAML and TOML, site-relative icons, ~200-byte descriptions.
+    """A realistic catalog: YAML and TOML, site-relative icons, ~130-byte descriptions.
 
     10,000 games give about 5 MB of games JSON.
     """
@@ -84,7 +84,7 @@ def generate(root: Path, n: int, seed: int = 1) -> Path:
     genres = ["Puzzle", "Arcade", "Strategy", "Adventure", "Racing", "Casual"]
     for i in range(n):
         name = " ".join(rng.choice(WORDS).title() for _ in range(3)) + f" {i}"
-        desc = " ".join(rng.choice(WORDS) for _ in range(28)).capitalize() + "."
+        desc = " ".join(rng.choice(WORDS) for _ in range(18)).capitalize() + "."
         plats = rng.choice([["iOS"], ["Android"], ["iOS", "Android"]])
         gen = rng.sample(genres, 2)
         stores = {}

@@ -7,7 +7,6 @@ allow.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -455,10 +454,10 @@ def serve(
 def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
     def ready(r: Ready) -> None:
         if log_format is LogFormat.json:
-            sys.stderr.write(
-                json.dumps({"event": "listening", "url": r.url, "games": r.games, "pid": r.pid})
-                + "\n"
-            )
+            import json
+
+            event = {"event": "listening", "url": r.url, "games": r.games, "pid": r.pid}
+            sys.stderr.write(json.dumps(event) + "\n")
             sys.stderr.flush()
             return
         workers = f", {plural(r.workers, 'worker')}" if r.workers > 1 else ""

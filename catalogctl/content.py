@@ -6,7 +6,6 @@ line (where the parser knows it) and field, so that `validate` can report all of
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tomllib
@@ -379,6 +378,8 @@ def _load_site(
 
 
 def _suggest(value: str, allowed: Iterable[str]) -> str:
+    import difflib
+
     close = difflib.get_close_matches(value, list(allowed), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""
 

@@ -14,7 +14,7 @@ import gzip
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -211,20 +211,22 @@ def api_catalog(site: SiteConfig) -> dict[str, Any]:
     }
 
 
-def documents(catalog: Catalog) -> dict[str, tuple[str, bytes]]:
-    """Every public document: path → (content type, identity bytes)."""
+def documents(catalog: Catalog) -> Iterator[tuple[str, str, bytes]]:
+    """Every public document as (path, content type, identity bytes), the largest first.
+
+    A generator, so that compressing the games document (the long pole of a big build) starts
+    while the other documents are still being rendered.
+    """
     from catalogctl.docs import docs_page, llms_txt
     from catalogctl.openapi import openapi_document
 
     site = catalog.site
-    return {
-        API_V1: (JSON, to_json(api_index(site))),
-        API_GAMES: (JSON, to_json({"schemaVersion": 1, "games": catalog.games})),
-        API_DOCS: (HTML, docs_page(catalog).encode("utf-8")),
-        OPENAPI: (JSON, to_json(openapi_document(site))),
-        API_CATALOG: (LINKSET, to_json(api_catalog(site))),
-        LLMS_TXT: (TEXT, llms_txt(catalog).encode("utf-8")),
-    }
+    yield API_GAMES, JSON, to_json({"schemaVersion": 1, "games": catalog.games})
+    yield API_V1, JSON, to_json(api_index(site))
+    yield API_DOCS, HTML, docs_page(catalog).encode("utf-8")
+    yield OPENAPI, JSON, to_json(openapi_document(site))
+    yield API_CATALOG, LINKSET, to_json(api_catalog(site))
+    yield LLMS_TXT, TEXT, llms_txt(catalog).encode("utf-8")
 
 
 def error_page(status: int, title: str, text: str) -> bytes:
@@ -246,18 +248,23 @@ def _compress(encoding: str, body: bytes) -> bytes:
     return bytes(brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT))
 
 
-def compress_many(
-    bodies: dict[str, bytes], *, jobs: int | None = None
-) -> dict[tuple[str, str], bytes]:
-    """Compress every body with every encoding, in parallel (zlib and brotli release the GIL)."""
-    tasks = sorted(
-        ((path, enc) for path in bodies for enc in ENCODINGS),
-        key=lambda t: -len(bodies[t[0]]) * (8 if t[1] == "br" else 1),
-    )
-    workers = jobs or min(len(tasks), os.cpu_count() or 1) or 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = pool.map(lambda t: _compress(t[1], bodies[t[0]]), tasks)
-        return dict(zip(tasks, results, strict=True))
+def compress_all(
+    docs: Iterable[tuple[str, str, bytes]], *, jobs: int | None = None, compress: bool = True
+) -> tuple[dict[str, tuple[str, bytes]], dict[tuple[str, str], bytes]]:
+    """Every document, and its encodings compressed on every core as soon as it is rendered.
+
+    zlib and brotli release the GIL, so threads use all cores.
+    """
+    bodies: dict[str, tuple[str, bytes]] = {}
+    if not compress:
+        return {path: (ctype, body) for path, ctype, body in docs}, {}
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        futures = {}
+        for path, ctype, body in docs:
+            bodies[path] = (ctype, body)
+            for enc in ENCODINGS:
+                futures[(path, enc)] = pool.submit(_compress, enc, body)
+        return bodies, {key: future.result() for key, future in futures.items()}
 
 
 # --- the site -----------------------------------------------------------------------------
@@ -269,18 +276,15 @@ def render(
     cache_control: str = DEFAULT_CACHE_CONTROL,
     compress: bool = True,
     jobs: int | None = None,
-    progress: Callable[[str], None] | None = None,
 ) -> Site:
     """Render every public document and response of the catalog."""
     site = catalog.site
-    docs = documents(catalog)
-    if progress:
-        progress("compressing")
-    packed = compress_many({p: b for p, (_, b) in docs.items()}, jobs=jobs) if compress else {}
+    docs, packed = compress_all(documents(catalog), jobs=jobs, compress=compress)
     common = common_headers(cache_control)
     lifecycle = lifecycle_headers(site.api.v1)
     resources: dict[str, Resource] = {}
-    for path, (ctype, body) in docs.items():
+    for path, file in ROUTE_FILES.items():
+        ctype, body = docs[path]
         etag = etag_for(body)
         encoded = tuple(
             Variant(enc, packed[(path, enc)], encoded_etag(etag, enc))
@@ -293,7 +297,7 @@ def render(
         if encoded:
             headers.append(("Vary", "Accept-Encoding"))
         resources[path] = Resource(
-            path, ROUTE_FILES[path], ctype, tuple(headers), Variant("identity", body, etag), encoded
+            path, file, ctype, tuple(headers), Variant("identity", body, etag), encoded
         )
     problem = to_json(not_found_problem(site, _INSTANCE_MARK)).decode("utf-8")
     prefix, suffix = problem.split(json.dumps(_INSTANCE_MARK))

@@ -5,7 +5,6 @@ Core modules never print; the CLI hands their results to the functions here.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterable
@@ -65,6 +64,8 @@ def status(mark: str, color: str, text: str) -> None:
 
 
 def print_json(data: Any) -> None:
+    import json
+
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 

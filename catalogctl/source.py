@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 ApiStatus = Literal["supported", "deprecated"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StoreConfig:
     """`[stores.<key>]`: one store of the catalog."""
 
@@ -41,7 +41,7 @@ class StoreConfig:
     ] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ApiVersionConfig:
     """`[api.v1]`: lifecycle of the API version (SPEC §9)."""
 
@@ -62,7 +62,7 @@ class ApiVersionConfig:
     ] = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ApiConfig:
     """`[api]`: one table per API version."""
 
@@ -71,7 +71,7 @@ class ApiConfig:
     v1: ApiVersionConfig = field(default_factory=ApiVersionConfig)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SiteConfig:
     """`content/site.toml`."""
 
@@ -95,7 +95,7 @@ class SiteConfig:
         return dataclasses.replace(self, **changes)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameSource:
     """Front matter of one `games/<id>.md` file."""
 

@@ -186,7 +186,7 @@ def build(
     try:
         catalog = load_catalog(root, display=display, strict=strict, base_url=base_url)
         site = render(catalog, cache_control=cache_control, jobs=jobs)
-        extra = nginx_files(site, out_dir, listen=nginx_listen)
+        extra = nginx_files(site, listen=nginx_listen)
         result = write_site(site, out_dir, extra=extra, force=force)
     except ContentInvalid as exc:
         _report_findings(exc.findings, fmt)

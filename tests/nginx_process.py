@@ -25,7 +25,7 @@ def free_port() -> int:
 
 def write_build(site: Site, out: Path, port: int) -> Path:
     """`catalogctl build` of `site` into `out`, with nginx listening on `port`."""
-    write_site(site, out, extra=nginx_files(site, out, listen=f"127.0.0.1:{port}"), force=True)
+    write_site(site, out, extra=nginx_files(site, listen=f"127.0.0.1:{port}"), force=True)
     return out
 
 

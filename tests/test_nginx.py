@@ -18,7 +18,7 @@ import pytest
 from catalogctl.build import read_build
 from catalogctl.content import load_catalog
 from catalogctl.errors import InputError
-from catalogctl.nginx import MAX_ESCAPED, catalog_conf, quote
+from catalogctl.nginx import MAX_ESCAPED, catalog_conf, nginx_conf, quote
 from catalogctl.render import render
 from catalogctl.server import Table
 from tests.conformance import Reply, request
@@ -204,7 +204,8 @@ def test_build_writes_nginx_configs(tmp_path: Path) -> None:
         assert tuning in conf
     included = (out / "nginx" / "catalog.conf").read_text()
     assert not [d for d in _directives(included) if d.startswith(("server", "http", "listen"))]
-    assert f'"{out.absolute()}/public/api/v1/games/index.json"' in included
+    assert '"${catalogctl_build}/public/api/v1/games/index.json"' in included
+    assert str(tmp_path) not in conf + included
     test = subprocess.run(
         [NGINX, "-t", "-q", "-p", str(out), "-c", "nginx/nginx.conf"],
         capture_output=True,
@@ -258,10 +259,11 @@ def test_nginx_catalog_conf_inside_an_existing_server(
         + "  client_body_temp_path nginx/client_body_temp;\n"
         + f"  server {{\n    listen 127.0.0.1:{port};\n    root {www};\n"
         + "    location / { try_files $uri $uri/index.html =404; }\n"
+        + f"    set $catalogctl_build {out.absolute()};\n"
         + f"    include {out.absolute()}/nginx/catalog.conf;\n"
         + "    error_page 400 = /.catalogctl/bad-request;\n  }\n}\n"
     )
-    assert catalog_conf(site, out) == (out / "nginx" / "catalog.conf").read_text()
+    assert catalog_conf(site) == (out / "nginx" / "catalog.conf").read_text()
     server = NginxProcess(out, port, conf="nginx/site.conf")
     try:
         assert request(server.url, "/").body == b"<h1>website</h1>\n"
@@ -278,3 +280,34 @@ def test_nginx_catalog_conf_inside_an_existing_server(
         assert json.loads(dots.body)["instance"] == "/api/../../x"
     finally:
         assert server.stop() == 0
+
+
+def test_nginx_catalog_conf_without_the_build_directory_fails_the_config_test(
+    tmp_path: Path,
+) -> None:
+    """Forgetting `set $catalogctl_build` is caught by `nginx -t`, not by clients getting 404s."""
+    out = write_build(render(load_catalog(SAMPLE)), tmp_path / "dist", free_port())
+    conf = out / "nginx" / "forgot.conf"
+    standalone = (out / "nginx" / "nginx.conf").read_text()
+    conf.write_text(
+        standalone.split("http {")[0]
+        + "http {\n  client_body_temp_path nginx/client_body_temp;\n"
+        + f"  server {{\n    include {out.absolute()}/nginx/catalog.conf;\n  }}\n}}\n"
+    )
+    test = subprocess.run(
+        [NGINX, "-t", "-q", "-p", str(out), "-c", "nginx/forgot.conf"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert test.returncode != 0
+    assert 'unknown "catalogctl_build" variable' in test.stderr
+
+
+@pytest.mark.parametrize(("euid", "expected"), [(0, ["user root;"]), (1000, [])])
+def test_nginx_conf_runs_workers_as_root_only_when_built_by_root(
+    monkeypatch: pytest.MonkeyPatch, euid: int, expected: list[str]
+) -> None:
+    monkeypatch.setattr("os.geteuid", lambda: euid)
+    conf = nginx_conf(render(load_catalog(SAMPLE), compress=False))
+    assert [d for d in _directives(conf) if d.startswith("user ")] == expected

@@ -1,34 +1,52 @@
-"""Side by side: nginx on the generated config, `catalogctl serve --workers 1` and `--workers 2`.
+"""Side by side: nginx on the generated config, plain nginx, and `catalogctl serve`.
 
 Run from the repository root with the project installed (needs `nginx` and `wrk`):
 
     python benchmarks/bench_nginx.py [--games 1000] [--duration 5] [--rounds 3] [--connections 64]
+    python benchmarks/bench_nginx.py --instructions [--requests 4000]   # needs valgrind
 
-It builds a generated catalog of --games games once (`catalogctl build --nginx-listen`),
-starts nginx with `nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'` (sendfile, tcp_nopush,
-open_file_cache, keepalive, access log off) and `catalogctl serve DIR --quiet` with 1 and 2
-workers on the same build, then runs wrk (one thread, --connections keep-alive connections,
-on the same cores) against each in turn, --rounds times interleaved, for:
+It builds a generated catalog of --games games once (`catalogctl build --nginx-listen`) and
+starts, on the same build:
+
+- nginx on the generated configuration, `nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'`;
+- "plain gzip_static": nginx on a minimal hand-written production configuration, the
+  reference a generated configuration must match: exact locations with `alias` to the
+  identity file, `gzip_static on`, sendfile, tcp_nopush, open_file_cache, keepalive, access log
+  off, the same worker count (and none of the contract: no ETag of the build, no negotiation
+  beyond gzip_static's, no CORS or Cache-Control headers, no problem JSON);
+- a bare aiohttp handler returning the precomputed bytes (uvloop, 2 processes on one port, no
+  contract at all): the reference the goals for serve come from;
+- `catalogctl serve DIR --quiet` with 1 and 2 workers;
+
+then runs wrk (one thread, --connections keep-alive connections, on the same cores) against
+each in turn, --rounds times interleaved, for:
 
 - `/api/v1` (identity),
 - `/api/v1/games` identity,
 - `/api/v1/games` with `Accept-Encoding: gzip`.
 
-A fourth row per request is the reference the goals come from: a bare aiohttp handler
-returning the precomputed bytes (uvloop, 2 processes on one port, no contract at all).
+For each row it prints the median requests/s, the median p99 latency, and requests/s as a
+ratio to nginx on the generated configuration (/nginx) and to plain nginx (/plain), both
+measured in the same run. Goals on a 2-core machine: serve --workers 2 >= 0.6x nginx on
+/api/v1 and >= 0.75x on /api/v1/games with gzip; the generated configuration ~1.0x plain.
 
-For each row it prints the median requests/s, the median p99 latency and the ratio
-serve/nginx of requests/s (nginx is the reference, measured in the same run). Goals on a
-2-core machine: serve --workers 2 >= 0.6x nginx on /api/v1 and >= 0.75x on /api/v1/games
-with gzip.
+Throughput on a shared 2-core machine moves by 10-20% between runs. `--instructions` gives a
+figure that does not: each nginx configuration runs once under valgrind (callgrind, one
+process), answers --requests requests per case on one keep-alive connection, and the
+user-space instructions nginx executed per request are printed (the run with 100 requests is
+subtracted, so start-up does not count). The kernel's share (sendfile, the socket) is the
+same for both configurations and is not counted.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
+import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -41,7 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.conftest import generate_catalog  # noqa: E402
-from tests.nginx_process import NginxProcess, free_port  # noqa: E402
+from tests.nginx_process import NGINX, NginxProcess, free_port  # noqa: E402
 from tests.serve_process import ServeProcess  # noqa: E402
 
 CASES = [
@@ -49,6 +67,46 @@ CASES = [
     ("/api/v1/games", None),
     ("/api/v1/games", "gzip"),
 ]
+
+
+def plain_nginx_conf(build: Path, port: int) -> str:
+    """A minimal production nginx.conf for the same build: what an operator would write."""
+    public = build.absolute() / "public"
+    user = "user root;  # the build is in a private temp dir\n" if os.geteuid() == 0 else ""
+    return f"""{user}worker_processes auto;
+pid nginx/nginx.pid;
+error_log nginx/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65s;
+    keepalive_requests 100000;
+    open_file_cache max=64 inactive=60s;
+    open_file_cache_valid 60s;
+    open_file_cache_errors on;
+    access_log off;
+    gzip off;
+    gzip_static on;
+    gzip_vary on;
+    types {{ }}
+    default_type application/json;
+    client_body_temp_path nginx/client_body_temp;
+    server {{
+        listen 127.0.0.1:{port} reuseport backlog=4096;
+        location = /api/v1 {{ alias {public}/api/v1/index.json; }}
+        location = /api/v1/games {{ alias {public}/api/v1/games/index.json; }}
+    }}
+}}
+"""
+
+
+def start_plain_nginx(tmp: Path, build: Path) -> NginxProcess:
+    prefix, port = tmp / "plain", free_port()
+    (prefix / "nginx").mkdir(parents=True)
+    (prefix / "nginx" / "nginx.conf").write_text(plain_nginx_conf(build, port))
+    return NginxProcess(prefix, port)
 
 
 def wrk(url: str, encoding: str | None, duration: int, connections: int) -> tuple[float, float]:
@@ -107,6 +165,74 @@ def start_bare(port: int, build: Path, processes: int = 2) -> list[subprocess.Po
     raise SystemExit("the bare aiohttp reference did not start")
 
 
+def callgrind_instructions(
+    prefix: Path, conf: Path, port: int, path: str, encoding: str | None, requests: int
+) -> int:
+    """User-space instructions nginx executes for `requests` requests (start-up included)."""
+    # One process: the master serves (with reuseport, a second worker's socket would take
+    # connections that nobody accepts).
+    one = conf.with_name(conf.name + ".callgrind")
+    one.write_text(conf.read_text().replace("worker_processes auto;", "worker_processes 1;"))
+    out = prefix / "nginx" / "callgrind.out"
+    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", NGINX, "-p"]
+    cmd += [
+        str(prefix),
+        "-c",
+        str(one.relative_to(prefix)),
+        "-g",
+        "daemon off; master_process off;",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise SystemExit("nginx under valgrind did not start")
+            time.sleep(0.2)
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        headers = {"Accept-Encoding": encoding} if encoding else {}
+        for _ in range(requests):
+            conn.request("GET", path, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            if response.status != 200:
+                raise SystemExit(f"{path}: {response.status}")
+        conn.close()
+        time.sleep(0.5)
+    finally:
+        proc.send_signal(signal.SIGTERM)  # callgrind does not see SIGQUIT while in epoll_wait
+        _, err = proc.communicate(timeout=60)
+    found = re.search(r"Collected : (\d+)", err)
+    if found is None:
+        raise SystemExit(f"no callgrind total:\n{err[-2000:]}")
+    return int(found.group(1))
+
+
+def instructions(tmp: Path, build: Path, port: int, requests: int) -> None:
+    plain_port = free_port()
+    plain = tmp / "plain"
+    (plain / "nginx").mkdir(parents=True)
+    (plain / "nginx" / "nginx.conf").write_text(plain_nginx_conf(build, plain_port))
+    configs = {
+        "nginx": (build, build / "nginx" / "nginx.conf", port),
+        "plain gzip_static": (plain, plain / "nginx" / "nginx.conf", plain_port),
+    }
+    print(f"user-space instructions per request (callgrind, {requests} requests per case)")
+    print(f"{'request':<34} {'server':<18} {'instr/req':>10} {'/plain':>7}")
+    for path, encoding in [*CASES, ("/api/v1/games", "gzip, deflate, br")]:
+        name = path + (f" ({encoding})" if encoding else "")
+        per_request = {}
+        for server, (prefix, conf, listen) in configs.items():
+            base = callgrind_instructions(prefix, conf, listen, path, encoding, 100)
+            total = callgrind_instructions(prefix, conf, listen, path, encoding, 100 + requests)
+            per_request[server] = (total - base) / requests
+        for server, value in per_request.items():
+            ratio = value / per_request["plain gzip_static"]
+            print(f"{name:<34} {server:<18} {value:>10,.0f} {ratio:>6.2f}x")
+
+
 def main() -> None:
     if sys.argv[1:2] == ["--bare"]:
         bare(int(sys.argv[2]), Path(sys.argv[3]))
@@ -116,8 +242,12 @@ def main() -> None:
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--instructions", action="store_true", help="count nginx's instructions (valgrind)"
+    )
+    parser.add_argument("--requests", type=int, default=4000, help="per case, --instructions")
     args = parser.parse_args()
-    for tool in ("nginx", "wrk"):
+    for tool in ("nginx", "valgrind") if args.instructions else ("nginx", "wrk"):
         if not shutil.which(tool) and not Path(f"/usr/sbin/{tool}").exists():
             raise SystemExit(f"{tool} is not installed")
 
@@ -139,8 +269,12 @@ def main() -> None:
             check=True,
             capture_output=True,
         )
+        if args.instructions:
+            instructions(Path(tmp), build, port, args.requests)
+            return
         nginx = NginxProcess(build, port)
-        servers = {"nginx": nginx.url}
+        plain = start_plain_nginx(Path(tmp), build)
+        servers = {"nginx": nginx.url, "plain gzip_static": plain.url}
         serves = []
         bare_port = free_port()
         bares = start_bare(bare_port, build)
@@ -161,22 +295,31 @@ def main() -> None:
                         wrk(url + path, encoding, 1, args.connections)  # warm-up
                         run = wrk(url + path, encoding, args.duration, args.connections)
                         results.setdefault((path, encoding, server), []).append(run)
-            print(f"{'request':<24} {'server':<18} {'req/s':>9} {'p99 ms':>7} {'serve/nginx':>11}")
+            print(
+                f"{'request':<24} {'server':<18} {'req/s':>9} {'p99 ms':>7} "
+                f"{'/nginx':>7} {'/plain':>7}"
+            )
             for path, encoding in CASES:
                 name = path + (f" ({encoding})" if encoding else "")
-                reference = statistics.median(r for r, _ in results[(path, encoding, "nginx")])
+                nginx_rps, plain_rps = (
+                    statistics.median(r for r, _ in results[(path, encoding, server)])
+                    for server in ("nginx", "plain gzip_static")
+                )
                 for server in servers:
                     runs = results[(path, encoding, server)]
                     rps = statistics.median(r for r, _ in runs)
                     p99 = statistics.median(p for _, p in runs)
-                    ratio = "" if server == "nginx" else f"{rps / reference:.2f}x"
-                    print(f"{name:<24} {server:<18} {rps:>9,.0f} {p99:>7.2f} {ratio:>11}")
+                    print(
+                        f"{name:<24} {server:<18} {rps:>9,.0f} {p99:>7.2f} "
+                        f"{rps / nginx_rps:>6.2f}x {rps / plain_rps:>6.2f}x"
+                    )
         finally:
             for proc in serves:
                 proc.stop()
             for bare_proc in bares:
                 bare_proc.terminate()
                 bare_proc.wait()
+            plain.stop()
             nginx.stop()
 
 

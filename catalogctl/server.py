@@ -16,10 +16,12 @@ import asyncio
 import contextlib
 import dataclasses
 import datetime as dt
+import email.utils
 import errno
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -27,13 +29,16 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Literal
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http import HttpVersion11
 from aiohttp.http_exceptions import BadHttpMethod
-from aiohttp.web_protocol import RequestHandler
+from aiohttp.streams import EMPTY_PAYLOAD
+from aiohttp.web_protocol import RequestHandler, _ErrInfo
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from catalogctl.build import read_build
@@ -144,14 +149,80 @@ def _split_etags(value: str) -> Iterator[str]:
 # --- the prepared route table -----------------------------------------------------------------
 
 
+class Wire:
+    """An answer as the bytes aiohttp writes for it on an HTTP/1.1 keep-alive connection.
+
+    Status line, headers and Content-Length are serialized once, exactly as aiohttp's
+    `web.Response` would; only the Date header (to the second, RFC 9110 §6.6.1) changes, so
+    the whole message is joined again at most once a second. A request is then one write.
+    """
+
+    __slots__ = ("_body", "_head", "_message", "_second", "_stamped")
+
+    # Bodies above this size are sent beside the head (one writev), not joined to it, so a
+    # large document is never held twice.
+    JOIN_LIMIT = 256 * 1024
+
+    def __init__(self, status: int, headers: Headers, body: bytes) -> None:
+        lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        if status != 304:  # aiohttp drops it from a 304 (RFC 9110 §8.6)
+            lines.append(f"Content-Length: {len(body)}")
+        self._head = ("\r\n".join(lines) + "\r\n").encode("utf-8")
+        self._body = body
+        self._second = -1
+        self._stamped = b""  # head + Date + blank line
+        self._message: bytes | None = None  # all of it, when the body is small enough
+
+    @staticmethod
+    def possible(status: int, headers: Headers, body: bytes) -> bool:
+        """Whether aiohttp would write the same head for GET and HEAD (so one `Wire` serves
+        both), and every header is one it would send as is."""
+        if status == 304:
+            if body:
+                return False
+        elif not body or status < 200 or status == 204:
+            return False
+        return not any(_UNSAFE_HEADER.search(k + v) for k, v in headers.items())
+
+    def send(self, transport: asyncio.Transport, with_body: bool) -> None:
+        now = int(time.time())
+        if now != self._second:
+            self._stamp(now)
+        if not with_body:
+            transport.write(self._stamped)
+        elif self._message is not None:
+            transport.write(self._message)
+        else:
+            transport.writelines((self._stamped, self._body))
+
+    def _stamp(self, now: int) -> None:
+        date = f"Date: {email.utils.formatdate(now, usegmt=True)}\r\n\r\n".encode("ascii")
+        self._stamped = self._head + date
+        small = len(self._body) <= self.JOIN_LIMIT
+        self._message = self._stamped + self._body if small else None
+        self._second = now
+
+
+# What aiohttp refuses in a header (it would raise at request time, a 500).
+_UNSAFE_HEADER = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """One prepared response: status, complete headers (Content-Length aside) and body."""
+    """One prepared response: status, complete headers (Content-Length aside) and body; `wire`
+    holds its serialized form when it can be sent without aiohttp's response machinery."""
 
     status: int
     headers: Headers
     body: bytes
     etag: str = ""
+    wire: Wire | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def prepared(cls, status: int, headers: Headers, body: bytes, etag: str = "") -> Answer:
+        wire = Wire(status, headers, body) if Wire.possible(status, headers, body) else None
+        return cls(status, headers, body, etag, wire)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,9 +269,11 @@ class Table:
                 if variant.encoding != "identity":
                     own.append(("Content-Encoding", variant.encoding))
                 headers = _headers(own, res.headers)
-                full[variant.encoding] = Answer(200, headers, variant.body, variant.etag)
+                full[variant.encoding] = Answer.prepared(200, headers, variant.body, variant.etag)
                 kept = [(k, v) for k, v in headers.items() if k.lower() not in _NOT_304]
-                not_modified[variant.encoding] = Answer(304, _headers(kept), b"", variant.etag)
+                not_modified[variant.encoding] = Answer.prepared(
+                    304, _headers(kept), b"", variant.etag
+                )
             routes[path] = Route(full, not_modified, tuple(v.encoding for v in res.encoded))
         nf = site.not_found
         return cls(
@@ -242,7 +315,8 @@ def _page(page: ErrorPage | None, status: int, title: str, text: str) -> Answer:
     if page is None:
         no_store = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"))
         page = ErrorPage(status, HTML, no_store, error_page(status, title, text))
-    return Answer(status, _headers([("Content-Type", page.content_type)], page.headers), page.body)
+    headers = _headers([("Content-Type", page.content_type)], page.headers)
+    return Answer.prepared(status, headers, page.body)
 
 
 def _count_games(site: Site) -> int:
@@ -454,10 +528,95 @@ def time_stamp() -> str:
 # --- the aiohttp side -------------------------------------------------------------------------
 
 
+# What the fast path below relies on in aiohttp's connection handler (as in aiohttp 3.14);
+# with an aiohttp that lacks any of it, every request takes aiohttp's ordinary path.
+_FAST_PATH_SLOTS = (
+    "_waiter",
+    "_messages",
+    "_manager",
+    "_parser",
+    "_keepalive_timeout",
+    "_keepalive_handle",
+    "_next_keepalive_close_time",
+    "_buffer_paused",
+    "_msg_queue_resume_size",
+)
+_FAST_PATH = all(
+    any(name in getattr(cls, "__slots__", ()) for cls in RequestHandler.__mro__)
+    for name in _FAST_PATH_SLOTS
+) and callable(getattr(RequestHandler, "_resume_reading_if_drained", None))
+
+
 class _Protocol(RequestHandler):
-    """aiohttp's connection handler, with our own bodies (and no traceback) for bad requests."""
+    """aiohttp's connection handler, with our own bodies (and no traceback) for bad requests,
+    and a fast path: when the access log is off and the connection is idle, a plain GET or
+    HEAD (HTTP/1.1, keep-alive, no body) is answered from `data_received` with one write of
+    its prepared bytes, the ones aiohttp would have written, without a request object, a
+    response object or a task. Anything else (HTTP/1.0, `Connection: close`, a body, an
+    upgrade, a parse error, an answer built per request, a connection whose writes are
+    paused, a request queued behind one in progress) is left to aiohttp, in order."""
 
     app: App
+    fast: bool
+
+    def data_received(self, data: bytes) -> None:
+        waiter = self._waiter
+        if not self.fast or waiter is None or waiter.done() or self._messages:
+            super().data_received(data)
+            return
+        # The request loop is idle, waiting for a message: parse without waking it, answer
+        # what we can right here, and wake it only for what is left.
+        self._waiter = None
+        try:
+            super().data_received(data)
+        finally:
+            self._waiter = waiter
+        messages = self._messages
+        answered = 0
+        while messages and self._answer_now(*messages[0]):
+            messages.popleft()
+            answered += 1
+            if self._parser is not None:
+                self._parser.message_consumed()
+        if answered:
+            loop = self._loop
+            manager = self._manager
+            if manager is not None:
+                manager.requests_count += answered
+            close_time = loop.time() + self._keepalive_timeout
+            self._next_keepalive_close_time = close_time
+            if self._keepalive_handle is None and self._keepalive_timeout > 0:
+                self._keepalive_handle = loop.call_at(close_time, self._process_keepalive)
+            if self._buffer_paused and len(messages) <= self._msg_queue_resume_size:
+                self._resume_reading_if_drained()
+        if messages and not waiter.done():
+            waiter.set_result(None)
+
+    def _answer_now(self, message: Any, payload: object) -> bool:
+        transport = self.transport
+        if (
+            payload is not EMPTY_PAYLOAD
+            or transport is None
+            or transport.is_closing()
+            or self._paused
+            or isinstance(message, _ErrInfo)
+            or message.should_close
+            or message.upgrade
+            or message.version != HttpVersion11
+        ):
+            return False
+        headers = message.headers
+        answer = self.app.table.answer(
+            message.method,
+            request_target(message.path),
+            headers.get("Accept-Encoding"),
+            headers.get("If-None-Match"),
+        )
+        wire = answer.wire
+        if wire is None:
+            return False
+        wire.send(transport, message.method != "HEAD")
+        return True
 
     def handle_error(
         self,
@@ -489,6 +648,7 @@ class _Server(web.Server):
     def __call__(self) -> RequestHandler:
         proto = _Protocol(self, loop=self._loop, **self._kwargs)
         proto.app = self.app
+        proto.fast = _FAST_PATH and proto.access_logger is None
         return proto
 
 
@@ -515,7 +675,7 @@ class App:
         headers = request.headers
         answer = self.table.answer(
             request.method,
-            _target(request),
+            request_target(request.raw_path),
             headers.get("Accept-Encoding"),
             headers.get("If-None-Match"),
         )
@@ -550,8 +710,8 @@ class App:
                 return
 
 
-def _target(request: web.BaseRequest) -> str:
-    target = request.raw_path
+def request_target(target: str) -> str:
+    """The path part of a request target as sent (origin-form as is; absolute-form cut)."""
     if target.startswith("/"):
         return target
     # absolute-form (`GET http://host/api/v1`): the path part, still as sent

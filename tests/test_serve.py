@@ -7,6 +7,7 @@ import asyncio
 import gzip
 import json
 import logging
+import re
 import signal
 import socket
 import time
@@ -297,6 +298,58 @@ async def test_serve_idle_connection_closed(serve_app: Make) -> None:
     reader, writer = await asyncio.open_connection(client.host, client.port)
     assert await asyncio.wait_for(reader.read(), timeout=30) == b""
     writer.close()
+
+
+# --- the fast path (access log off) sends what aiohttp's response objects send ------------------
+
+
+def _request(method: str, target: str, *headers: str, version: str = "1.1") -> bytes:
+    lines = [f"{method} {target} HTTP/{version}", "Host: x", *headers, "", ""]
+    return "\r\n".join(lines).encode("latin-1")
+
+
+async def _exchange(client: TestClient[Any, Any], data: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection(client.host, client.port)
+    writer.write(data)
+    await writer.drain()
+    reply = await asyncio.wait_for(reader.read(), timeout=30)  # the last request closes
+    writer.close()
+    return re.sub(rb"\r\nDate: [^\r]*", b"\r\nDate: -", reply)
+
+
+async def test_serve_fast_path_sends_the_bytes_aiohttp_would(serve_app: Make) -> None:
+    """With the access log off, simple requests are answered from prepared bytes; every reply
+    (Date aside) must equal the one aiohttp's own response path sends with the log on."""
+    fast, app = await serve_app()
+    slow_options = ServeOptions(access_log=True)
+    assert make_server(app, ServeOptions(access_log=False))().fast  # type: ignore[attr-defined]
+    assert not make_server(app, slow_options)().fast  # type: ignore[attr-defined]
+    etag = app.table.answer("GET", "/api/v1/games", "gzip", None).etag
+    last = _request("GET", "/llms.txt", "Connection: close")
+    pipelined = [
+        _request("GET", "/api/v1"),
+        _request("HEAD", "/api/v1/games", "Accept-Encoding: gzip"),
+        _request("GET", "/api/v1/games?page=2", "Accept-Encoding: br, gzip"),
+        _request("GET", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
+        _request("HEAD", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
+        _request("GET", '/api/a"b%0a?x=1'),
+        _request("HEAD", "/api/nothing"),
+        _request("GET", "/nowhere"),
+        _request("DELETE", "/api/v1"),
+        _request("GET", "http://example.com/openapi.json"),
+        _request("GET", "/api", "Content-Length: 2") + b"{}",
+        _request("GET", "/api/v1", "Connection: keep-alive", version="1.0"),
+        last,
+    ]
+    alone = [_request("GET", "/api/v1", version="1.0"), *pipelined]
+    slow: TestClient[Any, Any] = TestClient(
+        CatalogTestServer(App(app.source, app.table.site), slow_options)
+    )
+    async with slow:
+        for data in (b"".join(pipelined), *(one + last for one in alone)):
+            got = await _exchange(fast, data)
+            assert got == await _exchange(slow, data)
+        assert (await _exchange(fast, b"".join(pipelined))).count(b"\r\nServer: ") == 13
 
 
 # --- access log -----------------------------------------------------------------------------------

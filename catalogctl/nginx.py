@@ -21,6 +21,10 @@ choices nginx would otherwise make on its own are made in the configuration inst
   no compression module is needed (nginx-light works) and nothing is compressed on the fly.
 - Routing: exact locations, plus a check on the raw request target (`$request_uri`), since
   nginx matches locations against the decoded, normalised path (`/api/%76%31`, `//api/v1`).
+- Speed: the common request (GET, exact path, no If-None-Match, Accept-Encoding without
+  q-values) is decided by one regex in the route's location; the rest goes on to an internal
+  location with the whole logic. A plain `gzip_static` configuration is the yardstick
+  (`benchmarks/bench_nginx.py`).
 - The SPEC §7 problem body: its `instance` is the raw path, JSON-escaped with `if`/`set`
   (quotes and backslashes); a target with bytes outside printable ASCII is a bad request (400),
   as in `serve`; nginx itself rejects control bytes in the request line.
@@ -30,7 +34,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from catalogctl.errors import InputError
 from catalogctl.render import API_PREFIX, PUBLIC, Resource, Site, error_page
@@ -45,11 +49,17 @@ V = "$catalogctl_"  # prefix of every variable the configuration sets
 BUILD = f"{V}build"  # the build directory: set by the server that includes catalog.conf
 INTERNAL = "/.catalogctl"  # prefix of the internal error locations
 NOT_FOUND = "@catalogctl_not_found"
+FULL = f"{INTERNAL}/full"  # internal locations holding the whole contract of each route
 BAD_REQUEST = f"{INTERNAL}/bad-request"
 
+ESCAPED = f"{INTERNAL}/not-found-escaped"
+
 # Quotes and backslashes are the only bytes of a request target that need escaping in JSON
-# once non-ASCII bytes are refused; each stage escapes a fixed number of them.
-ESCAPE_STAGES = (32, 32, 32, 32, 32, 32, 32, 32, 16, 8, 4, 2, 1)
+# once non-ASCII bytes are refused; each stage escapes a fixed number of them. Each one is
+# two captures of a regex, and every request pays for the widest regex of the configuration
+# (nginx allocates and copies that many captures on every match, and one variable per name),
+# so stages stay narrow.
+ESCAPE_STAGES = (8,) * 35 + (4, 2, 1)
 MAX_ESCAPED = sum(ESCAPE_STAGES)
 
 _LISTEN = re.compile(r"^[A-Za-z0-9_.:\[\]*-]+$")
@@ -107,8 +117,8 @@ def _ref(var: str) -> str:
 
 
 def _coding_regex(coding: str) -> str:
-    """A coding in Accept-Encoding; its q-value is captured (empty when absent: q=1)."""
-    q = r"(?:;[ \t]*q[ \t]*=[ \t]*(?<catalogctl_qv>[^ \t,;]*))?"
+    """A coding in Accept-Encoding; `q` and its value are captured (both empty when absent)."""
+    q = r"(?:;[ \t]*(?<catalogctl_qp>q)[ \t]*=[ \t]*(?<catalogctl_qv>[^ \t,;]*))?"
     return rf"(?:^|,)[ \t]*{coding}[ \t]*{q}[ \t]*(?:;[^,]*)?(?:,|$)"
 
 
@@ -130,16 +140,17 @@ def _negotiate(codings: Sequence[str]) -> list[str]:
         return lines
     q = {c: f"{V}q_{c}" for c in (*codings, "identity")}
     lines += [f'set {q[c]} "";' for c in q]
-    star = " ".join(f'set {q[c]} "=$catalogctl_qv";' for c in codings)
+    found = '"=$catalogctl_qp$catalogctl_qv"'  # "=" when listed without a q-value
+    star = " ".join(f"set {q[c]} {found};" for c in codings)
     lines.append(
         f"if ($http_accept_encoding ~* {quote_regex(_coding_regex(_CODING_NAMES['*']))}) "
         f"{{ {star} }}"
     )
     for c, var in q.items():
         regex = quote_regex(_coding_regex(_CODING_NAMES[c]))
-        lines.append(f'if ($http_accept_encoding ~* {regex}) {{ set {var} "=$catalogctl_qv"; }}')
-    one = quote_regex(r"^=(?:[1-9][0-9]*(?:\.[0-9]*)?)?$")  # no q, or q >= 1
-    frac = quote_regex(r"^=0*\.?([0-9]?)([0-9]?)([0-9]?)[0-9]*$")
+        lines.append(f"if ($http_accept_encoding ~* {regex}) {{ set {var} {found}; }}")
+    one = quote_regex(r"^=(?:[qQ][1-9][0-9]*(?:\.[0-9]*)?)?$")  # no q, or q >= 1
+    frac = quote_regex(r"^=[qQ]0*\.?([0-9]?)([0-9]?)([0-9]?)[0-9]*$")  # `q=` alone is 0
     for var in q.values():
         lines.append(f"if ({var} ~ {one}) {{ set {var} 1; }}")
         lines.append(f'if ({var} ~ {frac}) {{ set {var} "0$1$2$3"; }}')
@@ -166,51 +177,99 @@ def _negotiate(codings: Sequence[str]) -> list[str]:
 # --- locations ----------------------------------------------------------------------------------
 
 
-def _file(rel: str) -> str:
-    """The nginx string naming `public/<rel>` inside the build directory `$catalogctl_build`."""
-    return '"' + _ref(BUILD) + quote(f"/{PUBLIC}/{rel}", what="a file name")[1:]
+def _file(rel: str, suffix: str) -> str:
+    """`$catalogctl_build/public/<rel><$suffix>`: a file of the build, as an nginx string."""
+    return (
+        '"' + _ref(BUILD) + quote(f"/{PUBLIC}/{rel}", what="a file name")[1:-1] + _ref(suffix) + '"'
+    )
 
 
 def _block(head: str, body: Iterable[str], indent: str = "") -> list[str]:
     return [f"{indent}{head} {{", *(f"{indent}    {line}" for line in body), f"{indent}}}", ""]
 
 
-def _route(res: Resource) -> list[str]:
-    """One exact location: negotiation, conditional GET, the file and the manifest headers."""
-    codings = [v.encoding for v in res.encoded]
-    raw = quote_regex("^" + re.escape(res.path) + r"(?:\?|$)")
-    body = [
-        *_error_pages(),
-        *_method_check(),
-        f"if ($request_uri !~ {raw}) {{ return 404; }}",
+_SUFFIX = {"gzip": ".gz", "br": ".br"}
+
+
+def _send(res: Resource) -> list[str]:
+    """Send the file chosen by `$catalogctl_sfx`, with `$catalogctl_etag` and the headers."""
+    return [
         "types { }",
         f"default_type {quote(res.content_type, what='a content type')};",
         "etag off;",
         "if_modified_since off;",
         "max_ranges 0;",
-        *_negotiate(codings),
-        f"set {V}file {_file(res.file)};",
-        f"set {V}etag {quote(res.identity.etag)};",
-        f'set {V}ce "";',
-    ]
-    suffix = {"gzip": ".gz", "br": ".br"}
-    for v in res.encoded:
-        body.append(
-            f"if ({V}v = {v.encoding}) {{ set {V}file {_file(res.file + suffix[v.encoding])}; "
-            f"set {V}etag {quote(v.etag)}; set {V}ce {v.encoding}; }}"
-        )
-    # If-None-Match: `*`, or the sent variant's ETag in the list (weak comparison).
-    inm = quote_regex(r'^("[^"]*") (?:[ \t]*\*[ \t]*$|(?:.*[ \t,])?(?:W/)?\1)')
-    body += [
-        f'set {V}inm "{_ref(V + "etag")} $http_if_none_match";',
-        f'if ({V}inm ~ {inm}) {{ set {V}ce ""; return 304; }}',
-        f"alias {V}file;",
+        f"alias {_file(res.file, V + 'sfx')};",
         'add_header Last-Modified "";',
         f"add_header ETag {V}etag;",
         f"add_header Content-Encoding {V}ce;",
         *_add_headers(res.headers),
     ]
-    return _block(f"location = {res.path}", body)
+
+
+def _choose(res: Resource, chosen: Callable[[str], str]) -> list[str]:
+    """Identity, unless `chosen(coding)` holds for a coding: its file suffix, ETag and name."""
+    lines = [f'set {V}sfx "";', f"set {V}etag {quote(res.identity.etag)};", f'set {V}ce "";']
+    for v in reversed(res.encoded):  # least preferred first: a preferred coding overrides it
+        lines.append(
+            f"if ({chosen(v.encoding)}) {{ set {V}sfx {_SUFFIX[v.encoding]}; "
+            f"set {V}etag {quote(v.etag)}; set {V}ce {v.encoding}; }}"
+        )
+    return lines
+
+
+# What the fast path reads of a request, in one string (`|` cannot occur in what it accepts
+# before the target).
+FAST_KEY = '"$request_method $http_accept_encoding|$request_uri|$http_if_none_match"'
+
+
+def _fast_regex(res: Resource) -> str:
+    """The `FAST_KEY` of the requests the fast path answers exactly as `serve` would.
+
+    GET or HEAD; an Accept-Encoding made of plain tokens (no q-values or other parameters),
+    so every coding listed has q=1 and serve sends the most preferred one listed, or the
+    most preferred of all for `*`; the exact path (a query without `|`); no If-None-Match.
+    A named group captures each coding listed (PCRE keeps it through later repetitions).
+    """
+    tokens = [
+        f"(?<{V[1:]}f_{v.encoding}>(?i:{_CODING_NAMES[v.encoding]}){'|[*]' if i == 0 else ''})"
+        for i, v in enumerate(res.encoded)
+    ]
+    token = "|".join([*tokens, "[-0-9A-Za-z_*]*"])
+    ae = rf"(?:[ \t]*(?:{token})[ \t]*(?:,|(?=\|)))*"
+    return rf"^(?:GET|HEAD) {ae}\|{re.escape(res.path)}(?:\?[^|]*)?\|$"
+
+
+def _route(res: Resource) -> list[str]:
+    """Two exact locations: the route, and the internal one with the whole contract.
+
+    Most requests are a GET of the exact path with no If-None-Match and a plain
+    Accept-Encoding (`gzip, deflate, br`): one regex decides them and picks the file.
+    Everything else (other methods, a %-encoded or `//` path, q-values, If-None-Match) goes
+    on to `/.catalogctl/full/PATH`, which decides step by step, as `serve` does.
+    """
+    fast = [
+        *_error_pages(),
+        f"set {V}key {FAST_KEY};",
+        f"if ({V}key !~ {quote_regex(_fast_regex(res))}) {{ rewrite ^ {FULL}{res.path} last; }}",
+        *_choose(res, lambda coding: f"{V}f_{coding}"),
+        *_send(res),
+    ]
+    raw = quote_regex("^" + re.escape(res.path) + r"(?:\?|$)")
+    # If-None-Match: `*`, or the sent variant's ETag in the list (weak comparison).
+    inm = quote_regex(r'^("[^"]*") (?:[ \t]*\*[ \t]*$|(?:.*[ \t,])?(?:W/)?\1)')
+    full = [
+        "internal;",
+        *_error_pages(),
+        *_method_check(),
+        f"if ($request_uri !~ {raw}) {{ return 404; }}",
+        *_negotiate([v.encoding for v in res.encoded]),
+        *_choose(res, lambda coding: f"{V}v = {coding}"),
+        f'set {V}inm "{_ref(V + "etag")} $http_if_none_match";',
+        f'if ({V}inm ~ {inm}) {{ set {V}ce ""; return 304; }}',
+        *_send(res),
+    ]
+    return [*_block(f"location = {res.path}", fast), *_block(f"location = {FULL}{res.path}", full)]
 
 
 def _escape_stage(n: int) -> str:
@@ -256,32 +315,41 @@ def _not_found(site: Site) -> list[str]:
         f'if ({target} = "") {{ rewrite ^ {INTERNAL}/400 last; }}',
         handover,
     ]
-    body = [
+    problem = [
         "internal;",
         f"error_page 404 = {NOT_FOUND};  # asked for from outside",
+        "types { }",
+        f"default_type {quote(nf.content_type)};",
+        *_add_headers(nf.headers, always=True),
+    ]
+    respond = f'return 404 {prefix[:-1]}\\"{_ref(V + "instance")}\\"{suffix[1:]};'
+    body = [
+        *problem,
         f"if ({method} !~ ^(?:GET|HEAD)$) {{ rewrite ^ {INTERNAL}/403 last; }}",
         # serve refuses request targets with bytes outside printable ASCII (RFC 9112 §3.2)
         f"if ({target} ~ {quote_regex('[^!-~]')}) {{ rewrite ^ {INTERNAL}/400 last; }}",
         f"if ({target} !~ ^{API_PREFIX}) {{ rewrite ^ {INTERNAL}/404 last; }}",
-        "types { }",
-        f"default_type {quote(nf.content_type)};",
-        *_add_headers(nf.headers, always=True),
-        f'set {V}rest "";',
         f'set {V}instance "";',
         # named captures: nginx would %-escape numbered ones in a %-encoded request target
         f"if ({target} ~ ^(?<{V[1:]}path>[^?]*)) {{ set {V}instance {V}path; }}",
         # Only a path holding quotes or backslashes goes through the escaping stages.
-        f"if ({V}instance ~ {_QUOTE_OR_BACKSLASH}) "
-        f'{{ set {V}rest {V}instance; set {V}instance ""; }}',
+        f"if ({V}instance ~ {_QUOTE_OR_BACKSLASH}) {{ rewrite ^ {ESCAPED} last; }}",
+        respond,
+    ]
+    escaped = [
+        *problem,
+        f"set {V}rest {V}instance;",
+        f'set {V}instance "";',
         *(_escape_stage(n) for n in ESCAPE_STAGES),
         f"if ({V}rest ~ {_QUOTE_OR_BACKSLASH}) {{ rewrite ^ {INTERNAL}/400 last; }}",
         f'set {V}instance "{_ref(V + "instance")}{_ref(V + "rest")}";',
-        f'return 404 {prefix[:-1]}\\"{_ref(V + "instance")}\\"{suffix[1:]};',
+        respond,
     ]
     return [
         *_block(f"location {NOT_FOUND}", named),
         *_block(f"location = {BAD_REQUEST}", bad_request),
         *_block(f"location = {INTERNAL}/not-found", body),
+        *_block(f"location = {ESCAPED}", escaped),
     ]
 
 

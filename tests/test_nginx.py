@@ -8,6 +8,7 @@ same route table: status, every header but Date/Server/Connection, and the body.
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -34,6 +35,8 @@ TARGETS = [
     "/.well-known/api-catalog",
     "/llms.txt",
     "/api/v1?x=1&y",
+    "/api/v1?a|b",
+    "/api/v1/games?|",
     "/api/v1/",
     "/api/v1/games/",
     "/api/",
@@ -73,6 +76,19 @@ ENCODINGS = [
     "identity",
     "identity;q=1, gzip;q=0.5",
     "deflate",
+    # the fast path: plain tokens, no q-values
+    "br, gzip, deflate",
+    "deflate, x-gzip",
+    "*, gzip",
+    "BR",
+    "brotli, gzip",
+    "gzip,br",
+    " gzip ,\tbr ",
+    "gzip,,br",
+    "gzip br",
+    "identity, gzip",
+    "gzip, deflate, br, zstd",
+    "",
 ]
 
 
@@ -119,6 +135,27 @@ def test_nginx_negotiates_like_serve(
     server, table = sample_nginx
     reply = request(server.url, target, headers={} if ae is None else {"Accept-Encoding": ae})
     _same_as_serve(reply, table, "GET", target, ae)
+
+
+def test_nginx_negotiates_like_serve_on_random_headers(
+    sample_nginx: tuple[NginxProcess, Table],
+) -> None:
+    """Accept-Encoding values built from codings, q-values and separators, fixed seed.
+
+    Each coding at most once: nginx reads the first q-value of a coding listed twice.
+    """
+    server, table = sample_nginx
+    rng = random.Random(6)
+    codings = [["gzip", "x-gzip", "GZip"], ["br", "Br"], ["*"], ["identity"], ["deflate"]]
+    codings += [["brotli"], [""], [""]]
+    qs = ["", ";q=0", ";q=1", ";q=0.5", ";q=0.001", ";q=1.0", ";q=0.999", ";q=.5", ";Q=0.7"]
+    seps = [",", ", ", " , ", ",\t"]
+    for _ in range(300):
+        chosen = rng.sample(codings, rng.randint(1, 4))
+        parts = [rng.choice(names) + rng.choice(qs) for names in chosen]
+        ae = "".join(part + rng.choice(seps) for part in parts)[: -rng.randint(1, 2)]
+        reply = request(server.url, "/api/v1", headers={"Accept-Encoding": ae})
+        _same_as_serve(reply, table, "GET", "/api/v1", ae)
 
 
 @pytest.mark.parametrize("ae", [None, "gzip", "br"])
@@ -204,7 +241,7 @@ def test_build_writes_nginx_configs(tmp_path: Path) -> None:
         assert tuning in conf
     included = (out / "nginx" / "catalog.conf").read_text()
     assert not [d for d in _directives(included) if d.startswith(("server", "http", "listen"))]
-    assert '"${catalogctl_build}/public/api/v1/games/index.json"' in included
+    assert '"${catalogctl_build}/public/api/v1/games/index.json${catalogctl_sfx}"' in included
     assert str(tmp_path) not in conf + included
     test = subprocess.run(
         [NGINX, "-t", "-q", "-p", str(out), "-c", "nginx/nginx.conf"],

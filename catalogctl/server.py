@@ -4,6 +4,11 @@ Every response is prepared when the catalog is loaded (and again on reload): a r
 dictionary lookup, an Accept-Encoding lookup (cached) and a write. The route table is the
 same `Site` that `build` writes, so `serve` sends the bytes and headers a build holds.
 
+Hot path: with the access log off, a plain keep-alive GET or HEAD is answered inside the
+connection's `data_received`, once aiohttp's parser has read it, with one write of bytes
+serialized at load time (`Wire`), so no request, response or task object is made for it;
+everything else goes through aiohttp's request handling (see `_Protocol`).
+
 Process model: one process by default; with `workers > 1` a supervisor forks N workers that
 each bind the port with SO_REUSEPORT (the kernel spreads connections), forwards SIGHUP to
 them and restarts a worker that dies. SIGTERM/SIGINT stop accepting, let in-flight responses
@@ -257,6 +262,12 @@ class Table:
     bad_request: Answer
     server_error: Answer
     games: int
+    # (method, target, Accept-Encoding, If-None-Match) → prepared bytes, for requests that hit
+    # a route: a handful of distinct keys in practice; bounded against clients that vary them.
+    _wires: dict[tuple[str, str, str | None, str | None], Wire] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )
+    WIRES_KEPT = 1024
 
     @classmethod
     def build(cls, site: Site) -> Table:
@@ -309,6 +320,23 @@ class Table:
         if if_none_match is not None and etag_matches(if_none_match, full.etag):
             return route.not_modified[encoding or "identity"]
         return full
+
+    def wire(
+        self, method: str, target: str, accept_encoding: str | None, if_none_match: str | None
+    ) -> Wire | None:
+        """The prepared bytes of `answer(...)`, or None when it has none; remembered."""
+        key = (method, target, accept_encoding, if_none_match)
+        wire = self._wires.get(key)
+        if wire is None:
+            path = request_target(target)
+            wire = self.answer(method, path, accept_encoding, if_none_match).wire
+            if (
+                wire is not None
+                and len(self._wires) < self.WIRES_KEPT
+                and path.partition("?")[0] in self.routes
+            ):
+                self._wires[key] = wire
+        return wire
 
 
 def _page(page: ErrorPage | None, status: int, title: str, text: str) -> Answer:
@@ -562,61 +590,63 @@ class _Protocol(RequestHandler):
     def data_received(self, data: bytes) -> None:
         waiter = self._waiter
         if not self.fast or waiter is None or waiter.done() or self._messages:
-            super().data_received(data)
+            RequestHandler.data_received(self, data)
             return
         # The request loop is idle, waiting for a message: parse without waking it, answer
         # what we can right here, and wake it only for what is left.
         self._waiter = None
         try:
-            super().data_received(data)
+            RequestHandler.data_received(self, data)
         finally:
             self._waiter = waiter
         messages = self._messages
+        if not messages:
+            return
+        transport = self.transport
+        prepared = self.app.table.wire
         answered = 0
-        while messages and self._answer_now(*messages[0]):
+        while messages:
+            message, payload = messages[0]
+            if (
+                payload is not EMPTY_PAYLOAD
+                or transport is None
+                or transport.is_closing()
+                or self._paused
+                or isinstance(message, _ErrInfo)
+                or message.should_close
+                or message.upgrade
+                or (message.version is not HttpVersion11 and message.version != HttpVersion11)
+            ):
+                break
+            headers = message.headers
+            method = message.method
+            wire = prepared(
+                method, message.path, headers.get("Accept-Encoding"), headers.get("If-None-Match")
+            )
+            if wire is None:
+                break
+            wire.send(transport, method != "HEAD")
             messages.popleft()
             answered += 1
             if self._parser is not None:
                 self._parser.message_consumed()
         if answered:
-            loop = self._loop
-            manager = self._manager
-            if manager is not None:
-                manager.requests_count += answered
-            close_time = loop.time() + self._keepalive_timeout
-            self._next_keepalive_close_time = close_time
-            if self._keepalive_handle is None and self._keepalive_timeout > 0:
-                self._keepalive_handle = loop.call_at(close_time, self._process_keepalive)
-            if self._buffer_paused and len(messages) <= self._msg_queue_resume_size:
-                self._resume_reading_if_drained()
+            self._answered(answered)
         if messages and not waiter.done():
             waiter.set_result(None)
 
-    def _answer_now(self, message: Any, payload: object) -> bool:
-        transport = self.transport
-        if (
-            payload is not EMPTY_PAYLOAD
-            or transport is None
-            or transport.is_closing()
-            or self._paused
-            or isinstance(message, _ErrInfo)
-            or message.should_close
-            or message.upgrade
-            or message.version != HttpVersion11
-        ):
-            return False
-        headers = message.headers
-        answer = self.app.table.answer(
-            message.method,
-            request_target(message.path),
-            headers.get("Accept-Encoding"),
-            headers.get("If-None-Match"),
-        )
-        wire = answer.wire
-        if wire is None:
-            return False
-        wire.send(transport, message.method != "HEAD")
-        return True
+    def _answered(self, count: int) -> None:
+        """What aiohttp's request loop does after a keep-alive response, for `count` of them."""
+        loop = self._loop
+        manager = self._manager
+        if manager is not None:
+            manager.requests_count += count
+        close_time = loop.time() + self._keepalive_timeout
+        self._next_keepalive_close_time = close_time
+        if self._keepalive_handle is None and self._keepalive_timeout > 0:
+            self._keepalive_handle = loop.call_at(close_time, self._process_keepalive)
+        if self._buffer_paused and len(self._messages) <= self._msg_queue_resume_size:
+            self._resume_reading_if_drained()
 
     def handle_error(
         self,

@@ -352,6 +352,18 @@ async def test_serve_fast_path_sends_the_bytes_aiohttp_would(serve_app: Make) ->
         assert (await _exchange(fast, b"".join(pipelined))).count(b"\r\nServer: ") == 13
 
 
+def test_serve_prepared_bytes_kept_for_routes_only_and_bounded() -> None:
+    """Clients that vary targets and headers cannot grow a worker's memory without bound."""
+    source = Source.open(SAMPLE)
+    table = App(source, source.load()).table
+    for i in range(3 * table.WIRES_KEPT):
+        assert table.wire("GET", f"/nowhere/{i}", None, None) is not None  # 404 page, not kept
+        assert table.wire("GET", f"/api/v1?page={i}", f"gzip;q=0.{i % 10}", None) is not None
+    assert len(table._wires) == table.WIRES_KEPT
+    assert all(target.startswith("/api/v1?") for _, target, _, _ in table._wires)
+    assert table.wire("GET", "/api/nothing", None, None) is None  # built per request
+
+
 # --- access log -----------------------------------------------------------------------------------
 
 

@@ -43,7 +43,12 @@ from aiohttp.abc import AbstractAccessLogger
 from aiohttp.http import HttpVersion11
 from aiohttp.http_exceptions import BadHttpMethod
 from aiohttp.streams import EMPTY_PAYLOAD
-from aiohttp.web_protocol import RequestHandler, _ErrInfo
+from aiohttp.web_protocol import RequestHandler
+
+try:  # private: the fast path below is switched off where aiohttp does not have it
+    from aiohttp.web_protocol import _ErrInfo
+except ImportError:  # pragma: no cover - other aiohttp versions
+    _ErrInfo = None  # type: ignore[assignment,misc]
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from catalogctl.build import read_build
@@ -569,10 +574,14 @@ _FAST_PATH_SLOTS = (
     "_buffer_paused",
     "_msg_queue_resume_size",
 )
-_FAST_PATH = all(
-    any(name in getattr(cls, "__slots__", ()) for cls in RequestHandler.__mro__)
-    for name in _FAST_PATH_SLOTS
-) and callable(getattr(RequestHandler, "_resume_reading_if_drained", None))
+_FAST_PATH = (
+    all(
+        any(name in getattr(cls, "__slots__", ()) for cls in RequestHandler.__mro__)
+        for name in _FAST_PATH_SLOTS
+    )
+    and callable(getattr(RequestHandler, "_resume_reading_if_drained", None))
+    and _ErrInfo is not None
+)
 
 
 class _Protocol(RequestHandler):

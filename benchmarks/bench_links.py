@@ -12,7 +12,7 @@ host (so `--host-concurrency` is raised to --concurrency). It prints, for each r
 - `bound`: the latency bound links × delay / concurrency (7.8 s for the defaults);
 - `reference`: a bare aiohttp loop sending the same HEAD requests through a semaphore, in this
   run, on this machine: what the client and server can do at all;
-- `core`: `catalogctl.links.check_links` (collect, judge, dedup, per-host limits, retries);
+- `core`: `catalogctl.links.core.check_links` (collect, judge, dedup, per-host limits, retries);
 - `cli`: the whole `catalogctl check-links FILE --format json` process, start-up included.
 
 Each with links/s and its ratio to the bound (goal: within 1.5x) and to the reference.
@@ -108,7 +108,7 @@ def main() -> None:
         serve(args.delay)
         return
 
-    from catalogctl.links import CheckOptions, check_links, collect_links
+    from catalogctl.links.core import CheckOptions, check_links, collect_links
 
     server = subprocess.Popen(
         [sys.executable, __file__, "--serve", "--delay", str(args.delay)],

@@ -1,3 +1,3 @@
-from catalogctl.cli import main
+from catalogctl.cli.app import main
 
 main()

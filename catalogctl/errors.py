@@ -1,4 +1,4 @@
-"""One exception tree and the exit codes, caught once at the CLI edge."""
+"""One exception tree and the exit codes, caught once at the CLI edge (base layer)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A finding: one located problem in the content."""
+"""A finding: one located problem in the content (base layer: no catalogctl imports)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from urllib.parse import parse_qs, urlsplit
 
-from catalogctl.render import Site
+from catalogctl.contract.routes import Site
 
 API_V1 = "/api/v1"
 API_GAMES = "/api/v1/games"

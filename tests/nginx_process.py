@@ -10,9 +10,9 @@ import subprocess
 import time
 from pathlib import Path
 
-from catalogctl.build import write_site
-from catalogctl.nginx import NGINX_CONF, nginx_files
-from catalogctl.render import Site
+from catalogctl.contract.routes import Site
+from catalogctl.site.build import write_site
+from catalogctl.site.nginx import NGINX_CONF, nginx_files
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 

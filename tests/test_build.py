@@ -15,12 +15,12 @@ import brotli
 import pytest
 from openapi_spec_validator import validate as validate_openapi
 
-from catalogctl import build as build_module
-from catalogctl.build import read_build, write_site
-from catalogctl.content import load_catalog
+from catalogctl.content.loader import load_catalog
+from catalogctl.contract.model import ApiNotFound, ApiVersionIndex, Game, GameCatalog
 from catalogctl.errors import CatalogError
-from catalogctl.model import ApiNotFound, ApiVersionIndex, Game, GameCatalog
-from catalogctl.render import render
+from catalogctl.site import build as build_module
+from catalogctl.site.build import read_build, write_site
+from catalogctl.site.render import render
 from tests.conftest import ContentFactory, game_yaml
 
 FIXTURES = Path(__file__).parent / "fixtures"

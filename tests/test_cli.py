@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from catalogctl import __version__
-from catalogctl.completions import describe
+from catalogctl.cli.completion import describe
 
 ROOT = Path(__file__).resolve().parent.parent
 

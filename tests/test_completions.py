@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from catalogctl.completions import scripts
+from catalogctl.cli.completion import scripts
 
 COMPLETIONS = Path(__file__).resolve().parent.parent / "completions"
 
@@ -17,7 +17,7 @@ def test_completions_are_up_to_date() -> None:
     for name, text in scripts().items():
         shipped = (COMPLETIONS / name).read_text(encoding="utf-8")
         assert shipped == text, (
-            f"completions/{name} is stale: run `python -m catalogctl.completions completions/`"
+            f"completions/{name} is stale: run `python -m catalogctl.cli.completion completions/`"
         )
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from catalogctl.build import read_build, write_site
-from catalogctl.content import load_catalog
-from catalogctl.render import Site, render
+from catalogctl.content.loader import load_catalog
+from catalogctl.contract.routes import Site
+from catalogctl.site.build import read_build, write_site
+from catalogctl.site.render import render
 from tests.conformance import ALL_CHECKS, Check
 from tests.conftest import SAMPLE, SITE_TOML, ContentFactory, generate_catalog
 from tests.serve_process import ServeProcess

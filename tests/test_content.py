@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from pydantic_core import ValidationError
 
-from catalogctl import content as content_module
-from catalogctl.content import load, load_catalog, locate, with_params
-from catalogctl.model import Game, GameCatalog
-from catalogctl.source import SCHEMA_FILE, generate, validator
+from catalogctl.content import loader as content_module
+from catalogctl.content.loader import load, load_catalog, locate, with_params
+from catalogctl.content.settings import SCHEMA_FILE, generate, validator
+from catalogctl.contract.model import Game, GameCatalog
 from tests.conftest import ContentFactory, game_yaml
 
 
@@ -114,7 +114,7 @@ def test_content_parallel_parse_gives_the_same_result(
 
 def test_content_validate_does_not_import_the_server_stack(sample: Path) -> None:
     code = (
-        "import sys; from catalogctl.cli import main; sys.argv = ['catalogctl', 'validate', "
+        "import sys; from catalogctl.cli.app import main; sys.argv = ['catalogctl', 'validate', "
         f"{str(sample)!r}]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'aiohttp', 'brotli', 'uvloop', 'multiprocessing'}))"
@@ -125,5 +125,5 @@ def test_content_validate_does_not_import_the_server_stack(sample: Path) -> None
 
 def test_content_generated_source_schema_is_up_to_date() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == generate(), (
-        "catalogctl/_source_schema.py is stale: run `python -m catalogctl.source`"
+        "catalogctl/content/_schemas.py is stale: run `python -m catalogctl.content.settings`"
     )

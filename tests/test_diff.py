@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from catalogctl.build import write_site
-from catalogctl.content import load_catalog
-from catalogctl.diff import DiffResult, compare, contract_changes
-from catalogctl.diff_report import to_markdown, word_diff
+from catalogctl.content.loader import load_catalog
+from catalogctl.contract.openapi import openapi_document
+from catalogctl.diff.core import DiffResult, compare, contract_changes
+from catalogctl.diff.report import to_markdown, word_diff
 from catalogctl.errors import InputError
-from catalogctl.openapi import openapi_document
-from catalogctl.render import render
-from catalogctl.sources import Source, base_url_of, load_source
+from catalogctl.site.build import write_site
+from catalogctl.site.render import render
+from catalogctl.sources.core import CatalogSnapshot, base_url_of, load_source
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
 
 KEYS = {"added", "removed", "changed", "reordered", "warnings", "breaking"}
@@ -207,7 +207,7 @@ def test_diff_warns_when_a_listed_platform_lost_its_store(make_content: ContentF
 
 @pytest.fixture
 def spec() -> dict[str, Any]:
-    return openapi_document(load_catalog(Path(__file__).parent.parent / "content").site)
+    return openapi_document(load_catalog(Path(__file__).parent.parent / "content").publication)
 
 
 def _messages(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -466,7 +466,7 @@ def test_diff_markdown_and_table_output(pair: tuple[Path, Path]) -> None:
 def test_diff_source_kinds(make_content: ContentFactory, tmp_path: Path) -> None:
     content = make_content(games(2))
     dist = build(content, tmp_path / "dist")
-    kinds: dict[str, Source] = {
+    kinds: dict[str, CatalogSnapshot] = {
         "content": load_source(str(content)),
         "build": load_source(str(dist)),
         "json": load_source(str(dist / "public/api/v1/games/index.json")),
@@ -480,7 +480,7 @@ def test_diff_source_kinds(make_content: ContentFactory, tmp_path: Path) -> None
 def test_diff_reordered_moves_are_minimal(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import random
 
-    from catalogctl import diff as core
+    from catalogctl.diff import core
 
     rng = random.Random(seed)
     old = [f"g{i}" for i in range(rng.randrange(1, 300))]

@@ -15,9 +15,9 @@ import pytest
 from aiohttp import web
 from typer.testing import CliRunner
 
-from catalogctl.cli import app
+from catalogctl.cli.app import app
 from catalogctl.errors import InputError
-from catalogctl.links import parse_accept, parse_duration, retry_after, url_problem
+from catalogctl.links.core import parse_accept, parse_duration, retry_after, url_problem
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
 
 

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from catalogctl.build import read_build
-from catalogctl.content import load_catalog
+from catalogctl.content.loader import load_catalog
 from catalogctl.errors import InputError
-from catalogctl.nginx import MAX_ESCAPED, catalog_conf, nginx_conf, quote
-from catalogctl.render import render
-from catalogctl.server import Table
+from catalogctl.serve.server import Table
+from catalogctl.site.build import read_build
+from catalogctl.site.nginx import MAX_ESCAPED, catalog_conf, nginx_conf, quote
+from catalogctl.site.render import render
 from tests.conformance import Reply, request
 from tests.conftest import SAMPLE, ContentFactory
 from tests.nginx_process import NGINX, NginxProcess, free_port, write_build

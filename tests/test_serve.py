@@ -20,21 +20,21 @@ from aiohttp import ClientSession, web
 from aiohttp.test_utils import BaseTestServer, TestClient
 from typer.testing import CliRunner
 
-from catalogctl.build import write_site
-from catalogctl.cli import app as cli_app
-from catalogctl.content import load_catalog
+from catalogctl.cli.app import app as cli_app
+from catalogctl.content.loader import load_catalog
 from catalogctl.errors import ContentInvalid, InputError
-from catalogctl.render import render
-from catalogctl.server import (
+from catalogctl.serve.server import (
     AccessLog,
     App,
     ServeOptions,
-    Source,
     _watch,
     choose_encoding,
     etag_matches,
     make_server,
 )
+from catalogctl.site.build import write_site
+from catalogctl.site.load import SiteInput
+from catalogctl.site.render import render
 from tests import conformance
 from tests.conftest import SAMPLE, ContentFactory, game_yaml, generate_catalog
 from tests.serve_process import ServeProcess
@@ -60,7 +60,7 @@ Make = Callable[..., Awaitable[tuple[TestClient[Any, Any], App]]]
 @pytest.fixture
 def serve_app(aiohttp_client: Any) -> Make:
     async def make(root: Path = SAMPLE, **options: Any) -> tuple[TestClient[Any, Any], App]:
-        source = Source.open(root, base_url=options.pop("base_url", None))
+        source = SiteInput.open(root, base_url=options.pop("base_url", None))
         app = App(source, source.load())
         opts = ServeOptions(access_log=False, **options)
         client = await aiohttp_client(CatalogTestServer(app, opts))
@@ -249,7 +249,7 @@ async def test_serve_build_directory(serve_app: Make, tmp_path: Path) -> None:
 
 def test_serve_build_cache_control_override(tmp_path: Path) -> None:
     write_site(render(load_catalog(SAMPLE)), tmp_path / "dist")
-    site = Source.open(tmp_path / "dist", cache_control="no-cache").load()
+    site = SiteInput.open(tmp_path / "dist", cache_control="no-cache").load()
     headers = dict(site.resources["/api/v1"].headers)
     assert headers["Cache-Control"] == "no-cache"
 
@@ -354,7 +354,7 @@ async def test_serve_fast_path_sends_the_bytes_aiohttp_would(serve_app: Make) ->
 
 def test_serve_prepared_bytes_kept_for_routes_only_and_bounded() -> None:
     """Clients that vary targets and headers cannot grow a worker's memory without bound."""
-    source = Source.open(SAMPLE)
+    source = SiteInput.open(SAMPLE)
     table = App(source, source.load()).table
     for i in range(3 * table.WIRES_KEPT):
         assert table.wire("GET", f"/nowhere/{i}", None, None) is not None  # 404 page, not kept
@@ -383,7 +383,7 @@ async def test_serve_access_log(serve_app: Make, fmt: str) -> None:
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     try:
-        source = Source.open(SAMPLE)
+        source = SiteInput.open(SAMPLE)
         app = App(source, source.load())
         options = ServeOptions(access_log=True, log_format=fmt)  # type: ignore[arg-type]
         async with TestClient(CatalogTestServer(app, options)) as client:
@@ -404,7 +404,7 @@ async def test_serve_access_log(serve_app: Make, fmt: str) -> None:
 
 
 async def test_serve_access_logger_disabled_costs_nothing() -> None:
-    source = Source.open(SAMPLE)
+    source = SiteInput.open(SAMPLE)
     server = make_server(App(source, source.load()), ServeOptions(access_log=False))
     assert server._kwargs["access_log"] is None  # aiohttp then skips logging
     assert AccessLog  # the class used when it is on
@@ -457,7 +457,7 @@ def test_serve_missing_source_exit_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "Traceback" not in result.output
     with pytest.raises(InputError):
-        Source.open(tmp_path / "nope")
+        SiteInput.open(tmp_path / "nope")
 
 
 def test_serve_invalid_content_exit_1(make_content: ContentFactory) -> None:
@@ -467,7 +467,7 @@ def test_serve_invalid_content_exit_1(make_content: ContentFactory) -> None:
     assert "content is invalid" in result.output
     assert "Traceback" not in result.output
     with pytest.raises(ContentInvalid):
-        Source.open(root).load()
+        SiteInput.open(root).load()
 
 
 def test_serve_base_url_with_build_exit_2(tmp_path: Path) -> None:

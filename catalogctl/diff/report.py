@@ -6,7 +6,7 @@ import difflib
 import re
 from typing import TYPE_CHECKING, Any, Literal
 
-from catalogctl.diff import SET_FIELDS, DiffResult, attribution_params, plain_store_url
+from catalogctl.diff.core import SET_FIELDS, DiffResult, attribution_params, plain_store_url
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -57,7 +57,7 @@ def _store_lines(change: dict[str, Any], code: Any = str) -> list[str]:
 
 
 def summary(result: DiffResult) -> str:
-    from catalogctl.report import plural
+    from catalogctl.text import plural
 
     if not (result.catalog_changed or result.warnings or result.contract):
         return f"no differences ({plural(result.new_games, 'game')})"

@@ -1,4 +1,6 @@
-"""The one model: the published contract (SPEC §2, §7) and the content that feeds it.
+"""The published contract (SPEC §2, §7): one pydantic model per document.
+
+May import: nothing of catalogctl.
 
 The `Field(description=...)` texts come from the specification; `openapi.json` and the
 documentation page are generated from them, so the three cannot drift apart.
@@ -6,7 +8,8 @@ documentation page are generated from them, so the three cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import json
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -132,3 +135,13 @@ class ApiNotFound(_Contract):
 NOT_FOUND_DETAIL = "Unknown API endpoint."
 
 CONTRACT_MODELS: tuple[type[BaseModel], ...] = (ApiVersionIndex, GameCatalog, ApiNotFound)
+
+
+def to_json(doc: BaseModel | dict[str, Any]) -> bytes:
+    """Compact UTF-8 JSON of a published document, in the model's field order and aliases.
+
+    Compact, because it is smaller to send and much faster to compress at brotli quality 11.
+    """
+    if isinstance(doc, BaseModel):
+        return doc.model_dump_json(by_alias=True).encode("utf-8") + b"\n"
+    return (json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")

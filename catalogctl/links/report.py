@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from catalogctl.links import LinkReport, LinkResult
-from catalogctl.report import out, plural
+from catalogctl.links.core import LinkReport, LinkResult
+from catalogctl.text import plural
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 Row = tuple[str, str, LinkResult]  # game, field, result
 
@@ -44,14 +47,14 @@ def summary_text(report: LinkReport) -> str:
     )
 
 
-def print_table(report: LinkReport) -> None:
+def table(report: LinkReport) -> RenderableType | None:
     """The problems grouped by game and field (nothing when every link is fine)."""
     from rich.table import Table
     from rich.text import Text
 
     rows = problem_rows(report)
     if not rows:
-        return
+        return None
     table = Table(header_style="bold", expand=False)
     table.add_column("Game", overflow="fold")
     table.add_column("Field", no_wrap=True)
@@ -70,7 +73,7 @@ def print_table(report: LinkReport) -> None:
             Text(r.link.url),
             end_section=last,
         )
-    out().print(table)
+    return table
 
 
 def to_json(report: LinkReport) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from catalogctl.sources import Source
+    from catalogctl.sources.core import CatalogSnapshot
 
 FailOn = Literal["breaking", "warning", "any"]
 Game = dict[str, Any]  # a published game, validated against `model.Game` (see sources.py)
@@ -147,7 +147,7 @@ def _positions(ids: Iterable[str]) -> dict[str, int]:
     return dict(zip(ids, itertools.count(1)))
 
 
-def compare(old: Source, new: Source) -> DiffResult:
+def compare(old: CatalogSnapshot, new: CatalogSnapshot) -> DiffResult:
     """Everything the public would see change between `old` and `new`."""
     # Whole-catalog passes use C-level builtins: a diff of two 100,000-game catalogs should
     # cost little more than reading them.

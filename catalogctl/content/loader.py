@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote, urlsplit
 
+from catalogctl.content.settings import GamePage, SiteSettings, StoreSettings, validator
+from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding, Severity
-from catalogctl.source import GameSource, SiteConfig, StoreConfig, validator
 
 SITE_FILE = "site.toml"
 GAMES_DIR = "games"
@@ -53,7 +54,7 @@ class FrontMatter:
 @dataclass(slots=True)
 class GameEntry:
     id: str
-    source: GameSource
+    source: GamePage
     front: FrontMatter
 
 
@@ -62,7 +63,7 @@ class Content:
     """Everything loaded from a content tree, valid or not."""
 
     root: Path
-    site: SiteConfig | None
+    site: SiteSettings | None
     site_front: FrontMatter | None
     entries: list[GameEntry]
     findings: list[Finding]
@@ -81,8 +82,20 @@ class Content:
 class Catalog:
     """A valid catalog: site settings and the games as published (SPEC §2.3 field order)."""
 
-    site: SiteConfig
+    site: SiteSettings
     games: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def publication(self) -> Publication:
+        """The site-wide facts every contract document is made from."""
+        site, v1 = self.site, self.site.api.v1
+        return Publication(
+            base_url=site.base_url,
+            title=site.title,
+            description=site.description,
+            store_names=tuple(s.name for s in site.stores.values()),
+            lifecycle=Lifecycle(v1.status, v1.deprecation, v1.sunset, v1.migration),
+        )
 
 
 # --- locating -----------------------------------------------------------------------------
@@ -276,13 +289,13 @@ def _is_http_url(url: str, *, https_only: bool = False) -> bool:
     return not https_only or url[:8].lower() == "https://"
 
 
-def game_url(site: SiteConfig, game_id: str) -> str:
+def game_url(site: SiteSettings, game_id: str) -> str:
     return site.game_url.replace("{base_url}", site.base_url).replace(
         "{id}", quote(game_id, safe="")
     )
 
 
-def _check_site(site: SiteConfig, front: FrontMatter) -> list[Finding]:
+def _check_site(site: SiteSettings, front: FrontMatter) -> list[Finding]:
     out: list[Finding] = []
 
     def add(loc: Sequence[str | int], msg: str, severity: Severity = ERROR) -> None:
@@ -332,7 +345,7 @@ def _as_date(value: Any) -> Any:
     return value.date() if isinstance(value, dt.datetime) else value
 
 
-def _check_store_params(key: str, store: StoreConfig, add: Any) -> list[Finding]:
+def _check_store_params(key: str, store: StoreSettings, add: Any) -> list[Finding]:
     pt = store.params.get("pt")
     if pt is not None and not _DIGITS_RE.match(pt):
         add(["stores", key, "params", "pt"], f"the provider token 'pt' must be numeric, got {pt!r}")
@@ -356,7 +369,7 @@ def _check_store_params(key: str, store: StoreConfig, add: Any) -> list[Finding]
 
 def _load_site(
     root: Path, display: str
-) -> tuple[SiteConfig | None, FrontMatter | None, list[Finding]]:
+) -> tuple[SiteSettings | None, FrontMatter | None, list[Finding]]:
     path = root / SITE_FILE
     file = str(Path(display) / SITE_FILE)
     if not path.is_file():
@@ -367,7 +380,7 @@ def _load_site(
         data = parse_block(front)
     except _FileProblem as exc:
         return None, None, [Finding(file, exc.line, None, str(exc))]
-    site: SiteConfig | None
+    site: SiteSettings | None
     site, findings = _validate("site", data, front, ERROR)
     if site is not None:
         findings.extend(_check_site(site, front))
@@ -384,7 +397,7 @@ def _suggest(value: str, allowed: Iterable[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _check_game(entry: GameEntry, site: SiteConfig | None) -> list[Finding]:
+def _check_game(entry: GameEntry, site: SiteSettings | None) -> list[Finding]:
     src, front = entry.source, entry.front
     severity = WARNING if src.draft else ERROR
     out: list[Finding] = []
@@ -480,12 +493,14 @@ def _parse_all(jobs: list[tuple[str, str]]) -> list[_Parsed]:
         return [item for part in pool.map(_parse_chunk, chunks) for item in part]
 
 
-def _game_entry(parsed: _Parsed, site: SiteConfig | None) -> tuple[GameEntry | None, list[Finding]]:
+def _game_entry(
+    parsed: _Parsed, site: SiteSettings | None
+) -> tuple[GameEntry | None, list[Finding]]:
     _file, stem, front, data, problem = parsed
     if front is None or data is None:
         return None, [problem] if problem else []
     severity = WARNING if data.get("draft") is True else ERROR
-    source: GameSource | None
+    source: GamePage | None
     source, findings = _validate("game", data, front, severity)
     if source is None:
         return None, findings
@@ -576,7 +591,7 @@ def with_params(url: str, params: dict[str, str]) -> str:
     return f"{out}#{fragment}" if fragment else out
 
 
-def published_games(site: SiteConfig, entries: list[GameEntry]) -> list[dict[str, Any]]:
+def published_games(site: SiteSettings, entries: list[GameEntry]) -> list[dict[str, Any]]:
     base = site.base_url
     games = []
     for e in sorted((e for e in entries if not e.source.draft), key=order_key):
@@ -630,7 +645,7 @@ def load_catalog(
 
 def sample_content() -> Path:
     """The bundled sample content (installed package data, or the source checkout)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the catalogctl package
     for candidate in (here / "_sample_content", here.parent / "content"):
         if (candidate / SITE_FILE).is_file():
             return candidate

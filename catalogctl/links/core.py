@@ -42,7 +42,7 @@ REDIRECTS = frozenset({301, 302, 303, 307, 308})
 DEFAULT_ACCEPT = frozenset(range(200, 300))
 
 State = Literal["ok", "warning", "broken", "excluded"]
-Source = Literal["network", "cache", "offline", "excluded", "syntax"]
+Origin = Literal["network", "cache", "offline", "excluded", "syntax"]
 
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$", re.IGNORECASE)
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -104,7 +104,7 @@ def collect_links(games: Iterable[Mapping[str, Any]]) -> list[Link]:
 
 def load_links(spec: str | Path) -> list[Link]:
     """Links of any catalog source: a content tree, a build, a games JSON file or a base URL."""
-    from catalogctl.sources import load_source
+    from catalogctl.sources.core import load_source
 
     return collect_links(load_source(spec).games)
 
@@ -180,7 +180,7 @@ class CheckOptions:
 class LinkResult:
     link: Link
     state: State
-    source: Source
+    source: Origin
     status: int | None = None
     error: str | None = None  # why the link is broken
     warning: str | None = None

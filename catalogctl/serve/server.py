@@ -35,7 +35,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from http import HTTPStatus
-from pathlib import Path
 from typing import Any, Literal
 
 from aiohttp import web
@@ -51,21 +50,9 @@ except ImportError:  # pragma: no cover - other aiohttp versions
     _ErrInfo = None  # type: ignore[assignment,misc]
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from catalogctl.build import read_build
-from catalogctl.content import GAMES_DIR, SITE_FILE, load_catalog
+from catalogctl.contract.routes import API_PREFIX, HTML, ErrorPage, Site, error_page
 from catalogctl.errors import CatalogError, InputError
-from catalogctl.render import (
-    API_GAMES,
-    API_PREFIX,
-    DEFAULT_CACHE_CONTROL,
-    HTML,
-    MANIFEST,
-    ErrorPage,
-    Site,
-    error_page,
-    render,
-)
-from catalogctl.server_load import load_isolated
+from catalogctl.site.load import SiteInput, count_games, load_isolated
 
 SERVER_NAME = "catalogctl"  # the Server header: no version numbers
 METHODS = frozenset({"GET", "HEAD"})
@@ -305,7 +292,7 @@ class Table:
             ),
             bad_request=_page(None, 400, "Bad Request", "The request could not be understood."),
             server_error=_page(None, 500, "Internal Server Error", "Please try again later."),
-            games=_count_games(site),
+            games=count_games(site),
         )
 
     def answer(
@@ -350,89 +337,6 @@ def _page(page: ErrorPage | None, status: int, title: str, text: str) -> Answer:
         page = ErrorPage(status, HTML, no_store, error_page(status, title, text))
     headers = _headers([("Content-Type", page.content_type)], page.headers)
     return Answer.prepared(status, headers, page.body)
-
-
-def _count_games(site: Site) -> int:
-    games = site.resources.get(API_GAMES)
-    if games is None:
-        return 0
-    try:
-        return len(json.loads(games.identity.body)["games"])
-    except (ValueError, KeyError, TypeError):
-        return 0
-
-
-# --- where the catalog comes from -------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """A content tree (rendered in memory) or a build directory (read from its manifest)."""
-
-    path: Path
-    display: str
-    is_build: bool
-    base_url: str | None = None
-    cache_control: str | None = None
-
-    @classmethod
-    def open(
-        cls,
-        path: Path,
-        *,
-        display: str | None = None,
-        base_url: str | None = None,
-        cache_control: str | None = None,
-    ) -> Source:
-        if not path.exists():
-            raise InputError(f"no such content tree or build directory: {path}")
-        if not path.is_dir():
-            raise InputError(f"not a directory (expected a content tree or a build): {path}")
-        is_build = (path / MANIFEST).is_file()
-        if is_build and base_url is not None:
-            raise InputError(
-                f"--base-url applies to a content tree; {path} is a build rendered for its own "
-                "base URL (rebuild it with `catalogctl build --base-url`)"
-            )
-        if not is_build and not (path / SITE_FILE).is_file() and not (path / GAMES_DIR).is_dir():
-            raise InputError(
-                f"{path} is neither a content tree (site.toml, games/) nor a build ({MANIFEST})"
-            )
-        return cls(path, display or str(path), is_build, base_url, cache_control)
-
-    def load(self) -> Site:
-        """Validate and render (content) or read (build); raises `CatalogError`."""
-        if not self.is_build:
-            catalog = load_catalog(self.path, display=self.display, base_url=self.base_url)
-            return render(catalog, cache_control=self.cache_control or DEFAULT_CACHE_CONTROL)
-        site = read_build(self.path)
-        if self.cache_control is None:
-            return site
-        resources = {
-            path: dataclasses.replace(
-                res,
-                headers=tuple(
-                    (k, self.cache_control if k.lower() == "cache-control" else v)
-                    for k, v in res.headers
-                ),
-            )
-            for path, res in site.resources.items()
-        }
-        return dataclasses.replace(site, resources=resources)
-
-    def fingerprint(self) -> tuple[tuple[str, int, int], ...]:
-        """Names, sizes and mtimes of the files a reload would read (for --watch)."""
-        if self.is_build:
-            files = [self.path / MANIFEST]
-        else:
-            games = self.path / GAMES_DIR
-            files = [self.path / SITE_FILE, *(sorted(games.iterdir()) if games.is_dir() else [])]
-        out = []
-        for f in files:
-            with contextlib.suppress(OSError):
-                st = f.stat()
-                out.append((f.name, st.st_size, st.st_mtime_ns))
-        return tuple(out)
 
 
 # --- options, logging -------------------------------------------------------------------------
@@ -696,7 +600,7 @@ class App:
 
     def __init__(
         self,
-        source: Source,
+        source: SiteInput,
         site: Site,
         *,
         announce_reloads: bool = True,
@@ -865,7 +769,7 @@ async def _watch(app: App, interval: float = 1.0) -> None:
 
 
 def serve(
-    source: Source,
+    source: SiteInput,
     options: ServeOptions,
     *,
     site: Site | None = None,
@@ -953,7 +857,7 @@ class _SignalInbox:
 
 
 def _supervise(
-    source: Source,
+    source: SiteInput,
     site: Site,
     options: ServeOptions,
     games: int,
@@ -1065,7 +969,7 @@ def _await_workers(ready_r: int, workers: int, timeout: float = 30.0) -> None:
         got += len(chunk)
 
 
-def _reload_supervisor(source: Source, site: Site, children: dict[int, float]) -> Site:
+def _reload_supervisor(source: SiteInput, site: Site, children: dict[int, float]) -> Site:
     """Validate and render once here; workers reload only when the content is good."""
     try:
         new = load_isolated(source)
@@ -1113,7 +1017,7 @@ def _die_with_parent() -> None:
 
 
 def _worker(
-    source: Source,
+    source: SiteInput,
     site: Site,
     options: ServeOptions,
     port: int,

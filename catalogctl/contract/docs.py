@@ -7,9 +7,9 @@ import re
 from html import escape
 from typing import Any
 
-from catalogctl.content import Catalog
-from catalogctl.openapi import component_schemas
-from catalogctl.render import (
+from catalogctl.contract.openapi import component_schemas
+from catalogctl.contract.publication import Publication
+from catalogctl.contract.routes import (
     API_CATALOG,
     API_DOCS,
     API_GAMES,
@@ -34,22 +34,21 @@ def _md_text(text: str) -> str:
     return one_line(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def llms_txt(catalog: Catalog) -> str:
-    site = catalog.site
-    b = site.base_url
+def llms_txt(pub: Publication, games: list[dict[str, Any]]) -> str:
+    b = pub.base_url
     lines = [
-        f"# {one_line(site.title)}",
+        f"# {one_line(pub.title)}",
         "",
-        f"> {one_line(site.description)}",
+        f"> {one_line(pub.description)}",
         "",
-        f"The catalog lists {len(catalog.games)} game{'s' * (len(catalog.games) != 1)}. "
+        f"The catalog lists {len(games)} game{'s' * (len(games) != 1)}. "
         f"It is also published as a read-only JSON API at {b}{API_GAMES} "
         "(no key needed; clients filter locally).",
         "",
         "## Games",
         "",
     ]
-    for g in catalog.games:
+    for g in games:
         platforms = ", ".join(g["platforms"])
         lines.append(
             f"- [{_md_text(g['name'])}]({g['url']}): {one_line(g['description'])} ({platforms})"
@@ -133,10 +132,9 @@ def _pre(text: str) -> str:
     return f"<pre><code>{escape(text)}</code></pre>"
 
 
-def docs_page(catalog: Catalog) -> str:
-    site = catalog.site
-    b = site.base_url
-    v1 = site.api.v1
+def docs_page(pub: Publication, games: list[dict[str, Any]]) -> str:
+    b = pub.base_url
+    v1 = pub.lifecycle
     schemas = component_schemas()
     model_order = [
         "ApiVersionIndex",
@@ -149,9 +147,9 @@ def docs_page(catalog: Catalog) -> str:
         "ProblemLinks",
     ]
     tables = "\n".join(_model_table(n, schemas[n]) for n in model_order if n in schemas)
-    stores = ", ".join(f"<code>{escape(s.name)}</code>" for s in site.stores.values())
-    example = catalog.games[0] if catalog.games else None
-    problem = json.dumps(not_found_problem(site, "/api/v2/games"), indent=2)
+    stores = ", ".join(f"<code>{escape(name)}</code>" for name in pub.store_names)
+    example = games[0] if games else None
+    problem = not_found_problem(pub, "/api/v2/games").model_dump_json(indent=2)
     status_class = "badge deprecated" if v1.status == "deprecated" else "badge"
     lifecycle = lifecycle_headers(v1)
     if lifecycle or v1.status == "deprecated":
@@ -167,7 +165,7 @@ def docs_page(catalog: Catalog) -> str:
             "<p>Version 1 is <strong>supported</strong>; no retirement is scheduled. It sends "
             "neither a <code>Deprecation</code> nor a <code>Sunset</code> header.</p>"
         )
-    first_store = next(iter(site.stores.values())).name
+    first_store = pub.store_names[0]
     jq_example = _pre(
         f"curl -s --compressed {b}{API_GAMES} \\\n"
         "  | jq -r '.games[] | [.name, (.stores[] | select(.name == "
@@ -181,18 +179,18 @@ def docs_page(catalog: Catalog) -> str:
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(site.title)} — Game catalog API</title>
-<meta name="description" content="{escape(one_line(site.description))}">
+<title>{escape(pub.title)} — Game catalog API</title>
+<meta name="description" content="{escape(one_line(pub.description))}">
 <link rel="service-desc" href="{OPENAPI}" type="application/json">
 <link rel="api-catalog" href="{API_CATALOG}">
 <style>{_CSS}</style>
 </head>
 <body>
 <main>
-<p class="lead">{escape(site.title)}</p>
+<p class="lead">{escape(pub.title)}</p>
 <h1>Game catalog API <span class="{status_class}">v1 {escape(v1.status)}</span></h1>
-<p>{escape(site.description)} The catalog is public and read-only: it gives descriptions,
-platforms, genres, icons and store links of every game ({len(catalog.games)} today).
+<p>{escape(pub.description)} The catalog is public and read-only: it gives descriptions,
+platforms, genres, icons and store links of every game ({len(games)} today).
 No account, API key or SDK is needed. The service has no state a client can change and
 sends no events.</p>
 <nav><ul>

@@ -1,12 +1,15 @@
-"""Models of the content: `site.toml` and the front matter of `games/<id>.md` (DESIGN §1).
+"""Settings of a content tree: `site.toml`, and the front matter of one game page.
+
+May import: nothing of catalogctl (the content layer's bottom).
 
 They are standard-library dataclasses whose annotations carry pydantic `Field` constraints.
-pydantic turns them into validators once, at development time: `python -m catalogctl.source`
-writes the pydantic-core schemas to `catalogctl/_source_schema.py`, and a test fails when that
-file is stale. At run time `validate` builds its validators from those schemas with
-pydantic-core alone, so a pre-commit hook does not pay for pydantic's schema generation on
-every commit. The annotations are never evaluated at run time (`from __future__ import
-annotations`); pydantic resolves them when the schemas are generated.
+pydantic turns them into validators once, at development time:
+`python -m catalogctl.content.settings` writes the pydantic-core schemas to
+`catalogctl/content/_schemas.py`, and a test fails when that file is stale. At run time
+`validate` builds its validators from those schemas with pydantic-core alone, so a pre-commit
+hook does not pay for pydantic's schema generation on every commit. The annotations are never
+evaluated at run time (`from __future__ import annotations`); pydantic resolves them when the
+schemas are generated.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ ApiStatus = Literal["supported", "deprecated"]
 
 
 @dataclass(slots=True)
-class StoreConfig:
+class StoreSettings:
     """`[stores.<key>]`: one store of the catalog."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -42,7 +45,7 @@ class StoreConfig:
 
 
 @dataclass(slots=True)
-class ApiVersionConfig:
+class ApiVersionSettings:
     """`[api.v1]`: lifecycle of the API version (SPEC §9)."""
 
     # Lax, so that dates may be TOML dates or ISO strings.
@@ -63,16 +66,16 @@ class ApiVersionConfig:
 
 
 @dataclass(slots=True)
-class ApiConfig:
+class ApiSettings:
     """`[api]`: one table per API version."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
 
-    v1: ApiVersionConfig = field(default_factory=ApiVersionConfig)
+    v1: ApiVersionSettings = field(default_factory=ApiVersionSettings)
 
 
 @dataclass(slots=True)
-class SiteConfig:
+class SiteSettings:
     """`content/site.toml`."""
 
     # The website keeps its own keys in site.toml too.
@@ -82,21 +85,21 @@ class SiteConfig:
     title: Annotated[str, Field(min_length=1, description="Site title (llms.txt, docs page).")]
     description: Annotated[str, Field(min_length=1, description="One-line catalog summary.")]
     stores: Annotated[
-        dict[str, StoreConfig], Field(min_length=1, description="Stores by key, in order.")
+        dict[str, StoreSettings], Field(min_length=1, description="Stores by key, in order.")
     ]
     game_url: Annotated[str, Field(description="Canonical game page; contains `{id}`.")] = (
         "{base_url}/games/{id}/"
     )
     platforms: Annotated[list[str] | None, Field(description="Allowed platforms.")] = None
     genres: Annotated[list[str] | None, Field(description="Allowed genres.")] = None
-    api: ApiConfig = field(default_factory=ApiConfig)
+    api: ApiSettings = field(default_factory=ApiSettings)
 
-    def replace(self, **changes: Any) -> SiteConfig:
+    def replace(self, **changes: Any) -> SiteSettings:
         return dataclasses.replace(self, **changes)
 
 
 @dataclass(slots=True)
-class GameSource:
+class GamePage:
     """Front matter of one `games/<id>.md` file."""
 
     # Unknown keys belong to the website and are ignored.
@@ -120,7 +123,7 @@ class GameSource:
     draft: Annotated[bool, Field(description="`true` leaves the game out.")] = False
 
 
-SOURCE_MODELS = {"site": SiteConfig, "game": GameSource}
+SETTINGS_MODELS = {"site": SiteSettings, "game": GamePage}
 
 
 # --- validators -----------------------------------------------------------------------------
@@ -131,14 +134,14 @@ def validator(kind: Literal["site", "game"]) -> SchemaValidator:
     """A pydantic-core validator built from the generated schema (no pydantic import)."""
     from pydantic_core import SchemaValidator
 
-    from catalogctl._source_schema import SCHEMAS
+    from catalogctl.content._schemas import schemas
 
-    return SchemaValidator(SCHEMAS[kind])
+    return SchemaValidator(schemas(sys.modules[__name__])[kind])
 
 
 # --- generating the schemas (development time) --------------------------------------------------
 
-SCHEMA_FILE = Path(__file__).with_name("_source_schema.py")
+SCHEMA_FILE = Path(__file__).with_name("_schemas.py")
 
 
 def _literal(value: Any) -> str:
@@ -154,14 +157,14 @@ def _literal(value: Any) -> str:
     if value is None or isinstance(value, bool | int | float | str):
         return repr(value)
     if isinstance(value, type) and value.__module__ == __name__:
-        return f"source.{value.__name__}"
+        return f"models.{value.__name__}"
     if value is dict or value is list:
         return value.__name__
     raise TypeError(f"cannot write {value!r} into a generated schema")
 
 
 def generate() -> str:
-    """The source of `_source_schema.py`, from pydantic's schemas of the models above."""
+    """The source of `_schemas.py`, from pydantic's schemas of the models above."""
     import pydantic
     from pydantic import TypeAdapter
 
@@ -169,15 +172,16 @@ def generate() -> str:
     namespace = {"Annotated": __import__("typing").Annotated, "Field": pydantic.Field}
     for name, value in namespace.items():  # what the string annotations refer to
         setattr(module, name, value)
-    schemas = {kind: TypeAdapter(cls).core_schema for kind, cls in SOURCE_MODELS.items()}
-    body = ",\n".join(f"    {kind!r}: {_literal(s)}" for kind, s in schemas.items())
+    schemas = {kind: TypeAdapter(cls).core_schema for kind, cls in SETTINGS_MODELS.items()}
+    body = ",\n".join(f"        {kind!r}: {_literal(s)}" for kind, s in schemas.items())
     return (
-        '"""pydantic-core schemas of catalogctl.source. Generated: do not edit.\n\n'
-        'Regenerate with `python -m catalogctl.source`.\n"""\n\n'
+        '"""pydantic-core schemas of catalogctl.content.settings. Generated: do not edit.\n\n'
+        "Regenerate with `python -m catalogctl.content.settings`. The classes come in as\n"
+        '`models` (that module), so this module imports nothing of catalogctl.\n"""\n\n'
         "# ruff: noqa: E501\n"
-        "from typing import Any\n\n"
-        "from catalogctl import source\n\n"
-        f"SCHEMAS: dict[str, Any] = {{\n{body},\n}}\n"
+        "from typing import Any\n\n\n"
+        "def schemas(models: Any) -> dict[str, Any]:\n"
+        f"    return {{\n{body},\n    }}\n"
     )
 
 

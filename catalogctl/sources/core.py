@@ -38,7 +38,7 @@ KINDS_HELP = "a content tree, a build directory, a games JSON file or an http(s)
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class CatalogSnapshot:
     """A loaded, validated catalog and where it came from."""
 
     label: str  # the source as the user named it
@@ -53,7 +53,7 @@ def is_url(spec: str) -> bool:
     return spec.startswith(("http://", "https://"))
 
 
-def load_source(spec: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> Source:
+def load_source(spec: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> CatalogSnapshot:
     """Load any catalog source named on the command line."""
     text = str(spec)
     if isinstance(spec, str) and is_url(spec):
@@ -70,7 +70,7 @@ def load_source(spec: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> Source
         return load_json_file(path, label=text)
     if not path.is_dir():
         raise InputError(f"not a file or directory: {text} (expected {KINDS_HELP})")
-    from catalogctl.render import MANIFEST
+    from catalogctl.site.manifest import MANIFEST
 
     if (path / "site.toml").is_file():
         return load_content(path, label=text)
@@ -87,8 +87,8 @@ def load_source(spec: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> Source
 # --- each kind ------------------------------------------------------------------------------
 
 
-def load_content(root: Path, *, label: str | None = None) -> Source:
-    from catalogctl.content import SPEC_STORE_PARAMS, load_catalog
+def load_content(root: Path, *, label: str | None = None) -> CatalogSnapshot:
+    from catalogctl.content.loader import SPEC_STORE_PARAMS, load_catalog
 
     shown = label if label is not None else str(root)
     try:
@@ -111,11 +111,11 @@ def load_content(root: Path, *, label: str | None = None) -> Source:
     platforms = {
         conf.name: key for key, conf in catalog.site.stores.items() if key in SPEC_STORE_PARAMS
     }
-    return Source(shown, "content", games, None, platforms)
+    return CatalogSnapshot(shown, "content", games, None, platforms)
 
 
-def load_build(path: Path, *, label: str | None = None) -> Source:
-    from catalogctl.build import read_build
+def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:
+    from catalogctl.site.build import read_build
 
     shown = label if label is not None else str(path)
     site = read_build(path)
@@ -123,7 +123,7 @@ def load_build(path: Path, *, label: str | None = None) -> Source:
     if games is None:
         raise InputError(f"the build in {shown} has no {GAMES_PATH} route")
     openapi = site.resources.get(OPENAPI_PATH)
-    return Source(
+    return CatalogSnapshot(
         shown,
         "build",
         parse_catalog(games.identity.body, f"{GAMES_PATH} of the build {shown}"),
@@ -131,11 +131,11 @@ def load_build(path: Path, *, label: str | None = None) -> Source:
     )
 
 
-def _load_web_root(path: Path, *, label: str) -> Source:
+def _load_web_root(path: Path, *, label: str) -> CatalogSnapshot:
     games = _read_file(path / _WEB_ROOT_GAMES)
     openapi_file = path / _WEB_ROOT_OPENAPI
     openapi = _read_file(openapi_file) if openapi_file.is_file() else None
-    return Source(
+    return CatalogSnapshot(
         label,
         "build",
         parse_catalog(games, str(path / _WEB_ROOT_GAMES)),
@@ -143,18 +143,18 @@ def _load_web_root(path: Path, *, label: str) -> Source:
     )
 
 
-def load_json_file(path: Path, *, label: str | None = None) -> Source:
+def load_json_file(path: Path, *, label: str | None = None) -> CatalogSnapshot:
     shown = label if label is not None else str(path)
-    return Source(shown, "json", parse_catalog(_read_file(path), shown))
+    return CatalogSnapshot(shown, "json", parse_catalog(_read_file(path), shown))
 
 
-def load_url(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> Source:
+def load_url(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> CatalogSnapshot:
     """Read `{base}/api/v1/games` (and `{base}/openapi.json` when present) of a deployment."""
     import asyncio
 
     base = base_url_of(url)
     games, openapi = asyncio.run(fetch(base, timeout=timeout))
-    return Source(
+    return CatalogSnapshot(
         url,
         "url",
         parse_catalog(games, base + GAMES_PATH),
@@ -278,7 +278,7 @@ def catalog_validator() -> TypeAdapter[Any]:
     """
     from pydantic import TypeAdapter
 
-    from catalogctl.model import GameCatalog
+    from catalogctl.contract.model import GameCatalog
 
     return TypeAdapter(_plain(GameCatalog, {}))
 

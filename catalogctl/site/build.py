@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from catalogctl.contract.routes import Site
 from catalogctl.errors import CatalogError, InputError
-from catalogctl.render import MANIFEST, Site, manifest, site_files, site_from_manifest
+from catalogctl.site.manifest import MANIFEST, manifest, site_files, site_from_manifest
 
 # Extra files of a build (web-server configs), relative path → bytes.
 ExtraFiles = Iterable[tuple[str, bytes]]

@@ -6,8 +6,8 @@ from functools import cache
 from typing import Any
 
 from catalogctl import __version__
-from catalogctl.model import CONTRACT_MODELS
-from catalogctl.source import SiteConfig
+from catalogctl.contract.model import CONTRACT_MODELS
+from catalogctl.contract.publication import Publication
 
 REF = "#/components/schemas/{model}"
 
@@ -71,7 +71,7 @@ def _operation(op_id: str, summary: str, schema: str, *, head: bool) -> dict[str
     }
 
 
-def openapi_document(site: SiteConfig) -> dict[str, Any]:
+def openapi_document(pub: Publication) -> dict[str, Any]:
     paths = {}
     for path, op_id, summary, schema in (
         ("/api/v1", "getApiVersion", "Version 1: status and links", "ApiVersionIndex"),
@@ -81,23 +81,23 @@ def openapi_document(site: SiteConfig) -> dict[str, Any]:
             "get": _operation(op_id, summary, schema, head=False),
             "head": _operation(op_id, summary, schema, head=True),
         }
-    v1 = site.api.v1
+    v1 = pub.lifecycle
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": f"{site.title} game catalog API",
+            "title": f"{pub.title} game catalog API",
             "version": "1",
             "summary": "Public, read-only catalog of games.",
             "description": (
-                f"{site.description}\n\nThe service is read-only and returns the complete "
+                f"{pub.description}\n\nThe service is read-only and returns the complete "
                 "catalog; query parameters are ignored and clients filter locally. No account, "
                 "API key or SDK is needed. Only GET and HEAD are supported; any other method is "
                 f"rejected with 403. API version 1 is {v1.status}."
             ),
             "x-generator": f"catalogctl {__version__}",
         },
-        "externalDocs": {"description": "Usage documentation", "url": f"{site.base_url}/api"},
-        "servers": [{"url": site.base_url}],
+        "externalDocs": {"description": "Usage documentation", "url": f"{pub.base_url}/api"},
+        "servers": [{"url": pub.base_url}],
         "security": [],
         "tags": [{"name": "v1", "description": "API version 1"}],
         "paths": paths,

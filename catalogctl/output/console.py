@@ -1,6 +1,7 @@
 """Printing results: rich tables on a terminal, JSON and Markdown for machines and PRs.
 
 Core modules never print; the CLI hands their results to the functions here.
+May import: catalogctl.errors, catalogctl.findings (and, lazily, the cores' result types).
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from catalogctl.text import plural
+
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from catalogctl.errors import CatalogError
     from catalogctl.findings import Finding
 
 
@@ -69,10 +73,6 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def findings_table(findings: list[Finding]) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -97,3 +97,52 @@ def findings_table(findings: list[Finding]) -> None:
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.file, f.line or 0, f.field or "", f.message))
+
+
+# --- the command's report settings, and errors ---------------------------------------------
+
+_command: str = "catalogctl"
+_format: str = "table"
+
+
+def use_format(command: str, fmt: str) -> None:
+    """Remember which command runs and its output format, for `report_error`."""
+    global _command, _format
+    _command, _format = command, str(fmt)
+
+
+def report_findings(
+    findings: Iterable[Finding],
+    fmt: str,
+    *,
+    files: int | None = None,
+    games: int | None = None,
+) -> None:
+    """Findings as a table and a summary line, or as JSON."""
+    items = sort_findings(findings)
+    errors = sum(f.severity == "error" for f in items)
+    warnings = len(items) - errors
+    if fmt == Format.json:
+        print_json(
+            {
+                "valid": errors == 0,
+                "findings": [f.to_json() for f in items],
+                "summary": {"errors": errors, "warnings": warnings, "files": files, "games": games},
+            }
+        )
+        return
+    if items:
+        findings_table(items)
+    mark, color = ("✗", "red") if errors else (("!", "yellow") if warnings else ("✓", "green"))
+    where = "" if files is None else f" in {plural(files, 'file')}"
+    if games is not None:
+        where += f" ({plural(games, 'game')})"
+    status(mark, color, f"{plural(errors, 'error')}, {plural(warnings, 'warning')}{where}")
+
+
+def report_error(exc: CatalogError) -> None:
+    """A command failed: its findings (if any), then the message on stderr."""
+    findings = getattr(exc, "findings", None)
+    if findings:
+        report_findings(findings, _format)
+    err().print(f"[bold red]error:[/] {exc.message}", markup=True, highlight=False)

@@ -36,8 +36,9 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from catalogctl.contract.routes import API_PREFIX, Resource, Site, error_page
 from catalogctl.errors import InputError
-from catalogctl.render import API_PREFIX, PUBLIC, Resource, Site, error_page
+from catalogctl.site.manifest import PUBLIC
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
 NGINX_DIR = "nginx"

@@ -1,0 +1,137 @@
+"""`catalogctl check-links`: every game page, icon and store link, checked concurrently."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from catalogctl.cli.common import CONTENT_HELP, StrictOpt, resolve_content
+from catalogctl.errors import ExitCode
+from catalogctl.output.console import RichFormat, err, out, print_json, use_format
+
+
+def check_links(
+    source: Annotated[
+        str | None,
+        typer.Argument(
+            help=CONTENT_HELP
+            + " A build directory, a games JSON file or a deployment's base URL works too.",
+            show_default=False,
+        ),
+    ] = None,
+    max_concurrency: Annotated[
+        int, typer.Option("--max-concurrency", min=1, help="Requests in flight at most.")
+    ] = 64,
+    host_concurrency: Annotated[
+        int,
+        typer.Option("--host-concurrency", min=1, help="Requests in flight to one host at most."),
+    ] = 8,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.001, help="Seconds to wait for each response.")
+    ] = 10.0,
+    retries: Annotated[
+        int,
+        typer.Option(
+            "--retries", min=0, help="Retries after connection errors, 5xx and 429 (backoff)."
+        ),
+    ] = 3,
+    max_retry_wait: Annotated[
+        float,
+        typer.Option("--max-retry-wait", min=0, help="Longest pause before a retry (Retry-After)."),
+    ] = 10.0,
+    max_redirects: Annotated[
+        int, typer.Option("--max-redirects", min=0, help="Redirects followed at most.")
+    ] = 10,
+    accept: Annotated[
+        str, typer.Option("--accept", help="Status codes that mean fine, e.g. '200..299,403'.")
+    ] = "200..299",
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="Skip URLs matching this regex (repeatable)."),
+    ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option("--include", help="Check only URLs matching this regex (repeatable)."),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option("--cache", help="Remember links found fine in FILE; skip them next time."),
+    ] = None,
+    max_cache_age: Annotated[
+        str, typer.Option("--max-cache-age", help="How long a cached fine link is trusted.")
+    ] = "1d",
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Check URL syntax only; send no request.")
+    ] = False,
+    user_agent: Annotated[
+        str | None, typer.Option("--user-agent", help="User-Agent header (names catalogctl).")
+    ] = None,
+    strict: StrictOpt = False,
+    fmt: Annotated[
+        RichFormat, typer.Option("--format", "-f", help="Output format.")
+    ] = RichFormat.table,
+) -> None:
+    """Check every game page, icon and store link of the published catalog.
+
+    Each distinct URL is requested once (HEAD, or GET where HEAD is refused), with a global
+    and a per-host concurrency limit; redirects are followed, 5xx and 429 retried. An icon
+    must be an image; a game page that redirects is a warning.
+
+    Exit 0 when every link is fine (warnings too, unless --strict), 1 when any is broken,
+    2 for usage or input errors.
+
+    [bold]Examples[/]
+
+      catalogctl check-links                             # ./content
+      catalogctl check-links dist --cache .linkcache     # a build; skip links fine within 1 day
+      catalogctl check-links --exclude 'apps\\.apple\\.com' --timeout 5
+      catalogctl check-links --format markdown > links.md
+      catalogctl check-links --offline                   # URL syntax only
+      catalogctl check-links https://games.example.com   # the deployed catalog
+    """
+    from catalogctl.links import core
+    from catalogctl.links import report as links_report
+
+    use_format("check-links", fmt)
+    spec: str | Path = source if source is not None else resolve_content(None)[0]
+    options = core.CheckOptions(
+        max_concurrency=max_concurrency,
+        host_concurrency=host_concurrency,
+        timeout=timeout,
+        retries=retries,
+        max_retry_wait=max_retry_wait,
+        max_redirects=max_redirects,
+        accept=core.parse_accept(accept),
+        include=core.compile_patterns(include or [], "--include"),
+        exclude=core.compile_patterns(exclude or [], "--exclude"),
+        user_agent=user_agent or core.USER_AGENT,
+        offline=offline,
+        cache=cache,
+        max_cache_age=core.parse_duration(max_cache_age),
+    )
+    found = core.load_links(spec)
+    if err().is_terminal:
+        from rich.progress import Progress
+
+        with Progress(console=err(), transient=True) as progress:
+            task = progress.add_task("checking links", total=len(found))
+            report = core.check_links(found, options, on_result=lambda _: progress.advance(task))
+    else:
+        report = core.check_links(found, options)
+
+    if fmt is RichFormat.json:
+        print_json(links_report.to_json(report))
+    elif fmt is RichFormat.markdown:
+        sys.stdout.write(links_report.to_markdown(report))
+    else:
+        table = links_report.table(report)
+        if table is not None:
+            out().print(table)
+        s = report.summary()
+        mark = "[red]✗[/]" if s["broken"] else ("[yellow]![/]" if s["warnings"] else "[green]✓[/]")
+        err().print(f"{mark} {links_report.summary_text(report)}", markup=True, highlight=False)
+    failing = report.summary()["broken"] or (strict and report.summary()["warnings"])
+    raise typer.Exit(int(ExitCode.FINDINGS if failing else ExitCode.OK))

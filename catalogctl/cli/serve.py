@@ -1,0 +1,147 @@
+"""`catalogctl serve`: answer the HTTP contract from memory."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from catalogctl.cli.common import resolve_content
+from catalogctl.output.console import Format, err, use_format
+from catalogctl.text import plural
+
+if TYPE_CHECKING:
+    from catalogctl.serve.server import Ready
+
+
+class LogFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def serve(
+    source: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Content tree (rendered in memory) or build directory (answered from its "
+            "manifest). Default: ./content, or the bundled sample content.",
+            show_default=False,
+        ),
+    ] = None,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", "-p", min=0, max=65535, help="Port (0: any free port).")
+    ] = 8000,
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", help="Publish under this base URL (content trees only)."),
+    ] = None,
+    cache_control: Annotated[
+        str | None,
+        typer.Option(
+            "--cache-control",
+            help="Cache-Control of successful responses. Default: the build's, or "
+            "'public, max-age=300'.",
+            show_default=False,
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", "-w", min=1, help="Processes sharing the port (SO_REUSEPORT)."),
+    ] = 1,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Reload when the content changes (development).")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No access log.")] = False,
+    log_format: Annotated[
+        LogFormat, typer.Option("--log-format", help="Access and server log lines: text or JSON.")
+    ] = LogFormat.text,
+    keepalive_timeout: Annotated[
+        float,
+        typer.Option(
+            "--keepalive-timeout",
+            min=0.1,
+            help="Seconds an idle connection (or one still sending its request head) stays open.",
+        ),
+    ] = 15.0,
+    shutdown_timeout: Annotated[
+        float,
+        typer.Option(
+            "--shutdown-timeout", min=0, help="Seconds in-flight responses get to finish on stop."
+        ),
+    ] = 10.0,
+    max_header_size: Annotated[
+        int,
+        typer.Option(
+            "--max-header-size", min=256, help="Longest request line or header line, in bytes."
+        ),
+    ] = 8190,
+) -> None:
+    """Answer the HTTP contract from memory, exactly as `build` writes it.
+
+    Every response is prepared at start: ETags and 304s, brotli and gzip,
+    404 problem details under /api/, 403 for methods but GET and HEAD.
+    SIGHUP (or --watch) reloads; invalid content is logged and the previous
+    catalog stays up. SIGTERM/SIGINT let in-flight responses finish.
+
+    Exit 1 when the content is invalid, 2 when the source or the address
+    cannot be used.
+
+    [bold]Examples[/]
+
+      catalogctl serve                   # ./content or the sample, port 8000
+      catalogctl serve content --watch --base-url http://127.0.0.1:8000
+      catalogctl serve dist --host 0.0.0.0 --workers 2 --quiet
+      catalogctl serve dist --log-format json | jq .status
+    """
+    from catalogctl.serve.server import ServeOptions, configure_logging
+    from catalogctl.serve.server import serve as run_server
+    from catalogctl.site.load import SiteInput
+
+    use_format("serve", Format.table)
+    root, display = resolve_content(source)
+    options = ServeOptions(
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=not quiet,
+        log_format=log_format.value,
+        watch=watch,
+        keepalive_timeout=keepalive_timeout,
+        shutdown_timeout=shutdown_timeout,
+        max_line_size=max_header_size,
+        max_field_size=max_header_size,
+    )
+    src = SiteInput.open(root, display=display, base_url=base_url, cache_control=cache_control)
+    configure_logging(options.log_format)
+    run_server(src, options, on_ready=_serving_message(log_format))
+
+
+def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
+    def ready(r: Ready) -> None:
+        if log_format is LogFormat.json:
+            import json
+
+            event = {"event": "listening", "url": r.url, "games": r.games, "pid": r.pid}
+            sys.stderr.write(json.dumps(event) + "\n")
+            sys.stderr.flush()
+            return
+        workers = f", {plural(r.workers, 'worker')}" if r.workers > 1 else ""
+        err().print(
+            f"[green]✓[/] serving {plural(r.games, 'game')} from {r.source} at "
+            f"[bold]{r.url}[/] ({r.url}/api/v1/games{workers}); Ctrl+C stops",
+            markup=True,
+            soft_wrap=True,
+        )
+        if r.base_url != r.url:
+            err().print(
+                f"  links in the documents point to {r.base_url}; "
+                f"--base-url {r.url} makes them local",
+                soft_wrap=True,
+            )
+
+    return ready

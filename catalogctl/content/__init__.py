@@ -1,0 +1,1 @@
+"""Content trees: discovery, front matter, settings, rules. May import: contract, base."""

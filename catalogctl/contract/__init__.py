@@ -1,0 +1,1 @@
+"""The published contract: model, route table, openapi, docs page. May import: the base only."""

@@ -1,0 +1,34 @@
+"""What a catalog publishes besides its games: where, under which title, and its lifecycle.
+
+The content layer fills these from site.toml; every contract document is made from them.
+May import: nothing of catalogctl.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Literal
+
+ApiStatus = Literal["supported", "deprecated"]
+
+
+@dataclass(frozen=True, slots=True)
+class Lifecycle:
+    """SPEC §9: the lifecycle of API version 1."""
+
+    status: ApiStatus = "supported"
+    deprecation: dt.date | dt.datetime | None = None
+    sunset: dt.date | dt.datetime | None = None
+    migration: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Publication:
+    """The site-wide facts of a published catalog."""
+
+    base_url: str
+    title: str
+    description: str
+    store_names: tuple[str, ...]
+    lifecycle: Lifecycle = Lifecycle()

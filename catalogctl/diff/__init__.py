@@ -1,0 +1,1 @@
+"""diff: core and report, never printing. May import: sources and below."""

@@ -1,0 +1,1 @@
+"""check-links: core and report, never printing. May import: sources and below."""

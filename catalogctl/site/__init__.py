@@ -1,0 +1,1 @@
+"""Documents, build directories and host configs. May import: content, contract, base."""

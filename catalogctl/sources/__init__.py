@@ -1,0 +1,1 @@
+"""Reading a catalog source (content, build, JSON, URL). May import: site and below."""

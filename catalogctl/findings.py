@@ -12,19 +12,27 @@ WARNING: Severity = "warning"
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem in the content, located as precisely as the parsers allow."""
+    """One problem in the content, located as precisely as the parsers allow.
+
+    `rule` is a stable id (`unknown-key`, `store-url`, …: `catalogctl validate --list-rules`);
+    `line` and `column` are 1-based and point at the offending value where the parser knows it.
+    """
 
     file: str
     line: int | None
     field: str | None
     message: str
     severity: Severity = ERROR
+    rule: str = "invalid-value"
+    column: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "file": self.file,
             "line": self.line,
+            "column": self.column,
             "field": self.field,
+            "rule": self.rule,
             "severity": self.severity,
             "message": self.message,
         }

@@ -1,0 +1,155 @@
+"""The one URL checker: absolute http(s) URIs as RFC 3986 defines them (base layer).
+
+Every URL that catalogctl publishes, puts in a header or writes into a host config is checked
+here first (content, site.toml and command-line options alike), so a value that passes can be
+placed in HTML, a `Link` header or an nginx config without changing its meaning:
+
+- ASCII only, from RFC 3986's character set, minus the single quote; no white space, quotes,
+  angle brackets, backslashes or control characters; every `%` starts a `%XX` escape;
+- `https://` (or a scheme the caller allows), then a host: a DNS name, IPv4 address or
+  `[IPv6]` literal, with an optional port; no `user@` part (`https://bank.example@evil.example`);
+- `[` and `]` only around an IPv6 host; at most one `#`.
+
+`url_problem()` says what is wrong in words an author can act on; `is_url()` only answers.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import string
+from collections.abc import Collection
+
+MAX_URL_LENGTH = 4096
+
+_HEX = frozenset(string.hexdigits)
+# RFC 3986 unreserved + gen-delims + sub-delims + "%", without "'" (quotes are refused).
+_ALLOWED = frozenset(string.ascii_letters + string.digits + "-._~" + ":/?#[]@" + "!$&()*+,;=%")
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+_LABEL_RE = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
+_IPV4_LIKE_RE = re.compile(r"[0-9.]+")
+_PORT_RE = re.compile(r"[0-9]{1,5}")
+
+
+def shown(value: str, limit: int = 80) -> str:
+    """A value quoted for a message: control and invisible characters escaped, long ones cut."""
+    cut = value if len(value) <= limit else value[:limit] + "…"
+    return repr(cut)
+
+
+def _char_problem(value: str) -> str | None:
+    for i, ch in enumerate(value):
+        if ch in _ALLOWED:
+            continue
+        where = f"at position {i + 1}"
+        if ch.isspace():
+            return f"contains white space {where}; encode it as %20 or remove it"
+        if ord(ch) < 0x20 or ord(ch) == 0x7F:
+            return f"contains the control character {ch!r} {where}"
+        if ch in "\"'":
+            code = "%22" if ch == '"' else "%27"
+            return f"contains a quote {where}; encode it as {code}"
+        if ch in "<>":
+            code = "%3C" if ch == "<" else "%3E"
+            return f"contains an angle bracket {where}; encode it as {code}"
+        if ord(ch) > 0x7F:
+            encoded = "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
+            return (
+                f"contains the non-ASCII character {ch!r} {where}; encode it as {encoded} "
+                "(a host name: its xn-- form)"
+            )
+        return f"contains {ch!r} {where}, which a URL cannot carry; percent-encode it"
+    return None
+
+
+def _host_problem(host: str) -> str | None:
+    if not host:
+        return "has no host"
+    if host.startswith("["):
+        if not host.endswith("]"):
+            return "has an unclosed '[' in its host"
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return f"has an invalid IPv6 host {shown(host)}"
+        return None
+    if "[" in host or "]" in host:
+        return "has '[' or ']' outside an IPv6 host"
+    if "%" in host:
+        return "has a percent-encoded host; write the host name as it is"
+    name = host.removesuffix(".")
+    if _IPV4_LIKE_RE.fullmatch(name):
+        try:
+            ipaddress.IPv4Address(name)
+        except ValueError:
+            return f"has an invalid IPv4 host {shown(host)}"
+        return None
+    if len(name) > 253 or not all(_LABEL_RE.fullmatch(label) for label in name.split(".")):
+        return (
+            f"has an invalid host name {shown(host)} "
+            "(letters, digits, '-' and '_' in dot-separated labels)"
+        )
+    return None
+
+
+def url_problem(value: object, *, schemes: Collection[str] = ("https",)) -> str | None:
+    """None when `value` is an absolute URI with one of `schemes` and a host, else the reason."""
+    if not isinstance(value, str):
+        return "must be a string"
+    if not value:
+        return "is empty"
+    if len(value) > MAX_URL_LENGTH:
+        return f"is {len(value):,} characters long; the limit is {MAX_URL_LENGTH:,}"
+    problem = _char_problem(value)
+    if problem:
+        return problem
+    m = _SCHEME_RE.match(value)
+    wanted = " or ".join(f"{s}://" for s in schemes)
+    if m is None:
+        return f"must be an absolute URL starting with {wanted}"
+    scheme = m.group()[:-1].lower()
+    if scheme not in schemes:
+        return f"must start with {wanted}, not {scheme}:"
+    rest = value[m.end() :]
+    if not rest.startswith("//"):
+        return f"must have a host after {scheme}://"
+    rest = rest[2:]
+    end = len(rest)
+    for sep in "/?#":
+        i = rest.find(sep)
+        if i >= 0:
+            end = min(end, i)
+    authority, tail = rest[:end], rest[end:]
+    if "@" in authority:
+        return "must not carry a user name or password before '@'"
+    host, port = authority, ""
+    if authority.startswith("["):
+        close = authority.find("]")
+        if close >= 0:
+            host, after = authority[: close + 1], authority[close + 1 :]
+            if after and not after.startswith(":"):
+                return "has characters after its IPv6 host"
+            port = after[1:] if after else ""
+    elif ":" in authority:
+        host, _, port = authority.rpartition(":")
+    if ":" in authority and not authority.startswith("[") and not port:
+        return "has an empty port after ':'"
+    if port and (not _PORT_RE.fullmatch(port) or int(port) > 65535):
+        return f"has an invalid port {shown(port)}"
+    problem = _host_problem(host)
+    if problem:
+        return problem
+    if "[" in tail or "]" in tail:
+        return "has '[' or ']' outside an IPv6 host; encode them as %5B and %5D"
+    if tail.count("#") > 1:
+        return "has more than one '#'; encode the others as %23"
+    i = tail.find("%")
+    while i >= 0:
+        if not set(tail[i + 1 : i + 3]) <= _HEX or i + 3 > len(tail):
+            return "has a '%' that does not start a %XX escape; encode it as %25"
+        i = tail.find("%", i + 3)
+    return None
+
+
+def is_url(value: object, *, schemes: Collection[str] = ("https",)) -> bool:
+    return url_problem(value, schemes=schemes) is None

@@ -1,7 +1,9 @@
-"""Shared fixtures: the sample content, and a factory for small content trees."""
+"""Shared fixtures: the sample content, a factory for small content trees, system programs."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +13,31 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "content"
+
+# CI sets this to 1: a test that needs a missing system program fails instead of skipping.
+REQUIRE_SYSTEM_TESTS = "CATALOGCTL_REQUIRE_SYSTEM_TESTS"
+
+
+def require_program(name: str, *, package: str) -> str:
+    """The path of system program `name` on PATH, or skip the calling test saying what to install.
+
+    With CATALOGCTL_REQUIRE_SYSTEM_TESTS=1 (as CI runs) a missing program fails the test, so a
+    green CI run never hides a skipped suite. Call it in a test or fixture:
+    `nginx = require_program("nginx", package="nginx")`.
+    """
+    found = shutil.which(name)
+    if found is not None:
+        return found
+    message = f"{name} is not on PATH: install the Debian package {package}"
+    message += f" (apt-get install {package})"
+    for folder in ("/usr/sbin", "/sbin", "/usr/local/sbin"):
+        if Path(folder, name).is_file():
+            message = f"{name} is not on PATH, but {folder}/{name} exists: add {folder} to PATH"
+            break
+    if os.environ.get(REQUIRE_SYSTEM_TESTS, "") not in ("", "0"):
+        pytest.fail(f"{message} ({REQUIRE_SYSTEM_TESTS} is set)", pytrace=False)
+    pytest.skip(message)
+
 
 SITE_TOML = """\
 base_url = "https://games.example.com"

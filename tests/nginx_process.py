@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import shutil
 import signal
 import socket
 import subprocess
@@ -13,8 +12,12 @@ from pathlib import Path
 from catalogctl.contract.routes import Site
 from catalogctl.site.build import write_site
 from catalogctl.site.nginx import NGINX_CONF, nginx_files
+from tests.conftest import require_program
 
-NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+def nginx() -> str:
+    """The nginx executable; the calling test skips (fails in CI) without the Debian package."""
+    return require_program("nginx", package="nginx")
 
 
 def free_port() -> int:
@@ -33,11 +36,11 @@ class NginxProcess:
     """`nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'`, exactly as the README says."""
 
     def __init__(self, build: Path, port: int, *, conf: str = NGINX_CONF) -> None:
-        assert Path(NGINX).exists(), "nginx is installed by .ci/run (Debian package nginx)"
+        exe = nginx()
         self.build = build
         self.url = f"http://127.0.0.1:{port}"
         self.proc = subprocess.Popen(
-            [NGINX, "-p", str(build), "-c", conf, "-g", "daemon off;"],
+            [exe, "-p", str(build), "-c", conf, "-g", "daemon off;"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,

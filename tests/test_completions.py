@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from catalogctl.cli.completion import scripts
+from tests.conftest import require_program
 
 COMPLETIONS = Path(__file__).resolve().parent.parent / "completions"
 
@@ -27,7 +27,8 @@ def _bash_complete(words: str) -> list[str]:
         f"COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1))\n"
         '_catalogctl; printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
-    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True)
+    bash = require_program("bash", package="bash")
+    proc = subprocess.run([bash, "-c", script], capture_output=True, text=True, check=True)
     return proc.stdout.split()
 
 
@@ -40,8 +41,5 @@ def test_completions_bash_completes_commands_and_options() -> None:
 
 @pytest.mark.parametrize(("shell", "name"), [("zsh", "_catalogctl"), ("fish", "catalogctl.fish")])
 def test_completions_scripts_parse(shell: str, name: str) -> None:
-    exe = shutil.which(shell)
-    assert exe is not None, (
-        f"{shell} is needed to check its completion script (.ci/run installs it)"
-    )
+    exe = require_program(shell, package=shell)
     subprocess.run([exe, "-n", str(COMPLETIONS / name)], check=True)

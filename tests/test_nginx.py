@@ -24,7 +24,7 @@ from catalogctl.site.nginx import MAX_ESCAPED, catalog_conf, nginx_conf, quote
 from catalogctl.site.render import render
 from tests.conformance import Reply, request
 from tests.conftest import SAMPLE, ContentFactory
-from tests.nginx_process import NGINX, NginxProcess, free_port, write_build
+from tests.nginx_process import NginxProcess, free_port, nginx, write_build
 
 IGNORED = frozenset({"date", "server", "connection", "content-length"})
 TARGETS = [
@@ -244,7 +244,7 @@ def test_build_writes_nginx_configs(tmp_path: Path) -> None:
     assert '"${catalogctl_build}/public/api/v1/games/index.json${catalogctl_sfx}"' in included
     assert str(tmp_path) not in conf + included
     test = subprocess.run(
-        [NGINX, "-t", "-q", "-p", str(out), "-c", "nginx/nginx.conf"],
+        [nginx(), "-t", "-q", "-p", str(out), "-c", "nginx/nginx.conf"],
         capture_output=True,
         text=True,
         check=False,
@@ -332,7 +332,7 @@ def test_nginx_catalog_conf_without_the_build_directory_fails_the_config_test(
         + f"  server {{\n    include {out.absolute()}/nginx/catalog.conf;\n  }}\n}}\n"
     )
     test = subprocess.run(
-        [NGINX, "-t", "-q", "-p", str(out), "-c", "nginx/forgot.conf"],
+        [nginx(), "-t", "-q", "-p", str(out), "-c", "nginx/forgot.conf"],
         capture_output=True,
         text=True,
         check=False,

@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from catalogctl.cli.common import ContentArg, FormatOpt, StrictOpt, resolve_content
+from catalogctl.cli.common import (
+    CACHE_CONTROL_HELP,
+    BaseUrlOpt,
+    ContentArg,
+    FormatOpt,
+    StrictOpt,
+    check_cache_control,
+    check_listen,
+    resolve_content,
+)
 from catalogctl.output.console import Format, err, print_json, use_format
 from catalogctl.text import plural
 
@@ -18,11 +27,10 @@ def build(
     out_dir: Annotated[
         Path, typer.Option("--out", "-o", help="Build directory (replaced atomically).")
     ] = Path("dist"),
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="Publish under this base URL instead.")
-    ] = None,
+    base_url: BaseUrlOpt = None,
     cache_control: Annotated[
-        str, typer.Option("--cache-control", help="Cache-Control of successful responses.")
+        str,
+        typer.Option("--cache-control", help=CACHE_CONTROL_HELP, callback=check_cache_control),
     ] = "public, max-age=300",
     jobs: Annotated[
         int | None, typer.Option("--jobs", "-j", min=1, help="Compression threads (default: CPUs).")
@@ -35,7 +43,9 @@ def build(
         typer.Option(
             "--nginx-listen",
             metavar="ADDR",
-            help="Listen address of the generated OUT/nginx/nginx.conf.",
+            help="Listen address of the generated OUT/nginx/nginx.conf: PORT, ADDRESS:PORT, "
+            "[IPv6]:PORT or unix:PATH.",
+            callback=check_listen,
         ),
     ] = "127.0.0.1:8080",
     strict: StrictOpt = False,

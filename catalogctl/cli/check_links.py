@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from catalogctl.cli.common import CONTENT_HELP, StrictOpt, resolve_content
+from catalogctl.cli.common import (
+    CONTENT_HELP,
+    StrictOpt,
+    check_regex,
+    check_seconds,
+    check_user_agent,
+    resolve_content,
+)
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import RichFormat, err, out, print_json, use_format
 
@@ -30,7 +37,13 @@ def check_links(
         typer.Option("--host-concurrency", min=1, help="Requests in flight to one host at most."),
     ] = 8,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0.001, help="Seconds to wait for each response.")
+        float,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            callback=check_seconds,
+            help="Seconds one request may take in all (connect, send, response head).",
+        ),
     ] = 10.0,
     retries: Annotated[
         int,
@@ -40,7 +53,12 @@ def check_links(
     ] = 3,
     max_retry_wait: Annotated[
         float,
-        typer.Option("--max-retry-wait", min=0, help="Longest pause before a retry (Retry-After)."),
+        typer.Option(
+            "--max-retry-wait",
+            min=0,
+            callback=check_seconds,
+            help="Longest pause before a retry (Retry-After).",
+        ),
     ] = 10.0,
     max_redirects: Annotated[
         int, typer.Option("--max-redirects", min=0, help="Redirects followed at most.")
@@ -50,11 +68,17 @@ def check_links(
     ] = "200..299",
     exclude: Annotated[
         list[str] | None,
-        typer.Option("--exclude", help="Skip URLs matching this regex (repeatable)."),
+        typer.Option(
+            "--exclude", help="Skip URLs matching this regex (repeatable).", callback=check_regex
+        ),
     ] = None,
     include: Annotated[
         list[str] | None,
-        typer.Option("--include", help="Check only URLs matching this regex (repeatable)."),
+        typer.Option(
+            "--include",
+            help="Check only URLs matching this regex (repeatable).",
+            callback=check_regex,
+        ),
     ] = None,
     cache: Annotated[
         Path | None,
@@ -67,7 +91,12 @@ def check_links(
         bool, typer.Option("--offline", help="Check URL syntax only; send no request.")
     ] = False,
     user_agent: Annotated[
-        str | None, typer.Option("--user-agent", help="User-Agent header (names catalogctl).")
+        str | None,
+        typer.Option(
+            "--user-agent",
+            help="User-Agent header (default names catalogctl).",
+            callback=check_user_agent,
+        ),
     ] = None,
     strict: StrictOpt = False,
     fmt: Annotated[

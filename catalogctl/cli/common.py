@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -29,3 +32,87 @@ def resolve_content(path: Path | None) -> tuple[Path, str]:
         return default, "content"
     sample = sample_content()
     return sample, str(sample)
+
+
+# --- option values checked when parsed (exit 2 naming the option) ----------------------------
+
+
+def _shown(value: str) -> str:
+    """A value as a message shows it: quoted, control characters escaped, long ones cut."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:60] + "…" + text[-10:]
+
+
+def checked(problem: Callable[[str], str | None]) -> Callable[..., Any]:
+    """A parameter callback refusing a value for which `problem` gives a reason."""
+
+    def callback(value: Any) -> Any:
+        if value is None:
+            return None
+        for item in value if isinstance(value, list | tuple) else [value]:
+            reason = problem(item)
+            if reason is not None:
+                raise typer.BadParameter(f"{_shown(item)} {reason}")
+        return value
+
+    return callback
+
+
+def _regex_problem(pattern: str) -> str | None:
+    if len(pattern) > 1000:
+        return "is longer than 1000 characters"
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return f"is not a valid regular expression: {exc}"
+    except (RecursionError, OverflowError, MemoryError):
+        return "is too complex a regular expression"
+    return None
+
+
+def _finite(value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number of seconds")
+    return value
+
+
+# The checks are imported when an option is given, not when `validate` starts.
+def _cache_control_problem(value: str) -> str | None:
+    from catalogctl.contract.values import cache_control_problem
+
+    return cache_control_problem(value)
+
+
+def _listen_problem(value: str) -> str | None:
+    from catalogctl.contract.values import listen_problem
+
+    return listen_problem(value)
+
+
+def _user_agent_problem(value: str) -> str | None:
+    from catalogctl.contract.values import user_agent_problem
+
+    return user_agent_problem(value)
+
+
+def _base_url_problem(value: str) -> str | None:
+    from catalogctl.contract.urls import base_url_problem
+
+    return base_url_problem(value, loopback_http=True)
+
+
+check_cache_control = checked(_cache_control_problem)
+check_listen = checked(_listen_problem)
+check_user_agent = checked(_user_agent_problem)
+check_base_url = checked(_base_url_problem)
+check_regex = checked(_regex_problem)
+check_seconds = _finite
+
+BASE_URL_HELP = (
+    "Publish under this base URL: https://HOST[/PATH] without a trailing '/' "
+    "(http:// only for localhost, 127.0.0.0/8 or [::1])."
+)
+CACHE_CONTROL_HELP = "Cache-Control of successful responses (RFC 9111 directives)."
+BaseUrlOpt = Annotated[
+    str | None, typer.Option("--base-url", help=BASE_URL_HELP, callback=check_base_url)
+]

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from catalogctl.cli.common import check_seconds
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import RichFormat, err, out, print_json, use_format
 
@@ -39,7 +40,13 @@ def diff(
         ),
     ] = FailOn.any,
     timeout: Annotated[
-        float, typer.Option("--timeout", min=0.001, help="Seconds to wait for a URL source.")
+        float,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            callback=check_seconds,
+            help="Seconds reading a URL source may take in all (every request and body).",
+        ),
     ] = 30.0,
 ) -> None:
     """Show what a release changes, and whether it breaks clients.

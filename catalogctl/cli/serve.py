@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from catalogctl.cli.common import resolve_content
+from catalogctl.cli.common import (
+    BASE_URL_HELP,
+    CACHE_CONTROL_HELP,
+    check_base_url,
+    check_cache_control,
+    check_seconds,
+    resolve_content,
+)
 from catalogctl.output.console import Format, err, use_format
 from catalogctl.text import plural
 
@@ -38,15 +45,17 @@ def serve(
     ] = 8000,
     base_url: Annotated[
         str | None,
-        typer.Option("--base-url", help="Publish under this base URL (content trees only)."),
+        typer.Option(
+            "--base-url", help=BASE_URL_HELP + " Content trees only.", callback=check_base_url
+        ),
     ] = None,
     cache_control: Annotated[
         str | None,
         typer.Option(
             "--cache-control",
-            help="Cache-Control of successful responses. Default: the build's, or "
-            "'public, max-age=300'.",
+            help=CACHE_CONTROL_HELP + " Default: the build's, or 'public, max-age=300'.",
             show_default=False,
+            callback=check_cache_control,
         ),
     ] = None,
     workers: Annotated[
@@ -65,13 +74,17 @@ def serve(
         typer.Option(
             "--keepalive-timeout",
             min=0.1,
+            callback=check_seconds,
             help="Seconds an idle connection (or one still sending its request head) stays open.",
         ),
     ] = 15.0,
     shutdown_timeout: Annotated[
         float,
         typer.Option(
-            "--shutdown-timeout", min=0, help="Seconds in-flight responses get to finish on stop."
+            "--shutdown-timeout",
+            min=0,
+            callback=check_seconds,
+            help="Seconds in-flight responses get to finish on stop.",
         ),
     ] = 10.0,
     max_header_size: Annotated[

@@ -63,7 +63,6 @@ ESCAPED = f"{INTERNAL}/not-found-escaped"
 ESCAPE_STAGES = (8,) * 35 + (4, 2, 1)
 MAX_ESCAPED = sum(ESCAPE_STAGES)
 
-_LISTEN = re.compile(r"^[A-Za-z0-9_.:\[\]*-]+$")
 
 
 # --- nginx string literals ----------------------------------------------------------------------
@@ -86,10 +85,11 @@ def quote_regex(regex: str) -> str:
 
 
 def check_listen(listen: str) -> str:
-    if not _LISTEN.match(listen):
-        raise InputError(
-            f"--nginx-listen must be ADDRESS:PORT, PORT or [IPv6]:PORT, not {listen!r}"
-        )
+    from catalogctl.contract.values import listen_problem
+
+    problem = listen_problem(listen)
+    if problem is not None:
+        raise InputError(f"--nginx-listen {listen!r} {problem}")
     return listen
 
 

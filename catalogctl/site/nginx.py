@@ -64,7 +64,6 @@ ESCAPE_STAGES = (8,) * 35 + (4, 2, 1)
 MAX_ESCAPED = sum(ESCAPE_STAGES)
 
 
-
 # --- nginx string literals ----------------------------------------------------------------------
 
 

@@ -109,7 +109,7 @@ check_regex = checked(_regex_problem)
 check_seconds = _finite
 
 BASE_URL_HELP = (
-    "Publish under this base URL: https://HOST[/PATH] without a trailing '/' "
+    "Publish under this base URL: https://HOST or https://HOST/PATH, no trailing '/' "
     "(http:// only for localhost, 127.0.0.0/8 or [::1])."
 )
 CACHE_CONTROL_HELP = "Cache-Control of successful responses (RFC 9111 directives)."

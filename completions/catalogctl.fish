@@ -10,17 +10,17 @@ complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l format -s f 
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -F
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l out -s o -r -F -d 'Build directory (replaced atomically)'
-complete -c catalogctl -n '__fish_seen_subcommand_from build' -l base-url -x -d 'Publish under this base URL instead'
-complete -c catalogctl -n '__fish_seen_subcommand_from build' -l cache-control -x -d 'Cache-Control of successful responses'
+complete -c catalogctl -n '__fish_seen_subcommand_from build' -l base-url -x -d 'Publish under this base URL: https://HOST or https://HOST/PATH, no trailing '\''/'\'' (http:// only for localhost, 127.0.0.0/8 or [::1])'
+complete -c catalogctl -n '__fish_seen_subcommand_from build' -l cache-control -x -d 'Cache-Control of successful responses (RFC 9111 directives)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l jobs -s j -x -d 'Compression threads (default: CPUs)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l force -d 'Replace --out even if it is not a previous build'
-complete -c catalogctl -n '__fish_seen_subcommand_from build' -l nginx-listen -x -d 'Listen address of the generated OUT/nginx/nginx.conf'
+complete -c catalogctl -n '__fish_seen_subcommand_from build' -l nginx-listen -x -d 'Listen address of the generated OUT/nginx/nginx.conf: PORT, ADDRESS:PORT, [IPv6]:PORT or unix:PATH'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l format -s f -x -a 'table json' -d 'Output format'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -F
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-concurrency -x -d 'Requests in flight at most'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l host-concurrency -x -d 'Requests in flight to one host at most'
-complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l timeout -x -d 'Seconds to wait for each response'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l timeout -x -d 'Seconds one request may take in all (connect, send, response head)'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l retries -x -d 'Retries after connection errors, 5xx and 429 (backoff)'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-retry-wait -x -d 'Longest pause before a retry (Retry-After)'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-redirects -x -d 'Redirects followed at most'
@@ -30,14 +30,14 @@ complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l include -
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l cache -r -F -d 'Remember links found fine in FILE; skip them next time'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l max-cache-age -x -d 'How long a cached fine link is trusted'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l offline -d 'Check URL syntax only; send no request'
-complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l user-agent -x -d 'User-Agent header (names catalogctl)'
+complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l user-agent -x -d 'User-Agent header (default names catalogctl)'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l format -s f -x -a 'table json markdown' -d 'Output format'
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -F
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l host -x -d 'Address to listen on'
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l port -s p -x -d 'Port (0: any free port)'
-complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l base-url -x -d 'Publish under this base URL (content trees only)'
-complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l cache-control -x -d 'Cache-Control of successful responses. Default: the build'\''s, or '\''public, max-age=300'\'''
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l base-url -x -d 'Publish under this base URL: https://HOST or https://HOST/PATH, no trailing '\''/'\'' (http:// only for localhost, 127.0.0.0/8 or [::1]). Content trees only'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l cache-control -x -d 'Cache-Control of successful responses (RFC 9111 directives). Default: the build'\''s, or '\''public, max-age=300'\'''
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l workers -s w -x -d 'Processes sharing the port (SO_REUSEPORT)'
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l watch -d 'Reload when the content changes (development)'
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l quiet -s q -d 'No access log'
@@ -48,6 +48,6 @@ complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l max-header-size
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -F
 complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l format -s f -x -a 'table json markdown' -d 'Output format'
 complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l fail-on -x -a 'breaking warning any' -d 'Exit 1 on: any difference, warnings (and breaking changes), or breaking contract changes only'
-complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l timeout -x -d 'Seconds to wait for a URL source'
+complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l timeout -x -d 'Seconds reading a URL source may take in all (every request and body)'
 complete -c catalogctl -n '__fish_seen_subcommand_from diff' -F
 # commands: validate build check-links serve diff

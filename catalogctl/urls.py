@@ -29,6 +29,8 @@ _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _LABEL_RE = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
 _IPV4_LIKE_RE = re.compile(r"[0-9.]+")
 _PORT_RE = re.compile(r"[0-9]{1,5}")
+_NUMERIC_RE = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
+LOOPBACK_NAMES = frozenset({"localhost"})
 
 
 def shown(value: str, limit: int = 80) -> str:
@@ -78,7 +80,9 @@ def _host_problem(host: str) -> str | None:
     if "%" in host:
         return "has a percent-encoded host; write the host name as it is"
     name = host.removesuffix(".")
-    if _IPV4_LIKE_RE.fullmatch(name):
+    if _IPV4_LIKE_RE.fullmatch(name) or _NUMERIC_RE.fullmatch(name.rpartition(".")[2]):
+        # A numeric last label makes browsers and resolvers read the whole host as an IPv4
+        # address (0x7f.1 and 2130706433 are 127.0.0.1): only the dotted-decimal form passes.
         try:
             ipaddress.IPv4Address(name)
         except ValueError:
@@ -153,3 +157,45 @@ def url_problem(value: object, *, schemes: Collection[str] = ("https",)) -> str 
 
 def is_url(value: object, *, schemes: Collection[str] = ("https",)) -> bool:
     return url_problem(value, schemes=schemes) is None
+
+
+def is_loopback_host(host: str) -> bool:
+    """`localhost`, a name under .localhost, 127.0.0.0/8 or [::1]."""
+    name = host.lower().removesuffix(".")
+    if name in LOOPBACK_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name.removeprefix("[").removesuffix("]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_of(url: str) -> str:
+    """The host of a URL that passed `url_problem` (brackets kept around IPv6)."""
+    authority = url.partition("://")[2]
+    for sep in "/?#":
+        authority = authority.partition(sep)[0]
+    if authority.startswith("["):
+        return authority[: authority.find("]") + 1]
+    return authority.rpartition(":")[0] if ":" in authority else authority
+
+
+def base_url_problem(value: object, *, loopback_http: bool = True) -> str | None:
+    """None when `value` can be a catalog's base URL, else the reason.
+
+    https, or http for a loopback host (a catalog served or built for local use) when
+    `loopback_http`; an optional path; no query, fragment or trailing '/'.
+    """
+    problem = url_problem(value, schemes=("http", "https") if loopback_http else ("https",))
+    if problem is not None:
+        return problem
+    assert isinstance(value, str)
+    if value[:5].lower() == "http:" and not is_loopback_host(host_of(value)):
+        return "must start with https:// (http:// only for localhost, 127.0.0.0/8 or [::1])"
+    if "?" in value:
+        return "must not carry a query ('?')"
+    if "#" in value:
+        return "must not carry a fragment ('#')"
+    if value.endswith("/"):
+        return f"must not end with '/': use {shown(value.rstrip('/'))}"
+    return None

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from catalogctl.contract.urls import base_url_problem, url_problem
 from catalogctl.contract.values import cache_control_problem, listen_problem, user_agent_problem
+from catalogctl.urls import base_url_problem, url_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "content"
@@ -124,60 +124,11 @@ def test_nginx_listen_trailing_newline_exit_2(tmp_path: Path) -> None:
     assert not out.exists()
 
 
-HOSTILE_URLS = [
-    'https://x.example/"><script>alert(1)</script>',
-    "https://x.example/a b",
-    "https://x.example/<x>",
-    "https://x.example/\x1b[31m",
-    "https://x.example/'onload='x",
-    "https://x.example/a\\b",
-    "https://user:pw@x.example",
-    "https://apps.apple.com@evil.example/x",
-    "https:///path",
-    "https://",
-    "//x.example/a",
-    "x.example",
-    "javascript:alert(1)",
-    "data:text/html,<x>",
-    "ftp://x.example/",
-    "https://x.example:0/",
-    "https://x.example:65536/",
-    "https://x.example:/",
-    "https://2130706433/",
-    "https://0x7f.1/",
-    "https://x.example/%zz",
-    "https://[::1/",
-    "https://x.example/a#b#c",
-    "https://x.example/[a]",
-    "https://-x.example/",
-    "https://exa mple.com/",
-    "https://x.example/\u202e",
-    "https://x.example/ü",
-    "HTTPS://x.example/",
-    "https://x.example/" + "a" * 3000,
-]
-
-
-@pytest.mark.parametrize("url", HOSTILE_URLS)
-def test_url_checker_refuses_hostile_urls(url: str) -> None:
-    assert url_problem(url) is not None
-
-
 @pytest.mark.parametrize(
-    "url",
-    [
-        "https://games.example.com",
-        "https://games.example.com/games/alpha/",
-        "https://apps.apple.com/app/game/id123?pt=1&ct=a%20b",
-        "https://play.google.com/store/apps/details?id=com.example.game#details",
-        "https://[2001:db8::1]:8443/x",
-        "https://192.0.2.1/icon.png",
-        "https://xn--bcher-kva.example/",
-        "https://cdn.example.com/icons/a_b-c~d.png;v=1",
-    ],
+    "url", ["https://2130706433/", "https://0x7f.1/", "https://0177.0.0.1/", "https://1.2.3.0x4/"]
 )
-def test_url_checker_accepts_real_urls(url: str) -> None:
-    assert url_problem(url) is None
+def test_url_checker_refuses_numeric_hosts_read_as_ipv4(url: str) -> None:
+    assert url_problem(url) is not None
 
 
 @pytest.mark.parametrize(

@@ -96,7 +96,7 @@ def _user_agent_problem(value: str) -> str | None:
 
 
 def _base_url_problem(value: str) -> str | None:
-    from catalogctl.contract.urls import base_url_problem
+    from catalogctl.urls import base_url_problem
 
     return base_url_problem(value, loopback_http=True)
 

@@ -5,15 +5,14 @@ a usage error (exit 2) naming the option, before anything is rendered, written o
 Values are checked against their grammar (RFC 9110/9111), not just for bad characters, so a
 value that passes cannot add header lines, end a configuration directive or open a variable.
 
-May import: catalogctl.contract.
+May import: catalogctl.contract and the base layer.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 
-from catalogctl.contract.urls import host_problem
+from catalogctl.urls import url_problem
 
 MAX_HEADER_VALUE = 1024  # longest option value written into a header
 MAX_UNIX_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
@@ -150,22 +149,18 @@ def listen_problem(value: str) -> str | None:
         end = value.find("]:")
         if end < 0:
             return "must be [IPv6]:PORT for an IPv6 address"
-        address, port = value[1:end], value[end + 2 :]
-        try:
-            ipaddress.IPv6Address(address)
-        except ValueError:
-            return f"has an invalid IPv6 address {address!r}"
+        port = value[end + 2 :]
     else:
-        address, sep, port = value.rpartition(":")
+        _, sep, port = value.rpartition(":")
         if not sep:
             return "must be PORT, ADDRESS:PORT, [IPv6]:PORT or unix:PATH"
-        if address != "*":
-            problem = host_problem(address)
-            if problem is not None:
-                return problem.replace("has ", "has as address ", 1)
     if not _PORT.match(port) or not 1 <= int(port) <= 65535:
         return f"has an invalid port {port!r} (1..65535)"
-    return None
+    if value.startswith("*:"):
+        return None
+    # The address is checked as the host of a URL: a DNS name, IPv4 or [IPv6] address.
+    problem = url_problem(f"https://{value}/")
+    return None if problem is None else problem.replace("has an invalid", "has an invalid address")
 
 
 __all__ = [

@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import typer.main
 import yaml
 
 from catalogctl import __version__
+from catalogctl.cli.app import app
 from catalogctl.cli.completion import describe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +31,7 @@ def test_cli_version() -> None:
 
 def test_cli_every_command_has_help_with_examples_and_is_documented() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    _, commands = describe()
+    _, commands = describe(typer.main.get_command(app))
     assert {c.name for c in commands} >= {"validate", "build"}
     for cmd in commands:
         proc = run(cmd.name, "--help")

@@ -1,45 +1,213 @@
-"""Shell completion scripts: generated from the Typer app, never stale, and they work."""
+"""`catalogctl completion`: installed as the README says, each script completes in its shell."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from catalogctl.cli.completion import scripts
-from tests.conftest import require_program
+from catalogctl.cli.app import app
+from tests.conftest import ROOT, require_program
 
-COMPLETIONS = Path(__file__).resolve().parent.parent / "completions"
-
-
-def test_completions_are_up_to_date() -> None:
-    for name, text in scripts().items():
-        shipped = (COMPLETIONS / name).read_text(encoding="utf-8")
-        assert shipped == text, (
-            f"completions/{name} is stale: run `python -m catalogctl.cli.completion completions/`"
-        )
+CATALOGCTL = Path(sys.executable).with_name("catalogctl")
 
 
-def _bash_complete(words: str) -> list[str]:
-    script = (
-        f"source {COMPLETIONS / 'catalogctl.bash'}\n"
-        f"COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1))\n"
-        '_catalogctl; printf "%s\\n" "${COMPREPLY[@]}"\n'
-    )
+def readme_install_lines() -> dict[str, list[str]]:
+    """The README's install lines, by shell (`# bash`, `# zsh`, `# fish` headings)."""
+    section = ROOT.joinpath("README.md").read_text(encoding="utf-8")
+    section = section.split("\n### `catalogctl completion", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    groups: dict[str, list[str]] = {}
+    for line in block.splitlines():
+        if line.startswith("# "):
+            groups[line[2:].strip()] = []
+        elif line.strip():
+            groups[list(groups)[-1]].append(line)
+    return groups
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """An empty home directory with catalogctl on PATH, and the environment of its shells."""
+    assert CATALOGCTL.exists(), f"the catalogctl script is installed beside {sys.executable}"
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "ZDOTDIR", "BASH_ENV"))}
+    env |= {
+        "HOME": str(home),
+        "PATH": f"{CATALOGCTL.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "TERM": "xterm",
+    }
+    return home, env
+
+
+def install(shell: str, home: Path, env: dict[str, str]) -> None:
+    """Run the README's install lines for `shell`, exactly as written, in a POSIX shell."""
+    lines = readme_install_lines()[shell]
+    assert lines, f"the README gives no install line for {shell}"
+    sh = require_program("sh", package="dash")
+    subprocess.run([sh, "-ec", "\n".join(lines)], cwd=home, env=env, check=True)
+
+
+def test_completion_prints_each_script() -> None:
+    runner = CliRunner()
+    for shell, marker in [
+        ("bash", "complete -o filenames -F _catalogctl catalogctl"),
+        ("zsh", "#compdef catalogctl"),
+        ("fish", "complete -c catalogctl"),
+    ]:
+        result = runner.invoke(app, ["completion", shell])
+        assert result.exit_code == 0, result.output
+        assert marker in result.output
+        for command in ("validate", "build", "check-links", "serve", "diff", "completion"):
+            assert command in result.output
+
+
+def test_completion_unknown_shell_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["completion", "ksh"])
+    assert result.exit_code == 2
+    assert "ksh" in result.output
+
+
+def test_completion_bash_as_installed(home: tuple[Path, dict[str, str]]) -> None:
     bash = require_program("bash", package="bash")
-    proc = subprocess.run([bash, "-c", script], capture_output=True, text=True, check=True)
-    return proc.stdout.split()
+    folder, env = home
+    install("bash", folder, env)
+    cases = [
+        "catalogctl va",
+        "catalogctl validate --st",
+        "catalogctl build --format j",
+        "catalogctl completion z",
+    ]
+    script = "complete -p catalogctl\n" + "".join(
+        f"COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); COMPREPLY=()\n"
+        f'_catalogctl; echo "reply: ${{COMPREPLY[*]}}"\n'
+        for words in cases
+    )
+    # An interactive bash reads ~/.bashrc, as a terminal would.
+    proc = subprocess.run(
+        [bash, "-i", "-c", script],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "complete -o filenames -F _catalogctl catalogctl"
+    assert lines[1:] == [
+        "reply: validate",
+        "reply: --strict",
+        "reply: json",
+        "reply: zsh",
+    ]
 
 
-def test_completions_bash_completes_commands_and_options() -> None:
-    assert "build" in _bash_complete("catalogctl bu")
-    assert "validate" in _bash_complete("catalogctl v")
-    assert _bash_complete("catalogctl validate --f") == ["--format"]
-    assert _bash_complete("catalogctl build --format j") == ["json"]
+def _type_in_zsh(zsh: str, home: Path, env: dict[str, str], typed: list[str]) -> list[str]:
+    """Start an interactive zsh on a terminal, type each text and <Tab>; the command lines."""
+    buffers = home / "buffers"
+    # A widget on Ctrl-T writes the edited line to a file and clears it: no screen scraping.
+    setup = (
+        'dump() { print -r -- "$BUFFER" >> ~/buffers; BUFFER= }; zle -N dump; '
+        "bindkey '^T' dump; print RE''ADY\n"
+    )
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [zsh, "-i"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=home,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    screen = b""
+
+    def read_until(done: object, what: str) -> None:
+        nonlocal screen
+        deadline = time.monotonic() + 20
+        while not callable(done) or not done():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"zsh: no {what} in 20 s; the terminal showed:\n{screen!r}")
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                with contextlib.suppress(OSError):
+                    screen += os.read(master, 65536)
+
+    try:
+        os.write(master, setup.encode())
+        read_until(lambda: b"READY" in screen.replace(b"RE''ADY", b""), "prompt")
+        for text in typed:
+            os.write(master, text.encode() + b"\t\x14")
+        read_until(
+            lambda: buffers.exists() and len(buffers.read_text().splitlines()) == len(typed),
+            "completion",
+        )
+        return buffers.read_text().splitlines()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        os.close(master)
 
 
-@pytest.mark.parametrize(("shell", "name"), [("zsh", "_catalogctl"), ("fish", "catalogctl.fish")])
-def test_completions_scripts_parse(shell: str, name: str) -> None:
-    exe = require_program(shell, package=shell)
-    subprocess.run([exe, "-n", str(COMPLETIONS / name)], check=True)
+def test_completion_zsh_as_installed(home: tuple[Path, dict[str, str]]) -> None:
+    zsh = require_program("zsh", package="zsh")
+    folder, env = home
+    install("zsh", folder, env)
+    typed = [
+        "catalogctl va",
+        "catalogctl validate --st",
+        "catalogctl build --format j",
+        "catalogctl completion z",
+    ]
+    assert _type_in_zsh(zsh, folder, env, typed) == [
+        "catalogctl validate ",
+        "catalogctl validate --strict ",
+        "catalogctl build --format json ",
+        "catalogctl completion zsh ",
+    ]
+
+
+def test_completion_zsh_sourced_after_compinit(home: tuple[Path, dict[str, str]]) -> None:
+    zsh = require_program("zsh", package="zsh")
+    folder, env = home
+    (folder / ".zshrc").write_text(
+        "autoload -Uz compinit && compinit\nsource <(catalogctl completion zsh)\n"
+    )
+    assert _type_in_zsh(zsh, folder, env, ["catalogctl check-l"]) == [
+        "catalogctl check-links ",
+    ]
+
+
+def test_completion_fish_as_installed(home: tuple[Path, dict[str, str]]) -> None:
+    fish = require_program("fish", package="fish")
+    folder, env = home
+    install("fish", folder, env)
+
+    def complete(line: str) -> list[str]:
+        proc = subprocess.run(
+            [fish, "-c", f"complete -C '{line}'"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return [row.split("\t")[0] for row in proc.stdout.splitlines()]
+
+    assert complete("catalogctl va") == ["validate"]
+    assert complete("catalogctl validate --st") == ["--strict"]
+    assert complete("catalogctl build --format j") == ["json"]
+    assert complete("catalogctl completion z") == ["zsh"]

@@ -15,7 +15,7 @@ from typing import Annotated, ParamSpec
 import typer
 
 from catalogctl import __version__
-from catalogctl.cli import build, check_links, diff, serve, validate
+from catalogctl.cli import build, check_links, completion, diff, serve, validate
 from catalogctl.errors import CatalogError
 from catalogctl.output.console import out, report_error
 
@@ -25,7 +25,7 @@ app = typer.Typer(
     name="catalogctl",
     help="Build, validate and serve a public, read-only game catalog API from content files.",
     no_args_is_help=True,
-    add_completion=False,  # static scripts ship in completions/ instead
+    add_completion=False,  # `catalogctl completion SHELL` prints static scripts instead
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -67,6 +67,7 @@ app.command()(error_edge(build.build))
 app.command("check-links")(error_edge(check_links.check_links))
 app.command()(error_edge(serve.serve))
 app.command()(error_edge(diff.diff))
+app.command()(error_edge(completion.completion))
 
 
 def main() -> None:

@@ -67,6 +67,12 @@ def status(mark: str, color: str, text: str) -> None:
     stream.flush()
 
 
+def print_text(text: str) -> None:
+    """Text for another program (a shell script, a schema), exactly as given."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def print_json(data: Any) -> None:
     import json
 

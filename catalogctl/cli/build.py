@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +21,13 @@ from catalogctl.cli.common import (
 )
 from catalogctl.output.console import Format, err, print_json, use_format
 from catalogctl.text import plural
+
+
+class Target(StrEnum):
+    """What the build directory holds besides public/, manifest.json and nginx/."""
+
+    static = "static"
+    cloudflare = "cloudflare"
 
 
 def build(
@@ -48,6 +56,14 @@ def build(
             callback=check_listen,
         ),
     ] = "127.0.0.1:8080",
+    target: Annotated[
+        Target,
+        typer.Option(
+            "--target",
+            help="cloudflare: also a Workers project (wrangler.toml, cloudflare/) for "
+            "`npx wrangler deploy`.",
+        ),
+    ] = Target.static,
     strict: StrictOpt = False,
     fmt: FormatOpt = Format.table,
 ) -> None:
@@ -56,6 +72,8 @@ def build(
     Writes OUT/public/ (the web root, with .gz and .br siblings) and OUT/manifest.json
     (route → file, content type, headers), and OUT/nginx/: catalog.conf (locations to
     include in a server block) and nginx.conf (run: nginx -p OUT -c nginx/nginx.conf).
+    With --target cloudflare, OUT is also a Cloudflare Workers project: wrangler.toml and
+    cloudflare/ (the Worker and its route table); publish it with `npx wrangler deploy`.
     A failed build leaves OUT as it was.
 
     [bold]Examples[/]
@@ -64,6 +82,7 @@ def build(
       catalogctl build content --out /srv/catalog
       catalogctl build --base-url https://staging.example.com --out dist-staging
       catalogctl build --nginx-listen 0.0.0.0:80 --out /srv/catalog
+      catalogctl build content --out dist --target cloudflare && cd dist && npx wrangler deploy
     """
     from catalogctl.content.loader import load_catalog
     from catalogctl.site.build import write_site
@@ -76,6 +95,10 @@ def build(
     catalog = load_catalog(root, display=display, strict=strict, base_url=base_url)
     site = render(catalog, cache_control=cache_control, jobs=jobs)
     extra = nginx_files(site, listen=nginx_listen)
+    if target is Target.cloudflare:
+        from catalogctl.site.cloudflare import cloudflare_files
+
+        extra += cloudflare_files(site)
     result = write_site(site, out_dir, extra=extra, force=force)
     elapsed = time.perf_counter() - started
     if fmt is Format.json:

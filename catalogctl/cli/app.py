@@ -15,7 +15,7 @@ from typing import Annotated, ParamSpec
 import typer
 
 from catalogctl import __version__
-from catalogctl.cli import build, check_links, completion, diff, serve, validate
+from catalogctl.cli import build, check_links, completion, diff, schema, serve, validate
 from catalogctl.errors import CatalogError
 from catalogctl.output.console import out, report_error
 
@@ -68,6 +68,7 @@ app.command("check-links")(error_edge(check_links.check_links))
 app.command()(error_edge(serve.serve))
 app.command()(error_edge(diff.diff))
 app.command()(error_edge(completion.completion))
+app.command()(error_edge(schema.schema))
 
 
 def main() -> None:

@@ -185,5 +185,18 @@ def generate() -> str:
     )
 
 
+def json_schema(kind: Literal["site", "game"]) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of site.toml or of a game page, from the models above."""
+    import typing
+
+    import pydantic
+
+    module = sys.modules[__name__]
+    for name, value in {"Annotated": typing.Annotated, "Field": pydantic.Field}.items():
+        setattr(module, name, value)  # what the string annotations refer to
+    schema: dict[str, Any] = pydantic.TypeAdapter(SETTINGS_MODELS[kind]).json_schema()
+    return schema
+
+
 if __name__ == "__main__":
     SCHEMA_FILE.write_text(generate(), encoding="utf-8")

@@ -1,0 +1,197 @@
+"""`catalogctl schema page|site`: JSON Schemas that editors check content with, as validate does."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from catalogctl.cli.app import app
+from catalogctl.content.loader import load
+from tests.conftest import ROOT, SAMPLE, SITE_TOML, ContentFactory, game_yaml, require_program
+
+
+def printed_schema(document: str) -> dict[str, Any]:
+    result = CliRunner().invoke(app, ["schema", document])
+    assert result.exit_code == 0, result.output
+    schema: dict[str, Any] = json.loads(result.stdout)
+    return schema
+
+
+def as_editor_sees(value: Any) -> Any:
+    """YAML and TOML values as JSON: dates are text to an editor's schema checker."""
+    if isinstance(value, dict):
+        return {str(k): as_editor_sees(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [as_editor_sees(v) for v in value]
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    return value
+
+
+def front_matter(path: Path) -> Any:
+    text = path.read_text(encoding="utf-8")
+    if text.startswith("---"):
+        return as_editor_sees(yaml.safe_load(text.split("---", 2)[1]))
+    if text.startswith("+++"):
+        return as_editor_sees(tomllib.loads(text.split("+++", 2)[1]))
+    raise AssertionError(f"{path}: no front matter")
+
+
+def validator(document: str) -> jsonschema.Draft202012Validator:
+    schema = printed_schema(document)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def descriptions_missing(schema: Any, where: str = "") -> list[str]:
+    """Every property of every object must tell an editor's user what it is."""
+    missing = []
+    if isinstance(schema, dict):
+        for name, prop in (schema.get("properties") or {}).items():
+            if not prop.get("description") and "$ref" not in prop:
+                missing.append(f"{where}.{name}")
+        for key, value in schema.items():
+            missing += descriptions_missing(value, f"{where}.{key}")
+    elif isinstance(schema, list):
+        for item in schema:
+            missing += descriptions_missing(item, where)
+    return missing
+
+
+@pytest.mark.parametrize("document", ["page", "site"])
+def test_schema_is_draft_2020_12_with_descriptions(document: str) -> None:
+    schema = printed_schema(document)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["description"]
+    assert descriptions_missing(schema) == []
+
+
+def test_schema_page_names_the_catalog_keys() -> None:
+    schema = printed_schema("page")
+    assert set(schema["required"]) == {
+        "name",
+        "description",
+        "platforms",
+        "genres",
+        "icon",
+        "stores",
+    }
+    assert {"weight", "slug", "draft"} <= set(schema["properties"])
+
+
+def test_schema_accepts_the_sample_content() -> None:
+    site = validator("site")
+    errors = [
+        e.message
+        for e in site.iter_errors(
+            as_editor_sees(tomllib.loads((SAMPLE / "site.toml").read_text(encoding="utf-8")))
+        )
+    ]
+    assert errors == []
+    page = validator("page")
+    pages = sorted((SAMPLE / "games").glob("*.md"))
+    assert len(pages) >= 10
+    for path in pages:
+        assert [e.message for e in page.iter_errors(front_matter(path))] == [], path.name
+
+
+@pytest.mark.parametrize(
+    ("case", "text"),
+    [
+        (
+            "no name",
+            "---\ndescription: A game.\nplatforms: [iOS]\ngenres: [Puzzle]\n"
+            "icon: /i.png\nstores:\n  ios: https://apps.apple.com/app/x/id1\n---\n",
+        ),
+        ("empty platforms", game_yaml(platforms="[]")),
+        ("weight is text", game_yaml(extra="weight: heavy\n")),
+        ("draft is text", game_yaml(extra="draft: maybe\n")),
+        ("no stores", game_yaml(ios=None, android=None).replace("stores:\n", "stores: {}\n")),
+        ("genres is text", game_yaml(genres="Puzzle")),
+    ],
+)
+def test_schema_rejects_what_validate_rejects_in_a_page(
+    make_content: ContentFactory, case: str, text: str
+) -> None:
+    root = make_content({"bad": text, "good": game_yaml("Good")})
+    assert load(root).errors, f"validate accepts a page with {case}"
+    errors = list(validator("page").iter_errors(front_matter(root / "games" / "bad.md")))
+    assert errors, f"the schema accepts a page with {case}"
+
+
+@pytest.mark.parametrize(
+    ("case", "site"),
+    [
+        ("no title", SITE_TOML.replace('title = "Example Games"\n', "")),
+        ("no stores", SITE_TOML.split("[stores.ios]")[0] + '[api.v1]\nstatus = "supported"\n'),
+        ("a store without a name", SITE_TOML.replace('name = "App Store"\n', "")),
+        (
+            "an unknown store key",
+            SITE_TOML.replace('name = "App Store"\n', 'name = "A"\nurl = 1\n'),
+        ),
+        ("an unknown status", SITE_TOML.replace('status = "supported"', 'status = "retired"')),
+    ],
+)
+def test_schema_rejects_what_validate_rejects_in_site_toml(
+    make_content: ContentFactory, case: str, site: str
+) -> None:
+    root = make_content(site=site)
+    assert load(root).errors, f"validate accepts site.toml with {case}"
+    data = as_editor_sees(tomllib.loads(site))
+    assert list(validator("site").iter_errors(data)), f"the schema accepts site.toml with {case}"
+
+
+def test_schema_unknown_document_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["schema", "games"])
+    assert result.exit_code == 2
+
+
+def readme_block(heading: str, language: str) -> str:
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split(heading, 1)[1]
+    section = section.split("\n## ", 1)[0].split("\n### ", 1)[0]
+    return section.split(f"```{language}\n", 1)[1].split("```", 1)[0]
+
+
+def test_schema_site_in_taplo_as_the_readme_configures_it(tmp_path: Path) -> None:
+    """`taplo lint`, configured by the README's .taplo.toml, checks site.toml with the schema."""
+    taplo = Path(sys.executable).with_name("taplo")
+    assert taplo.exists(), "taplo is a test dependency (pip install -e '.[test]')"
+    heading = "\n### `catalogctl schema"
+    repo = tmp_path / "website"
+    shutil.copytree(SAMPLE, repo / "content")
+    env = {**os.environ, "PATH": f"{taplo.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    sh = require_program("sh", package="dash")
+    subprocess.run([sh, "-ec", readme_block(heading, "sh")], cwd=repo, env=env, check=True)
+    (repo / ".taplo.toml").write_text(readme_block(heading, "toml"), encoding="utf-8")
+
+    def lint() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(taplo), "lint", "--colors", "never", "content/site.toml"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    assert lint().returncode == 0, lint().stderr
+    site = repo / "content" / "site.toml"
+    site.write_text(
+        site.read_text(encoding="utf-8").replace('status = "supported"', 'status = "retired"'),
+        encoding="utf-8",
+    )
+    proc = lint()
+    assert proc.returncode == 1
+    assert "retired" in proc.stderr

@@ -8,11 +8,20 @@ ever connected to them.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gzip
+import json
+import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from aiohttp import web
 
 from catalogctl.contract.values import cache_control_problem, listen_problem, user_agent_problem
 from catalogctl.urls import base_url_problem, url_problem
@@ -183,3 +192,273 @@ def test_user_agent_checker() -> None:
     assert user_agent_problem("mybot/1.0 (+https://x.example)") is None
     assert user_agent_problem(" leading") is not None
     assert user_agent_problem("x\x7f") is not None
+
+
+# --- a hostile server on 127.0.0.1 -------------------------------------------------------------
+
+MEASURE = """
+import resource, subprocess, sys, time
+t = time.monotonic()
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+sys.stdout.write(repr((p.returncode, p.stdout, p.stderr, time.monotonic() - t,
+    resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)))
+"""
+
+
+def measured(*args: object, timeout: float = 120) -> tuple[int, str, float, float]:
+    """(exit code, stderr, seconds, peak RSS in MiB) of `catalogctl args` in a fresh process."""
+    cmd = [sys.executable, "-c", MEASURE, sys.executable, "-m", "catalogctl", *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout)
+    code, _out, err, seconds, rss_kib = eval(proc.stdout)  # our own repr() above
+    return code, " ".join(err.split()), seconds, rss_kib / 1024  # messages wrap at 80 columns
+
+
+def gzip_bomb(members: int = 160) -> bytes:
+    """~10 MB of gzip that inflates to members x 64 MiB (10 GiB) of spaces."""
+    member = gzip.compress(b" " * (64 * 1024 * 1024), compresslevel=9, mtime=0)
+    return member * members
+
+
+class HostileServer:
+    """An aiohttp server on 127.0.0.1 (own thread) whose answers attack the client."""
+
+    def __init__(self, catalog: bytes) -> None:
+        self.catalog = catalog
+        self.bomb = gzip_bomb()
+        self.loop = asyncio.new_event_loop()
+        self.port = 0
+        self.requests: list[str] = []
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _app(self) -> web.Application:
+        @web.middleware
+        async def record(request: web.Request, handler: Any) -> web.StreamResponse:
+            self.requests.append(request.path)
+            response: web.StreamResponse = await handler(request)
+            return response
+
+        async def ok(_: web.Request) -> web.Response:
+            return web.Response(body=self.catalog, content_type="application/json")
+
+        async def bomb(_: web.Request) -> web.Response:
+            headers = {"Content-Encoding": "gzip"}
+            return web.Response(body=self.bomb, content_type="application/json", headers=headers)
+
+        async def endless(request: web.Request) -> web.StreamResponse:
+            resp = web.StreamResponse(headers={"Content-Type": "application/json"})
+            await resp.prepare(request)
+            chunk = b" " * 65536
+            with contextlib.suppress(ConnectionError):
+                while True:
+                    await resp.write(chunk)
+            return resp
+
+        async def drip(request: web.Request) -> web.StreamResponse:
+            resp = web.StreamResponse(headers={"Content-Type": "application/json"})
+            await resp.prepare(request)
+            with contextlib.suppress(ConnectionError):
+                while True:
+                    await resp.write(b" ")
+                    await asyncio.sleep(0.05)
+            return resp
+
+        async def huge(request: web.Request) -> web.StreamResponse:
+            resp = web.StreamResponse(headers={"Content-Type": "application/json"})
+            resp.content_length = 10**12
+            await resp.prepare(request)
+            await resp.write(b"{")
+            await asyncio.sleep(60)
+            return resp
+
+        def redirect(location: str) -> Any:
+            async def handler(request: web.Request) -> web.Response:
+                to = location.replace("PORT", str(self.port))
+                return web.Response(status=302, headers={"Location": to})
+
+            return handler
+
+        app = web.Application(middlewares=[record])
+        r = app.router
+        r.add_get("/ok/api/v1/games", ok)
+        r.add_get("/bomb/api/v1/games", bomb)
+        r.add_get("/endless/api/v1/games", endless)
+        r.add_get("/drip/api/v1/games", drip)
+        r.add_get("/huge/api/v1/games", huge)
+        r.add_get("/to-metadata/api/v1/games", redirect("http://169.254.169.254/latest/meta-data/"))
+        r.add_get("/to-private/api/v1/games", redirect("http://private.test:PORT/ok/api/v1/games"))
+        r.add_get("/to-self/api/v1/games", redirect("/ok/api/v1/games"))
+        return app
+
+    def start(self) -> None:
+        async def up() -> None:
+            self._runner = web.AppRunner(self._app(), handle_signals=False, shutdown_timeout=0.1)
+            await self._runner.setup()
+            site = web.TCPSite(self._runner, "127.0.0.1", 0)
+            await site.start()
+            self.port = self._runner.addresses[0][1]
+
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(up(), self.loop).result(10)
+
+    def stop(self) -> None:
+        async def down() -> None:
+            if self._runner is not None:
+                await self._runner.cleanup()
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(down(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[HostileServer]:
+    from catalogctl.sources.core import load_source
+
+    games = load_source(SAMPLE).games
+    srv = HostileServer(json.dumps({"schemaVersion": 1, "games": games}).encode())
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every connect() of this process, refused unless it goes to 127.0.0.1."""
+    attempts: list[Any] = []
+    real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def guard(address: Any) -> None:
+        attempts.append(address)
+        if not (isinstance(address, tuple) and address[0] == "127.0.0.1"):
+            raise OSError(f"the test refused a connection to {address!r}")
+
+    def connect(self: socket.socket, address: Any) -> None:
+        guard(address)
+        real_connect(self, address)
+
+    def connect_ex(self: socket.socket, address: Any) -> int:
+        guard(address)
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    return attempts
+
+
+# --- diff: bounded reads of a URL source --------------------------------------------------------
+
+
+def test_diff_gzip_bomb_is_cut_at_the_limit(hostile: HostileServer) -> None:
+    code, err, seconds, peak = measured(
+        "diff", f"{hostile.base}/bomb", SAMPLE, "--max-body", "16MiB"
+    )
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert "/bomb/api/v1/games" in err and "inflates to more than 16 MiB" in err
+    assert "--max-body" in err
+    assert peak < 250, f"peak RSS {peak:.0f} MiB"
+    assert seconds < 30
+
+
+def test_diff_gzip_bomb_with_the_default_limit(hostile: HostileServer) -> None:
+    code, err, _, peak = measured("diff", f"{hostile.base}/bomb", SAMPLE)
+    assert code == 2 and "inflates to more than 64 MiB" in err, err
+    assert peak < 400, f"peak RSS {peak:.0f} MiB"
+
+
+def test_diff_endless_body_is_cut_at_the_limit(hostile: HostileServer) -> None:
+    code, err, seconds, peak = measured(
+        "diff", f"{hostile.base}/endless", SAMPLE, "--max-body", "8MiB"
+    )
+    assert code == 2, err
+    assert "is longer than 8 MiB" in err and "/endless/api/v1/games" in err
+    assert "Traceback" not in err
+    assert peak < 250, f"peak RSS {peak:.0f} MiB"
+    assert seconds < 30
+
+
+def test_diff_declared_length_over_the_limit_is_refused_unread(hostile: HostileServer) -> None:
+    code, err, seconds, _ = measured("diff", f"{hostile.base}/huge", SAMPLE, "--timeout", "30")
+    assert code == 2, err
+    assert "1,000,000,000,000 bytes long; the limit is 64 MiB" in err
+    assert seconds < 20  # refused from the header, not after the server's 60 s stall
+
+
+def test_diff_slow_drip_ends_at_the_total_deadline(hostile: HostileServer) -> None:
+    code, err, seconds, _ = measured("diff", f"{hostile.base}/drip", SAMPLE, "--timeout", "2")
+    assert code == 2, err
+    assert "within 2 s" in err and "--timeout" in err and "Traceback" not in err
+    assert seconds < 15  # a byte every 50 ms never trips a per-read timeout
+
+
+def test_diff_follows_a_redirect_on_the_same_host(hostile: HostileServer) -> None:
+    from catalogctl.sources.core import load_source
+
+    snapshot = load_source(f"{hostile.base}/to-self")
+    assert snapshot.games
+
+
+def test_diff_redirect_to_link_local_is_refused_before_connecting(
+    hostile: HostileServer, loopback_only: list[Any]
+) -> None:
+    from catalogctl.errors import InputError
+    from catalogctl.sources.core import load_source
+
+    with pytest.raises(InputError, match=r"169\.254\.169\.254 a link-local address") as info:
+        load_source(f"{hostile.base}/to-metadata")
+    assert "never connects" in info.value.message
+    assert all(a[0] == "127.0.0.1" for a in loopback_only), loopback_only
+
+
+def test_diff_resolver_answer_link_local_is_refused_before_connecting(
+    loopback_only: list[Any],
+) -> None:
+    from catalogctl.errors import InputError
+    from catalogctl.sources.core import load_source
+    from catalogctl.sources.net import NetworkPolicy
+
+    policy = NetworkPolicy(hosts={"metadata.test": ["169.254.169.254"]})
+    with pytest.raises(InputError, match=r"metadata\.test resolves to 169\.254\.169\.254"):
+        load_source("http://metadata.test/", policy=policy)
+    assert loopback_only == []  # not even a connection attempt
+
+
+def _public_test_host(host: str, ip: Any) -> Any:
+    from catalogctl.sources.net import default_reach
+
+    return "public" if host == "public.test" else default_reach(host, ip)
+
+
+def test_diff_redirect_from_public_to_private_is_refused(
+    hostile: HostileServer, loopback_only: list[Any]
+) -> None:
+    from catalogctl.errors import InputError
+    from catalogctl.sources.core import load_source
+    from catalogctl.sources.net import NetworkPolicy
+
+    hosts = {"public.test": ["127.0.0.1"], "private.test": ["127.0.0.1"]}
+    policy = NetworkPolicy(hosts=hosts, reach=_public_test_host)
+    url = f"http://public.test:{hostile.port}/to-private"
+    before = len(hostile.requests)
+    with pytest.raises(InputError, match=r"from the public host public\.test to the private"):
+        load_source(url, policy=policy)
+    assert hostile.requests[before:] == ["/to-private/api/v1/games"]  # private.test never asked
+    allowed = NetworkPolicy(hosts=hosts, reach=_public_test_host, allow_private=True)
+    assert load_source(url, policy=allowed).games
+
+
+def test_diff_bad_size_option_exit_2() -> None:
+    proc = catalogctl("diff", SAMPLE, SAMPLE, "--max-body", "lots")
+    assert_usage_error(proc, "--max-body")

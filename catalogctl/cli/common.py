@@ -116,3 +116,30 @@ CACHE_CONTROL_HELP = "Cache-Control of successful responses (RFC 9111 directives
 BaseUrlOpt = Annotated[
     str | None, typer.Option("--base-url", help=BASE_URL_HELP, callback=check_base_url)
 ]
+
+
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kmg]i?b?|b)?\s*", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+def parse_size(text: str | int) -> int:
+    """Bytes of `65536`, `512KiB`, `64M`, `1GiB` (binary units)."""
+    if isinstance(text, int):
+        return text
+    m = _SIZE.fullmatch(text)
+    if m is None:
+        raise typer.BadParameter(f"{_shown(text)} is not a size (use e.g. 65536, 512KiB, 64MiB)")
+    size = int(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "")[:1].lower()])
+    if not 1024 <= size <= 1024**4:
+        raise typer.BadParameter(f"{_shown(text)} must lie between 1 KiB and 1 TiB")
+    return size
+
+
+AllowPrivateOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-private",
+        help="Follow redirects from public hosts to loopback and private addresses (an "
+        "intranet). Link-local, multicast and unspecified addresses stay refused.",
+    ),
+]

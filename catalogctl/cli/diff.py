@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
-from catalogctl.cli.common import check_seconds
+from catalogctl.cli.common import AllowPrivateOpt, check_seconds, parse_size
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import RichFormat, err, out, print_json, use_format
+from catalogctl.sources.core import DEFAULT_MAX_BODY
 
 
 class FailOn(StrEnum):
@@ -48,6 +49,17 @@ def diff(
             help="Seconds reading a URL source may take in all (every request and body).",
         ),
     ] = 30.0,
+    max_body: Annotated[
+        int,
+        typer.Option(
+            "--max-body",
+            parser=parse_size,
+            metavar="SIZE",
+            show_default="64MiB",
+            help="Largest document read from a URL source, on the wire and inflated (e.g. 256MiB).",
+        ),
+    ] = DEFAULT_MAX_BODY,
+    allow_private: AllowPrivateOpt = False,
 ) -> None:
     """Show what a release changes, and whether it breaks clients.
 
@@ -70,14 +82,19 @@ def diff(
 
     from catalogctl.diff import core
     from catalogctl.diff import report as diff_report
-    from catalogctl.sources.core import load_source
+    from catalogctl.sources.core import is_url, load_source
 
     use_format("diff", fmt)
     # Both catalogs live until exit and hold no cycles: keep the collector from walking
     # their millions of objects again and again (a large diff would take twice as long).
     gc.disable()
-    before = load_source(old, timeout=timeout)
-    after = load_source(new, timeout=timeout)
+    policy = None
+    if is_url(old) or is_url(new):
+        from catalogctl.sources.net import NetworkPolicy
+
+        policy = NetworkPolicy(allow_private=allow_private)
+    before = load_source(old, timeout=timeout, max_body=max_body, policy=policy)
+    after = load_source(new, timeout=timeout, max_body=max_body, policy=policy)
     result = core.compare(before, after)
     gc.freeze()
     gc.enable()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import json
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,7 +21,10 @@ from urllib.parse import urlsplit
 from catalogctl.errors import ContentInvalid, InputError
 
 if TYPE_CHECKING:
+    import aiohttp
     from pydantic import BaseModel, TypeAdapter, ValidationError
+
+    from catalogctl.sources.net import NetworkPolicy, PolicyResolver
 
 SourceKind = Literal["content", "build", "json", "url"]
 
@@ -32,7 +34,8 @@ OPENAPI_PATH = "/openapi.json"
 _WEB_ROOT_GAMES = Path("api/v1/games/index.json")
 _WEB_ROOT_OPENAPI = Path("openapi.json")
 _MAX_ERRORS_SHOWN = 5
-DEFAULT_TIMEOUT = 30.0
+DEFAULT_TIMEOUT = 30.0  # seconds for reading a URL source in all
+DEFAULT_MAX_BODY = 64 * 1024 * 1024  # bytes per document read from a URL, a few real catalogs
 
 KINDS_HELP = "a content tree, a build directory, a games JSON file or an http(s) base URL"
 
@@ -53,11 +56,17 @@ def is_url(spec: str) -> bool:
     return spec.startswith(("http://", "https://"))
 
 
-def load_source(spec: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> CatalogSnapshot:
+def load_source(
+    spec: str | Path,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_body: int = DEFAULT_MAX_BODY,
+    policy: NetworkPolicy | None = None,
+) -> CatalogSnapshot:
     """Load any catalog source named on the command line."""
     text = str(spec)
     if isinstance(spec, str) and is_url(spec):
-        return load_url(spec, timeout=timeout)
+        return load_url(spec, timeout=timeout, max_body=max_body, policy=policy)
     path = Path(spec)
     if not path.exists():
         raise InputError(f"source not found: {text} (expected {KINDS_HELP})")
@@ -148,12 +157,22 @@ def load_json_file(path: Path, *, label: str | None = None) -> CatalogSnapshot:
     return CatalogSnapshot(shown, "json", parse_catalog(_read_file(path), shown))
 
 
-def load_url(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> CatalogSnapshot:
-    """Read `{base}/api/v1/games` (and `{base}/openapi.json` when present) of a deployment."""
+def load_url(
+    url: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_body: int = DEFAULT_MAX_BODY,
+    policy: NetworkPolicy | None = None,
+) -> CatalogSnapshot:
+    """Read `{base}/api/v1/games` (and `{base}/openapi.json` when present) of a deployment.
+
+    Bounded: at most `max_body` bytes per document (on the wire and inflated), `timeout`
+    seconds for everything, redirects and addresses as the network policy allows.
+    """
     import asyncio
 
     base = base_url_of(url)
-    games, openapi = asyncio.run(fetch(base, timeout=timeout))
+    games, openapi = asyncio.run(fetch(base, timeout=timeout, max_body=max_body, policy=policy))
     return CatalogSnapshot(
         url,
         "url",
@@ -178,46 +197,93 @@ def base_url_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{path}"
 
 
-async def fetch(base: str, *, timeout: float = DEFAULT_TIMEOUT) -> tuple[bytes, bytes | None]:
+async def fetch(
+    base: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_body: int = DEFAULT_MAX_BODY,
+    policy: NetworkPolicy | None = None,
+) -> tuple[bytes, bytes | None]:
     """GET the games document (required) and the OpenAPI document (optional) of `base`."""
     import asyncio
 
     import aiohttp
 
     from catalogctl import __version__
+    from catalogctl.sources import net
 
-    games_url, openapi_url = base + GAMES_PATH, base + OPENAPI_PATH
-    headers = {"User-Agent": f"catalogctl/{__version__} (diff)", "Accept": "application/json"}
+    headers = {
+        "User-Agent": f"catalogctl/{__version__} (diff)",
+        "Accept": "application/json",
+        "Accept-Encoding": net.ACCEPT_ENCODING,
+    }
+    resolver = net.PolicyResolver(policy or net.NetworkPolicy())
     try:
-        async with aiohttp.ClientSession(
-            timeout=aiohttp.ClientTimeout(total=timeout), headers=headers
-        ) as session:
-            async with session.get(games_url) as resp:
-                if resp.status != 200:
-                    raise InputError(
-                        f"{games_url} answered {resp.status} {resp.reason or ''}".rstrip()
-                        + "; expected 200 with the game catalog"
-                    )
-                games = await resp.read()
-            async with session.get(openapi_url) as resp:
-                ctype = resp.content_type
-                is_json = ctype == "application/json" or ctype.endswith("+json")
-                # Absent, or answered by an HTML fallback page: no contract to compare.
-                openapi = await resp.read() if resp.status == 200 and is_json else None
-    except aiohttp.ClientConnectorError as exc:
-        os_error = exc.os_error
-        if isinstance(os_error, ConnectionRefusedError):
-            reason = "connection refused"
-        elif isinstance(os_error, socket.gaierror):
-            reason = f"host not found ({os_error.strerror or os_error})"
-        else:
-            reason = os_error.strerror or str(os_error)
-        raise InputError(f"cannot connect to {base}: {reason}") from None
+        async with net.session(resolver, headers=headers) as session, net.deadline(timeout):
+            games = await _get(session, resolver, base + GAMES_PATH, max_body, required=True)
+            openapi = await _get(session, resolver, base + OPENAPI_PATH, max_body, required=False)
+            assert games is not None  # a required document is read or raises
     except TimeoutError:
-        raise InputError(f"{base} did not answer within {timeout:g} s") from None
-    except (aiohttp.ClientError, asyncio.CancelledError, ValueError) as exc:
-        raise InputError(f"cannot read {base}: {exc or type(exc).__name__}") from None
+        raise InputError(
+            f"{base} did not answer in full within {timeout:g} s (--timeout)"
+        ) from None
+    except aiohttp.ClientConnectorError as exc:
+        raise InputError(f"cannot connect to {base}: {net.client_error_text(exc)}") from None
+    except (aiohttp.ClientError, OSError, asyncio.CancelledError, ValueError) as exc:
+        raise InputError(f"cannot read {base}: {net.client_error_text(exc)}") from None
+    finally:
+        await resolver.close()
     return games, openapi
+
+
+async def _get(
+    session: aiohttp.ClientSession,
+    resolver: PolicyResolver,
+    url: str,
+    max_body: int,
+    *,
+    required: bool,
+) -> bytes | None:
+    """The body of `url` after redirects the policy allows; None for an optional document."""
+    from urllib.parse import urljoin
+
+    from catalogctl.sources import net
+    from catalogctl.urls import shown, url_problem
+
+    current, came_from = url, None
+    for _ in range(net.MAX_REDIRECTS + 1):
+        host = urlsplit(current).hostname or ""
+        refused = await resolver.refusal(host, redirected_from=came_from)
+        if refused is not None:
+            raise InputError(f"{current}: {refused}")
+        async with session.get(current, allow_redirects=False) as resp:
+            if resp.status in net.REDIRECTS:
+                location = resp.headers.get("Location")
+                if not location:
+                    raise InputError(f"{current} answered {resp.status} without a Location")
+                target = urljoin(current, location)
+                problem = url_problem(target, schemes=("http", "https"))
+                if problem is not None:
+                    raise InputError(f"{current} redirects to {shown(target)}, which {problem}")
+                current, came_from = target, host
+                continue
+            if resp.status != 200:
+                if not required:
+                    return None
+                raise InputError(
+                    f"{current} answered {resp.status} {resp.reason or ''}".rstrip()
+                    + "; expected 200 with the game catalog"
+                )
+            ctype = resp.content_type
+            if not required and not (ctype == "application/json" or ctype.endswith("+json")):
+                return None  # answered by an HTML fallback page: no contract to compare
+            try:
+                return await net.read_body(resp, max_body)
+            except net.BodyError as exc:
+                raise InputError(
+                    f"{current}: the body {exc} (--max-body raises the limit)"
+                ) from None
+    raise InputError(f"{url}: more than {net.MAX_REDIRECTS} redirects")
 
 
 # --- parsing and validation --------------------------------------------------------------------

@@ -33,6 +33,7 @@ DOCUMENTS = {
     "/openapi.json": "application/json",
     "/.well-known/api-catalog": "application/linkset+json",
     "/llms.txt": "text/plain",
+    "/favicon.ico": "image/svg+xml",
 }
 NOT_FOUND_DETAIL = "Unknown API endpoint."
 TIMEOUT = 10.0
@@ -376,7 +377,7 @@ def _check_attribution(where: str, url: str) -> None:
 
 
 def check_documents(base_url: str, site: Site) -> None:
-    """/api, /openapi.json, /.well-known/api-catalog, /llms.txt: 200, their type, exact bytes."""
+    """/api, /openapi.json, /.well-known/api-catalog, /llms.txt, /favicon.ico: 200, exact bytes."""
     for path, media in DOCUMENTS.items():
         assert path in site.resources, f"route table lacks {path}"
         reply = request(base_url, path)

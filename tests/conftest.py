@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import textwrap
@@ -34,6 +35,17 @@ def require_program(name: str, *, package: str) -> str:
         if Path(folder, name).is_file():
             message = f"{name} is not on PATH, but {folder}/{name} exists: add {folder} to PATH"
             break
+    if os.environ.get(REQUIRE_SYSTEM_TESTS, "") not in ("", "0"):
+        pytest.fail(f"{message} ({REQUIRE_SYSTEM_TESTS} is set)", pytrace=False)
+    pytest.skip(message)
+
+
+def require_module(name: str, *, pip: str) -> None:
+    """Skip the calling test (or fail, as `require_program`) when Python module `name` is
+    missing, naming the PyPI package to install."""
+    if importlib.util.find_spec(name) is not None:
+        return
+    message = f"the Python package {pip} is not installed (pip install {pip})"
     if os.environ.get(REQUIRE_SYSTEM_TESTS, "") not in ("", "0"):
         pytest.fail(f"{message} ({REQUIRE_SYSTEM_TESTS} is set)", pytrace=False)
     pytest.skip(message)

@@ -77,7 +77,7 @@ def test_build_golden(small_build: Path) -> None:
 def test_build_compressed_siblings_match(small_build: Path) -> None:
     public = small_build / "public"
     identity = [p for p in public.rglob("*") if p.is_file() and p.suffix not in (".gz", ".br")]
-    assert len(identity) == 6
+    assert len(identity) == 7
     for p in identity:
         assert gzip.decompress(p.with_name(p.name + ".gz").read_bytes()) == p.read_bytes()
         assert brotli.decompress(p.with_name(p.name + ".br").read_bytes()) == p.read_bytes()

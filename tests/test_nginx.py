@@ -34,6 +34,7 @@ TARGETS = [
     "/openapi.json",
     "/.well-known/api-catalog",
     "/llms.txt",
+    "/favicon.ico",
     "/api/v1?x=1&y",
     "/api/v1?a|b",
     "/api/v1/games?|",

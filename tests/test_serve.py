@@ -221,7 +221,7 @@ async def test_serve_other_methods_403_html(serve_app: Make) -> None:
 
 async def test_serve_unknown_outside_api_404_html(serve_app: Make) -> None:
     client, _ = await serve_app()
-    resp = await client.get("/favicon.ico")
+    resp = await client.get("/robots.txt")
     assert resp.status == 404
     assert resp.headers["Content-Type"].startswith("text/html")
 

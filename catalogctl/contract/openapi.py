@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from typing import Any
 
@@ -20,6 +21,40 @@ def component_schemas() -> dict[str, Any]:
     _, top = models_json_schema([(m, "serialization") for m in CONTRACT_MODELS], ref_template=REF)
     defs: dict[str, Any] = top["$defs"]
     return defs
+
+
+def _substitute(node: Any, base_url: str) -> Any:
+    if isinstance(node, dict):
+        return {
+            k: v.replace("{base_url}", base_url)
+            if k == "description" and isinstance(v, str)
+            else _substitute(v, base_url)
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_substitute(v, base_url) for v in node]
+    return node
+
+
+def with_base_url(schemas: dict[str, Any], base_url: str) -> dict[str, Any]:
+    """The schemas with `{base_url}` in their descriptions replaced by the real base URL."""
+    result: dict[str, Any] = _substitute(schemas, base_url)
+    return result
+
+
+def published_schemas(pub: Publication) -> dict[str, Any]:
+    """The component schemas as this catalog publishes them: its base URL and store names.
+
+    The store names are `examples`, not an `enum`: a store added to site.toml later is then
+    not a change of the response's value set (which oasdiff reports as breaking,
+    `response-property-enum-value-added`), while clients still see the names to filter on.
+    """
+    schemas = copy.deepcopy(with_base_url(component_schemas(), pub.base_url))
+    name = schemas["Store"]["properties"]["name"]
+    name["examples"] = list(pub.store_names)
+    listed = ", ".join(f"`{n}`" for n in pub.store_names)
+    name["description"] = f"{name['description']} Store names in this catalog: {listed}."
+    return schemas
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -41,7 +76,9 @@ def _headers(*names: str) -> dict[str, Any]:
     return {n: {"description": known[n], "schema": {"type": "string"}} for n in names}
 
 
-def _operation(op_id: str, summary: str, schema: str, *, head: bool) -> dict[str, Any]:
+def _operation(
+    op_id: str, summary: str, schema: str, *, head: bool, deprecated: bool
+) -> dict[str, Any]:
     ok_headers = _headers(
         "ETag", "Cache-Control", "Link", "Deprecation", "Sunset", "Access-Control-Allow-Origin"
     )
@@ -53,7 +90,7 @@ def _operation(op_id: str, summary: str, schema: str, *, head: bool) -> dict[str
     else:
         ok["content"] = {"application/json": {"schema": _ref(schema)}}
         not_found["content"] = {"application/problem+json": {"schema": _ref("ApiNotFound")}}
-    return {
+    operation: dict[str, Any] = {
         "operationId": op_id + ("Head" if head else ""),
         "summary": summary + (" (headers only)" if head else ""),
         "description": "Takes no parameters; query parameters are ignored.",
@@ -69,19 +106,23 @@ def _operation(op_id: str, summary: str, schema: str, *, head: bool) -> dict[str
             "404": not_found,
         },
     }
+    if deprecated:  # SPEC §9: v1 deprecated; the Deprecation and Sunset headers give the dates
+        operation["deprecated"] = True
+    return operation
 
 
 def openapi_document(pub: Publication) -> dict[str, Any]:
+    v1 = pub.lifecycle
+    deprecated = v1.status == "deprecated"
     paths = {}
     for path, op_id, summary, schema in (
         ("/api/v1", "getApiVersion", "Version 1: status and links", "ApiVersionIndex"),
         ("/api/v1/games", "listGames", "The complete game catalog", "GameCatalog"),
     ):
         paths[path] = {
-            "get": _operation(op_id, summary, schema, head=False),
-            "head": _operation(op_id, summary, schema, head=True),
+            "get": _operation(op_id, summary, schema, head=False, deprecated=deprecated),
+            "head": _operation(op_id, summary, schema, head=True, deprecated=deprecated),
         }
-    v1 = pub.lifecycle
     return {
         "openapi": "3.1.0",
         "info": {
@@ -101,5 +142,5 @@ def openapi_document(pub: Publication) -> dict[str, Any]:
         "security": [],
         "tags": [{"name": "v1", "description": "API version 1"}],
         "paths": paths,
-        "components": {"schemas": component_schemas()},
+        "components": {"schemas": published_schemas(pub)},
     }

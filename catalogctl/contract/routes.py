@@ -30,6 +30,7 @@ PROBLEM_JSON = "application/problem+json"
 HTML = "text/html; charset=utf-8"
 TEXT = "text/plain; charset=utf-8"
 LINKSET = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"'
+SVG = "image/svg+xml"
 
 API_V1 = "/api/v1"
 API_GAMES = "/api/v1/games"
@@ -37,6 +38,8 @@ API_DOCS = "/api"
 OPENAPI = "/openapi.json"
 API_CATALOG = "/.well-known/api-catalog"
 LLMS_TXT = "/llms.txt"
+# Browsers ask for /favicon.ico on every visit; an SVG answers it (and the docs page links it).
+FAVICON = "/favicon.ico"
 API_PREFIX = "/api/"
 
 # Route → file under public/ (a path cannot be both a file and a directory on disk).
@@ -47,6 +50,7 @@ ROUTE_FILES = {
     OPENAPI: "openapi.json",
     API_CATALOG: ".well-known/api-catalog",
     LLMS_TXT: "llms.txt",
+    FAVICON: "favicon.ico",
 }
 VERSIONED = (API_V1, API_GAMES)  # the responses SPEC §9 headers apply to
 ENCODINGS = ("br", "gzip")  # server preference order
@@ -217,6 +221,15 @@ def api_catalog(pub: Publication) -> dict[str, object]:
             },
         ]
     }
+
+
+# A catalog card with a play mark, in the docs page's accent colour; a fixed document.
+FAVICON_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+    '<rect width="32" height="32" rx="7" fill="#0b62c4"/>'
+    '<path d="M12 9.5v13l10.5-6.5z" fill="#fff"/>'
+    "</svg>\n"
+)
 
 
 def error_page(status: int, title: str, text: str) -> bytes:

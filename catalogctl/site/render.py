@@ -24,6 +24,8 @@ from catalogctl.contract.routes import (
     DEFAULT_CACHE_CONTROL,
     ENCODINGS,
     ERROR_HEADERS,
+    FAVICON,
+    FAVICON_SVG,
     GZIP_LEVEL,
     HTML,
     JSON,
@@ -31,6 +33,7 @@ from catalogctl.contract.routes import (
     LLMS_TXT,
     OPENAPI,
     ROUTE_FILES,
+    SVG,
     TEXT,
     VERSIONED,
     ErrorPage,
@@ -66,6 +69,7 @@ def documents(catalog: Catalog) -> Iterator[tuple[str, str, bytes]]:
     yield OPENAPI, JSON, to_json(openapi_document(pub))
     yield API_CATALOG, LINKSET, to_json(api_catalog(pub))
     yield LLMS_TXT, TEXT, llms_txt(pub, catalog.games).encode("utf-8")
+    yield FAVICON, SVG, FAVICON_SVG.encode("utf-8")
 
 
 # --- compression --------------------------------------------------------------------------

@@ -36,3 +36,13 @@ class Finding:
             "severity": self.severity,
             "message": self.message,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A check with a stable id, as reports name and document it (SARIF, GitHub, JUnit)."""
+
+    id: str  # stable, kebab-case: `unknown-key`, `broken-link`, `breaking-change`
+    severity: Severity | Literal["note"]  # the default level of what it reports
+    summary: str  # one line: what the rule checks
+    help: str = ""  # what to do about it

@@ -1,7 +1,53 @@
-"""Small text helpers shared by every layer (no catalogctl imports)."""
+"""Small text helpers shared by every layer (no catalogctl imports).
+
+`clean` is the one function that makes text from content files or from the network safe to
+show: every report format and every console line passes such text through it.
+"""
 
 from __future__ import annotations
+
+import re
+
+# C0 controls but TAB and LF, DEL, and C1 controls (ESC, BEL, CSI … start terminal sequences).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LINE_BREAK = re.compile("\r\n?|\n")
+# Lone surrogates (an undecodable file name) cannot be written as UTF-8; U+FFFE/U+FFFF are
+# not characters (XML refuses them).
+_NOT_TEXT = re.compile("[\ud800-\udfff\ufffe\uffff]")
+_TAB = re.compile("\t")
+
+
+def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
+    """`text` without control characters, safe for a terminal, a log line or a report.
+
+    Line breaks (CR, LF, CRLF) become one space unless `newlines` keeps them (as LF); a TAB
+    stays unless `tabs` is False (then it becomes a space). Every other C0 or C1 control
+    character (ESC, BEL, NUL, DEL, CSI, …) is removed, so text cannot move the cursor,
+    recolour the terminal, ring the bell or forge lines of a log or an annotation. A lone
+    surrogate (from a file name that is not UTF-8) becomes U+FFFD.
+    """
+    if text.isprintable():
+        return text  # the common case: nothing to do
+    text = _LINE_BREAK.sub("\n" if newlines else " ", text)
+    if not tabs:
+        text = _TAB.sub(" ", text)
+    return _NOT_TEXT.sub("\ufffd", _CONTROL.sub("", text))
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+
+
+def md_text(text: str) -> str:
+    """Text for a Markdown paragraph or table cell: cleaned, one line, markup escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", clean(text, tabs=False))
+
+
+def md_code(text: str, *, cell: bool = False) -> str:
+    """Text as inline code; a backtick inside cannot end the span, nor (in a table `cell`,
+    where GitHub reads `\\|` as a pipe even in code) a pipe the cell."""
+    code = clean(text, tabs=False).replace("`", "ˋ")
+    return f"`{code.replace('|', chr(92) + '|') if cell else code}`"

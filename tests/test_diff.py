@@ -36,6 +36,14 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def by_kind(envelope: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """The envelope's changes grouped by kind (`added`, `removed`, `changed`, …)."""
+    out: dict[str, list[dict[str, Any]]] = {k: [] for k in (*KEYS, "compatible")}
+    for change in envelope["changes"]:
+        out[change["kind"] if change["kind"] != "warning" else "warnings"].append(change)
+    return out
+
+
 def build(content: Path, out: Path) -> Path:
     write_site(render(load_catalog(content), compress=False), out)
     return out
@@ -300,7 +308,7 @@ def test_diff_contract_between_build_directories(
 
     proc = run(old, new, "--format", "json", "--fail-on", "breaking")
     assert proc.returncode == 1, proc.stderr
-    data = json.loads(proc.stdout)
+    data = by_kind(json.loads(proc.stdout))
     assert [b["where"] for b in data["breaking"]] == ["schemas.Game.description"]
     assert data["added"] == data["removed"] == data["changed"] == []
     # Content trees carry no OpenAPI document: no contract check, no breaking change.
@@ -353,10 +361,11 @@ def test_diff_against_a_live_server(served: str, pair: tuple[Path, Path], tmp_pa
 
     proc = run(old, served + "/", "--format", "json")
     assert proc.returncode == 1, proc.stderr
-    data = json.loads(proc.stdout)
-    assert set(data) == KEYS
-    assert data["added"] == [{"id": "g8"}]
-    assert data["removed"] == [{"id": "g5"}]
+    envelope = json.loads(proc.stdout)
+    assert envelope["schema"] == "catalogctl/diff/v1" and envelope["ok"] is False
+    data = by_kind(envelope)
+    assert [g["id"] for g in data["added"]] == ["g8"]
+    assert [g["id"] for g in data["removed"]] == ["g5"]
     assert [c["id"] for c in data["changed"]] == ["g1", "g2"]
     assert [m["id"] for m in data["reordered"]] == ["g2"]
 

@@ -222,7 +222,7 @@ def test_validate_draft_problems_are_warnings(make_content: ContentFactory) -> N
         }
     )
     report = json.loads(run("validate", root, "--format", "json").stdout)
-    assert report["valid"] is True
+    assert report["ok"] is True
     assert [f["severity"] for f in report["findings"]] == ["warning"]
 
 

@@ -9,20 +9,69 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable
-from typing import Annotated, ParamSpec
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, ParamSpec
 
 import typer
+from typer.core import TyperGroup
 
 from catalogctl import __version__
 from catalogctl.cli import build, check_links, completion, diff, schema, serve, validate
-from catalogctl.errors import CatalogError
-from catalogctl.output.console import out, report_error
+from catalogctl.errors import CatalogError, ExitCode
+from catalogctl.output.console import Format, out, use_format
+from catalogctl.output.reports import report_error, report_failure
 
 P = ParamSpec("P")
+_ARGS = "catalogctl.args"
+
+
+def _option_value(args: Sequence[str], long: str, short: str | None = None) -> str | None:
+    """The last value given to an option in raw arguments (`--opt V`, `--opt=V`, `-sV`)."""
+    value = None
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == long or (short is not None and arg == short):
+            value = args[i + 1] if i + 1 < len(args) else None
+        elif arg.startswith(long + "="):
+            value = arg[len(long) + 1 :]
+        elif short is not None and arg.startswith(short) and not arg.startswith("--"):
+            value = arg[len(short) :]
+    return value
+
+
+class CatalogGroup(TyperGroup):
+    """The app's command group: usage errors of a command run with a machine `--format` are
+    reported in that format (the JSON error envelope, …) instead of as a usage message."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_ARGS] = list(args)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            # typer bundles its own click: its UsageError is recognised by name, not imported.
+            if not any(c.__name__ == "UsageError" for c in type(exc).__mro__):
+                raise
+            failed = getattr(exc, "ctx", None)
+            command = getattr(getattr(failed, "command", None), "name", None)
+            args: list[str] = ctx.meta.get(_ARGS, [])
+            fmt = _option_value(args, "--format", "-f")
+            if failed is ctx or command is None or fmt not in set(Format) - {"table"}:
+                raise
+            output = _option_value(args, "--output")
+            use_format(command, str(fmt), Path(output) if output else None)
+            message: str = exc.format_message()  # type: ignore[attr-defined]
+            report_failure(message, code=int(ExitCode.USAGE), kind="usage")
+            raise typer.Exit(int(ExitCode.USAGE)) from None
+
 
 app = typer.Typer(
     name="catalogctl",
+    cls=CatalogGroup,
     help="Build, validate and serve a public, read-only game catalog API from content files.",
     no_args_is_help=True,
     add_completion=False,  # `catalogctl completion SHELL` prints static scripts instead

@@ -12,14 +12,15 @@ import typer
 from catalogctl.cli.common import (
     CACHE_CONTROL_HELP,
     BaseUrlOpt,
+    BasicFormatOpt,
     ContentArg,
-    FormatOpt,
     StrictOpt,
     check_cache_control,
     check_listen,
     resolve_content,
 )
-from catalogctl.output.console import Format, err, print_json, use_format
+from catalogctl.output.console import BasicFormat, err, print_json, use_format
+from catalogctl.output.envelope import envelope
 from catalogctl.text import plural
 
 
@@ -65,7 +66,7 @@ def build(
         ),
     ] = Target.static,
     strict: StrictOpt = False,
-    fmt: FormatOpt = Format.table,
+    fmt: BasicFormatOpt = BasicFormat.table,
 ) -> None:
     """Render every public document into a static directory, atomically.
 
@@ -101,17 +102,16 @@ def build(
         extra += cloudflare_files(site)
     result = write_site(site, out_dir, extra=extra, force=force)
     elapsed = time.perf_counter() - started
-    if fmt is Format.json:
-        print_json(
-            {
-                "out": str(result.out),
-                "games": len(catalog.games),
-                "files": result.files,
-                "bytes": result.bytes,
-                "routes": sorted(site.resources),
-                "seconds": round(elapsed, 3),
-            }
-        )
+    if fmt is BasicFormat.json:
+        summary = {
+            "out": str(result.out),
+            "games": len(catalog.games),
+            "files": result.files,
+            "bytes": result.bytes,
+            "routes": sorted(site.resources),
+            "seconds": round(elapsed, 3),
+        }
+        print_json(envelope("build", ok=True, summary=summary, items=[]))
         return
     err().print(
         f"[green]✓[/] built {plural(len(catalog.games), 'game')} into {out_dir} "

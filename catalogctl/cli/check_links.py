@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +9,8 @@ import typer
 
 from catalogctl.cli.common import (
     CONTENT_HELP,
+    FormatOpt,
+    OutputOpt,
     StrictOpt,
     check_regex,
     check_seconds,
@@ -17,7 +18,7 @@ from catalogctl.cli.common import (
     resolve_content,
 )
 from catalogctl.errors import ExitCode
-from catalogctl.output.console import RichFormat, err, out, print_json, use_format
+from catalogctl.output.console import Format, err, use_format
 
 
 def check_links(
@@ -99,9 +100,8 @@ def check_links(
         ),
     ] = None,
     strict: StrictOpt = False,
-    fmt: Annotated[
-        RichFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = RichFormat.table,
+    fmt: FormatOpt = Format.table,
+    output: OutputOpt = None,
 ) -> None:
     """Check every game page, icon and store link of the published catalog.
 
@@ -118,14 +118,18 @@ def check_links(
       catalogctl check-links dist --cache .linkcache     # a build; skip links fine within 1 day
       catalogctl check-links --exclude 'apps\\.apple\\.com' --timeout 5
       catalogctl check-links --format markdown > links.md
+      catalogctl check-links --format github            # annotations on the pull request
+      catalogctl check-links --format junit --output links.xml
       catalogctl check-links --offline                   # URL syntax only
       catalogctl check-links https://games.example.com   # the deployed catalog
     """
     from catalogctl.links import core
-    from catalogctl.links import report as links_report
+    from catalogctl.links.report import Located, content_locations
+    from catalogctl.output.reports import report_links
 
-    use_format("check-links", fmt)
-    spec: str | Path = source if source is not None else resolve_content(None)[0]
+    use_format("check-links", fmt, output)
+    root, display = resolve_content(None) if source is None else (Path(source), source)
+    spec: str | Path = root if source is None else source
     options = core.CheckOptions(
         max_concurrency=max_concurrency,
         host_concurrency=host_concurrency,
@@ -151,16 +155,8 @@ def check_links(
     else:
         report = core.check_links(found, options)
 
-    if fmt is RichFormat.json:
-        print_json(links_report.to_json(report))
-    elif fmt is RichFormat.markdown:
-        sys.stdout.write(links_report.to_markdown(report))
-    else:
-        table = links_report.table(report)
-        if table is not None:
-            out().print(table)
-        s = report.summary()
-        mark = "[red]✗[/]" if s["broken"] else ("[yellow]![/]" if s["warnings"] else "[green]✓[/]")
-        err().print(f"{mark} {links_report.summary_text(report)}", markup=True, highlight=False)
-    failing = report.summary()["broken"] or (strict and report.summary()["warnings"])
-    raise typer.Exit(int(ExitCode.FINDINGS if failing else ExitCode.OK))
+    located: Located = {}
+    if fmt in (Format.github, Format.sarif, Format.junit) and (root / "site.toml").is_file():
+        located = content_locations(root, display)  # annotations at the line of each link
+    ok = report_links(report, fmt, strict=strict, located=located)
+    raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))

@@ -10,14 +10,32 @@ from typing import Annotated, Any
 
 import typer
 
-from catalogctl.output.console import Format
+from catalogctl.output.console import BasicFormat, Format
 
 CONTENT_HELP = (
     "Content tree (site.toml + games/*.md). Default: ./content, or the bundled sample content "
     "when there is none."
 )
 ContentArg = Annotated[Path | None, typer.Argument(help=CONTENT_HELP, show_default=False)]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FormatOpt = Annotated[
+    Format,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Report format: a table, JSON, GitHub annotations, SARIF, JUnit XML or Markdown.",
+    ),
+]
+BasicFormatOpt = Annotated[
+    BasicFormat, typer.Option("--format", "-f", help="Output format: a summary or JSON.")
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        metavar="FILE",
+        help="Write the report to FILE; the terminal gets the summary line.",
+    ),
+]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")]
 
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-from catalogctl.cli.common import AllowPrivateOpt, check_seconds, parse_size
+from catalogctl.cli.common import AllowPrivateOpt, FormatOpt, OutputOpt, check_seconds, parse_size
 from catalogctl.errors import ExitCode
-from catalogctl.output.console import RichFormat, err, out, print_json, use_format
+from catalogctl.output.console import Format, use_format
 from catalogctl.sources.core import DEFAULT_MAX_BODY
 
 
@@ -29,9 +28,8 @@ SOURCE_HELP = (
 def diff(
     old: Annotated[str, typer.Argument(help="The catalog as it is. " + SOURCE_HELP)],
     new: Annotated[str, typer.Argument(help="The catalog to release. " + SOURCE_HELP)],
-    fmt: Annotated[
-        RichFormat, typer.Option("--format", "-f", help="Output format.")
-    ] = RichFormat.table,
+    fmt: FormatOpt = Format.table,
+    output: OutputOpt = None,
     fail_on: Annotated[
         FailOn,
         typer.Option(
@@ -76,15 +74,16 @@ def diff(
       catalogctl diff https://games.example.com content        # what will shipping change?
       catalogctl diff dist-old dist --fail-on breaking          # CI gate
       catalogctl diff old-games.json dist --format markdown > release-notes.md
-      catalogctl diff dist http://127.0.0.1:8000 --format json | jq '.changed[].id'
+      catalogctl diff dist http://127.0.0.1:8000 --format json | jq '.changes[].id'
+      catalogctl diff dist-old dist --fail-on breaking --format github
     """
     import gc
 
     from catalogctl.diff import core
-    from catalogctl.diff import report as diff_report
+    from catalogctl.output.reports import report_diff
     from catalogctl.sources.core import is_url, load_source
 
-    use_format("diff", fmt)
+    use_format("diff", fmt, output)
     # Both catalogs live until exit and hold no cycles: keep the collector from walking
     # their millions of objects again and again (a large diff would take twice as long).
     gc.disable()
@@ -98,18 +97,9 @@ def diff(
     result = core.compare(before, after)
     gc.freeze()
     gc.enable()
-    if fmt is RichFormat.json:
-        print_json(result.to_json())
-    elif fmt is RichFormat.markdown:
-        sys.stdout.write(diff_report.to_markdown(result))
+    if not result.contract_checked and (before.openapi or after.openapi):
+        note = " (contract not checked: only one side has an OpenAPI document)"
     else:
-        for renderable in diff_report.to_renderables(result):
-            out().print(renderable)
-        failing = result.failed(fail_on.value)
-        mark = "[red]✗[/]" if result.breaking else ("[yellow]![/]" if failing else "[green]✓[/]")
-        if not result.contract_checked and (before.openapi or after.openapi):
-            note = " (contract not checked: only one side has an OpenAPI document)"
-        else:
-            note = ""
-        err().print(f"{mark} {diff_report.summary(result)}{note}", markup=True, highlight=False)
-    raise typer.Exit(int(ExitCode.FINDINGS if result.failed(fail_on.value) else ExitCode.OK))
+        note = ""
+    ok = report_diff(result, fmt, fail_on=fail_on.value, note=note)
+    raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))

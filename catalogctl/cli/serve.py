@@ -18,7 +18,7 @@ from catalogctl.cli.common import (
     check_seconds,
     resolve_content,
 )
-from catalogctl.output.console import Format, err, use_format
+from catalogctl.output.console import err, use_format
 from catalogctl.text import plural
 
 if TYPE_CHECKING:
@@ -115,7 +115,8 @@ def serve(
     from catalogctl.serve.server import serve as run_server
     from catalogctl.site.load import SiteInput
 
-    use_format("serve", Format.table)
+    # With JSON log lines, a start-up error is the JSON error envelope too.
+    use_format("serve", "json" if log_format is LogFormat.json else "table")
     root, display = resolve_content(source)
     options = ServeOptions(
         host=host,

@@ -1,4 +1,8 @@
-"""Printing a `diff` result: rich tables, Markdown release notes (JSON is `to_json`)."""
+"""A `diff` result for people and tools: its rules, change items, rich tables, Markdown.
+
+Every text from a catalog source (names, ids, descriptions, URLs) is passed through
+`catalogctl.text.clean` before it reaches a table or a document.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,109 @@ import re
 from typing import TYPE_CHECKING, Any, Literal
 
 from catalogctl.diff.core import SET_FIELDS, DiffResult, attribution_params, plain_store_url
+from catalogctl.findings import Rule
+from catalogctl.text import clean, md_code, md_text
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+
+# The rules of diff, as SARIF, GitHub annotations and JUnit name them.
+BREAKING = Rule(
+    "breaking-change",
+    "error",
+    "The published contract changes in a way that breaks existing clients.",
+    "Keep the field or parameter in /api/v1 and make the change in a new version (/api/v2).",
+)
+COMPATIBLE = Rule(
+    "compatible-change", "note", "The published contract changes in a way clients can ignore."
+)
+ADDED = Rule("added-game", "note", "A game is added to the catalog.")
+REMOVED = Rule(
+    "removed-game",
+    "note",
+    "A game is removed from the catalog.",
+    "Clients that kept its id lose it; say so in the release notes.",
+)
+CHANGED = Rule("changed-game", "note", "A game's published fields change.")
+REORDERED = Rule("reordered-game", "note", "A game moves in the catalog order.")
+ID_RENAME = Rule(
+    "id-rename",
+    "warning",
+    "A game looks renamed: one id removed, another with the same name or store link added.",
+    "Clients key games by id: keep the old id (slug) unless the rename is intended.",
+)
+ATTRIBUTION = Rule(
+    "attribution",
+    "warning",
+    "A store link's attribution parameters change.",
+    "Check the store parameters in site.toml: install attribution depends on them.",
+)
+PLATFORM_STORE = Rule(
+    "platform-store",
+    "warning",
+    "A platform loses its store link.",
+    "Add the store link back, or remove the platform from the game.",
+)
+_OTHER_WARNING = Rule("release-warning", "warning", "A change that needs a second look.")
+RULES = (
+    BREAKING,
+    ID_RENAME,
+    ATTRIBUTION,
+    PLATFORM_STORE,
+    REMOVED,
+    ADDED,
+    CHANGED,
+    REORDERED,
+    COMPATIBLE,
+)
+_WARNING_RULES = {r.id: r for r in (ID_RENAME, ATTRIBUTION, PLATFORM_STORE)}
+
+
+def warning_rule(kind: str) -> Rule:
+    return _WARNING_RULES.get(kind, _OTHER_WARNING)
+
+
+def changes(result: DiffResult) -> list[dict[str, Any]]:
+    """Every difference as one item with its kind and rule (the JSON envelope's `changes`)."""
+    out: list[dict[str, Any]] = []
+
+    def add(kind: str, rule: Rule, **data: Any) -> None:
+        out.append({"kind": kind, "rule": rule.id, "severity": rule.severity, **data})
+
+    for c in result.breaking:
+        add("breaking", BREAKING, where=c.where, message=c.message)
+    for w in result.warnings:
+        data = w.to_json()
+        del data["kind"]  # the rule names it
+        add("warning", warning_rule(w.kind), **data)
+    for g in result.removed:
+        add("removed", REMOVED, id=g.id, name=g.name)
+    for g in result.added:
+        add("added", ADDED, id=g.id, name=g.name)
+    for ch in result.changed:
+        add("changed", CHANGED, id=ch.id, name=ch.name, fields=ch.fields)
+    for m in result.reordered:
+        add("reordered", REORDERED, id=m.id, name=m.name, before=m.before, after=m.after)
+    for c in result.compatible:
+        add("compatible", COMPATIBLE, where=c.where, message=c.message)
+    return out
+
+
+def change_message(item: dict[str, Any]) -> str:
+    """One line for an annotation or a test case (cleaned of control characters)."""
+    kind = item["kind"]
+    if kind in ("breaking", "compatible"):
+        text = f"{item['where']}: {item['message']}"
+    elif kind == "warning":
+        text = item["message"]
+    elif kind == "changed":
+        text = f"{item['name']} changed: {', '.join(item['fields'])}"
+    elif kind == "reordered":
+        text = f"{item['name']} moved from position {item['before']} to {item['after']}"
+    else:
+        text = f"{item['name']} {kind}"
+    return clean(text)
+
 
 _WORD_RE = re.compile(r"\s+|[^\s]+")
 
@@ -73,12 +177,8 @@ def summary(result: DiffResult) -> str:
     return ", ".join(parts)
 
 
-def _md(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>|#~])", r"\\\1", text)
-
-
-def _md_code(text: str) -> str:
-    return f"`{text.replace('`', 'ˋ')}`"
+_md = md_text
+_md_code = md_code
 
 
 def to_markdown(result: DiffResult) -> str:
@@ -157,11 +257,13 @@ def to_renderables(result: DiffResult) -> list[RenderableType]:
     if result.breaking:
         t = table("Breaking contract changes (need /api/v2)", "Where", "Change")
         for c in result.breaking:
-            t.add_row(Text(c.where), Text(c.message, style="red"))
+            t.add_row(Text(clean(c.where)), Text(clean(c.message), style="red"))
     if result.warnings:
         t = table("Warnings", "Game", "Kind", "Message")
         for w in result.warnings:
-            t.add_row(Text(w.id), Text(w.kind, style="yellow"), Text(w.message))
+            t.add_row(
+                Text(clean(w.id)), Text(clean(w.kind), style="yellow"), Text(clean(w.message))
+            )
     for title, refs, style in (
         ("Added", result.added, "green"),
         ("Removed", result.removed, "red"),
@@ -169,20 +271,22 @@ def to_renderables(result: DiffResult) -> list[RenderableType]:
         if refs:
             t = table(f"{title} ({len(refs)})", "Game", "Name")
             for g in refs:
-                t.add_row(Text(g.id, style=style), Text(g.name))
+                t.add_row(Text(clean(g.id), style=style), Text(clean(g.name)))
     if result.changed:
         t = table(f"Changed ({len(result.changed)})", "Game", "Field", "Change")
         for game in result.changed:
             for i, (name, change) in enumerate(game.fields.items()):
-                t.add_row(Text(game.id) if i == 0 else "", name, _text_field(name, change))
+                t.add_row(
+                    Text(clean(game.id)) if i == 0 else "", clean(name), _text_field(name, change)
+                )
     if result.reordered:
         t = table(f"Reordered ({len(result.reordered)})", "Game", "Name", "Position")
         for m in result.reordered:
-            t.add_row(Text(m.id), Text(m.name), f"{m.before} → {m.after}")
+            t.add_row(Text(clean(m.id)), Text(clean(m.name)), f"{m.before} → {m.after}")
     if result.compatible:
         t = table("Compatible contract changes", "Where", "Change")
         for c in result.compatible:
-            t.add_row(Text(c.where), Text(c.message, style="green"))
+            t.add_row(Text(clean(c.where)), Text(clean(c.message), style="green"))
     return out
 
 
@@ -192,16 +296,17 @@ def _text_field(name: str, change: dict[str, Any]) -> Any:
     if name in SET_FIELDS:
         text = Text()
         for v in change["added"]:
-            text.append(f"+{v} ", style="green")
+            text.append(f"+{clean(str(v))} ", style="green")
         for v in change["removed"]:
-            text.append(f"−{v} ", style="red")
-        return text if text else Text(_set_change(change))
+            text.append(f"−{clean(str(v))} ", style="red")
+        return text if text else Text(clean(_set_change(change)))
     if name == "stores":
-        return Text("\n".join(_store_lines(change)))
+        return Text("\n".join(clean(line) for line in _store_lines(change)))
     if name == "description":
         text = Text()
         # Markers as in `git diff --word-diff=plain`, readable without colour too.
-        for op, t in word_diff(change["before"], change["after"]):
+        for op, raw in word_diff(change["before"], change["after"]):
+            t = clean(raw)
             if op == "=":
                 text.append(t)
             elif t.strip():
@@ -209,7 +314,7 @@ def _text_field(name: str, change: dict[str, Any]) -> Any:
                 marked = _wrap(t, "[-" if minus else "{+", close="-]" if minus else "+}")
                 text.append(marked, style="red" if minus else "green")
         return text
-    text = Text(str(change["before"]), style="red")
+    text = Text(clean(str(change["before"])), style="red")
     text.append(" → ", style="")
-    text.append(str(change["after"]), style="green")
+    text.append(clean(str(change["after"])), style="green")
     return text

@@ -1,16 +1,91 @@
-"""Rendering a `LinkReport`: a rich table of problems, JSON, or Markdown for a PR comment."""
+"""A `LinkReport` for people and tools: its rules, a rich table, JSON items, Markdown.
+
+Every text from content or from the network (URLs, game ids, error messages) is passed
+through `catalogctl.text.clean` before it reaches a table or a document.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from catalogctl.findings import Rule
 from catalogctl.links.core import LinkReport, LinkResult
-from catalogctl.text import plural
+from catalogctl.text import clean, md_code, md_text, plural
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
 Row = tuple[str, str, LinkResult]  # game, field, result
+
+# The rules of check-links, as SARIF, GitHub annotations and JUnit name them.
+INVALID_URL = Rule(
+    "invalid-url",
+    "error",
+    "A link cannot be requested as written.",
+    "Write an absolute http(s) URL with a host and no spaces.",
+)
+UNREACHABLE = Rule(
+    "unreachable",
+    "error",
+    "A link gets no HTTP answer (connection refused, DNS, TLS, timeout).",
+    "Check the host name and that the server is up; --timeout and --retries tune the patience.",
+)
+BROKEN_LINK = Rule(
+    "broken-link",
+    "error",
+    "A link answers with a status that is not accepted, or its redirects go wrong.",
+    "Fix or replace the URL; --accept lists the status codes that mean fine (default 2xx).",
+)
+NOT_AN_IMAGE = Rule(
+    "not-an-image",
+    "error",
+    "An icon is not served with an image/* Content-Type.",
+    "Point the icon at the image itself, not at a page that shows it.",
+)
+REDIRECT = Rule(
+    "redirect",
+    "warning",
+    "A game page redirects; a canonical URL should answer itself.",
+    "Use the URL the redirect ends at, or fix game_url in site.toml.",
+)
+RULES = (INVALID_URL, UNREACHABLE, BROKEN_LINK, NOT_AN_IMAGE, REDIRECT)
+
+
+def rule_of(r: LinkResult) -> Rule | None:
+    """The rule a broken or warned link breaks (None for a fine or excluded link)."""
+    if r.state == "warning":
+        return REDIRECT
+    if r.state != "broken":
+        return None
+    if r.source == "syntax":
+        return INVALID_URL
+    if r.status is None:
+        return UNREACHABLE
+    if (r.error or "").startswith("icon is served as"):
+        return NOT_AN_IMAGE
+    return BROKEN_LINK
+
+
+Located = dict[tuple[str, str], tuple[str, int | None]]
+
+
+def content_locations(root: Path, display: str) -> Located:
+    """(game, field) → (file, line) of each link of a content tree's published games."""
+    from catalogctl.content.loader import load
+
+    content = load(root, display=display)
+    names = {} if content.site is None else {k: s.name for k, s in content.site.stores.items()}
+    out: Located = {}
+    for e in content.entries:
+        if e.source.draft:
+            continue
+        file, front = e.front.file, e.front
+        out[(e.id, "url")] = (file, front.line_of(["slug"]) if e.source.slug else None)
+        out[(e.id, "icon")] = (file, front.line_of(["icon"]))
+        for key in e.source.stores:
+            out[(e.id, f"stores.{names.get(key, key)}")] = (file, front.line_of(["stores", key]))
+    return out
 
 
 def problem_rows(report: LinkReport) -> list[Row]:
@@ -29,7 +104,7 @@ def _status(r: LinkResult) -> str:
 
 
 def _message(r: LinkResult) -> str:
-    return r.error or r.warning or ""
+    return clean(r.error or r.warning or "")
 
 
 def summary_text(report: LinkReport) -> str:
@@ -66,25 +141,28 @@ def table(report: LinkReport) -> RenderableType | None:
         last = i == len(rows) - 1 or rows[i + 1][0] != game
         style = "red" if r.state == "broken" else "yellow"
         table.add_row(
-            Text(game if first else ""),
-            Text(field),
+            Text(clean(game) if first else ""),
+            Text(clean(field)),
             Text(_status(r), style=style),
             Text(_message(r), style=style),
-            Text(r.link.url),
+            Text(clean(r.link.url)),
             end_section=last,
         )
     return table
 
 
-def to_json(report: LinkReport) -> dict[str, Any]:
-    return {
-        "links": [r.to_json() for r in report.results],
-        "summary": report.summary(),
-    }
+def link_json(r: LinkResult) -> dict[str, Any]:
+    """One link in the JSON envelope: the result and the rule it breaks."""
+    rule = rule_of(r)
+    return {**r.to_json(), "rule": None if rule is None else rule.id}
 
 
-def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+def _md_url(url: str) -> str:
+    """An autolink when the URL can be one, else inline code."""
+    shown = clean(url)
+    if shown.startswith(("http://", "https://")) and not any(c in shown for c in " <>|`\\"):
+        return f"<{shown}>"
+    return md_code(url, cell=True)
 
 
 def to_markdown(report: LinkReport) -> str:
@@ -102,8 +180,8 @@ def to_markdown(report: LinkReport) -> str:
         for game, field, r in rows:
             mark = "❌" if r.state == "broken" else "⚠️"
             lines.append(
-                f"| {_md(game)} | {_md(field)} | {_status(r)} | {mark} {_md(_message(r))} "
-                f"| <{_md(r.link.url)}> |"
+                f"| {md_text(game)} | {md_text(field)} | {_status(r)} "
+                f"| {mark} {md_text(_message(r))} | {_md_url(r.link.url)} |"
             )
         lines.append("")
     lines.append(summary_text(report) + ".")

@@ -1,36 +1,44 @@
-"""Printing results: rich tables on a terminal, JSON and Markdown for machines and PRs.
+"""Where output goes: the consoles, the report destination (stdout or --output FILE).
 
-Core modules never print; the CLI hands their results to the functions here.
-May import: catalogctl.errors, catalogctl.findings (and, lazily, the cores' result types).
+Core modules never print; the CLI hands their results to `catalogctl.output.reports`, which
+writes them through the functions here. Every text from content or from the network passes
+`catalogctl.text.clean` on its way out. May import: the base layer.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalogctl.text import plural
+from catalogctl.text import clean
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from catalogctl.errors import CatalogError
-    from catalogctl.findings import Finding
+    from rich.console import Console, RenderableType
 
 
 class Format(StrEnum):
+    """Report formats of validate, check-links and diff."""
+
     table = "table"
     json = "json"
-
-
-class RichFormat(StrEnum):
-    table = "table"
-    json = "json"
+    github = "github"
+    sarif = "sarif"
+    junit = "junit"
     markdown = "markdown"
 
+
+class BasicFormat(StrEnum):
+    """Report formats of a command without findings of its own (build)."""
+
+    table = "table"
+    json = "json"
+
+
+# Formats whose report on stdout is for a program: no summary line beside it.
+MACHINE = frozenset({"json", "sarif", "junit", "markdown"})
 
 _out: Console | None = None
 _err: Console | None = None
@@ -63,7 +71,7 @@ def status(mark: str, color: str, text: str) -> None:
     stream = sys.stderr
     if stream.isatty() and not os.environ.get("NO_COLOR") and color in _ANSI:
         mark = f"\x1b[{_ANSI[color]}m{mark}\x1b[0m"
-    stream.write(f"{mark} {text}\n")
+    stream.write(f"{mark} {clean(text)}\n")
     stream.flush()
 
 
@@ -73,82 +81,83 @@ def print_text(text: str) -> None:
     sys.stdout.flush()
 
 
-def print_json(data: Any) -> None:
-    import json
-
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-
-
-def findings_table(findings: list[Finding]) -> None:
-    from rich.table import Table
+def error_line(message: str) -> None:
+    """`error: <message>` on stderr; the message is text, never rich markup."""
     from rich.text import Text
 
-    table = Table(show_lines=False, header_style="bold", expand=False)
-    table.add_column("File", overflow="fold")
-    table.add_column("Line", justify="right")
-    table.add_column("Field", overflow="fold")
-    table.add_column("Severity")
-    table.add_column("Message", overflow="fold", ratio=1)
-    for f in findings:
-        style = "red" if f.severity == "error" else "yellow"
-        table.add_row(
-            Text(f.file),
-            "" if f.line is None else str(f.line),
-            Text(f.field or ""),
-            Text(f.severity, style=style),
-            Text(f.message),
-        )
-    out().print(table)
+    sys.stdout.flush()
+    err().print(Text.assemble(("error:", "bold red"), " ", clean(message)), highlight=False)
 
 
-def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (f.file, f.line or 0, f.field or "", f.message))
+def json_text(data: Any) -> str:
+    import json
+
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-# --- the command's report settings, and errors ---------------------------------------------
-
-_command: str = "catalogctl"
-_format: str = "table"
+def print_json(data: Any) -> None:
+    emit(json_text(data))
 
 
-def use_format(command: str, fmt: str) -> None:
-    """Remember which command runs and its output format, for `report_error`."""
-    global _command, _format
-    _command, _format = command, str(fmt)
+# --- the command's report settings -------------------------------------------------------
 
 
-def report_findings(
-    findings: Iterable[Finding],
-    fmt: str,
-    *,
-    files: int | None = None,
-    games: int | None = None,
-) -> None:
-    """Findings as a table and a summary line, or as JSON."""
-    items = sort_findings(findings)
-    errors = sum(f.severity == "error" for f in items)
-    warnings = len(items) - errors
-    if fmt == Format.json:
-        print_json(
-            {
-                "valid": errors == 0,
-                "findings": [f.to_json() for f in items],
-                "summary": {"errors": errors, "warnings": warnings, "files": files, "games": games},
-            }
-        )
+class _Settings:
+    command: str = "catalogctl"
+    format: str = "table"
+    output: Path | None = None
+
+
+settings = _Settings()
+
+
+def use_format(command: str, fmt: str, output: Path | None = None) -> None:
+    """Remember the running command, its format and --output FILE (for reports and errors)."""
+    settings.command, settings.format, settings.output = command, str(fmt), output
+    if output is not None:
+        from catalogctl.errors import InputError
+
+        if output.is_dir():
+            settings.output = None
+            raise InputError(f"--output {output}: is a directory")
+        if not output.parent.is_dir():
+            settings.output = None
+            raise InputError(f"--output {output}: folder {output.parent} does not exist")
+
+
+def emit(text: str) -> None:
+    """Write the report: to --output FILE when given, else to stdout."""
+    if settings.output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
         return
-    if items:
-        findings_table(items)
-    mark, color = ("✗", "red") if errors else (("!", "yellow") if warnings else ("✓", "green"))
-    where = "" if files is None else f" in {plural(files, 'file')}"
-    if games is not None:
-        where += f" ({plural(games, 'game')})"
-    status(mark, color, f"{plural(errors, 'error')}, {plural(warnings, 'warning')}{where}")
+    from catalogctl.errors import InputError
+
+    try:
+        settings.output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        shown = settings.output
+        settings.output = None  # the error report goes to stdout instead
+        raise InputError(f"--output {shown}: {exc.strerror or exc}") from None
 
 
-def report_error(exc: CatalogError) -> None:
-    """A command failed: its findings (if any), then the message on stderr."""
-    findings = getattr(exc, "findings", None)
-    if findings:
-        report_findings(findings, _format)
-    err().print(f"[bold red]error:[/] {exc.message}", markup=True, highlight=False)
+def emit_renderables(renderables: list[RenderableType]) -> None:
+    """Rich tables: on the terminal, or as plain text (100 columns) into --output FILE."""
+    if settings.output is None:
+        for r in renderables:
+            out().print(r)
+        return
+    import io
+
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=100, no_color=True, highlight=False, soft_wrap=False)
+    for r in renderables:
+        console.print(r)
+    emit(buffer.getvalue())
+
+
+def wants_summary() -> bool:
+    """Whether the terminal gets the summary line (not beside a machine report on stdout)."""
+    return settings.output is not None or settings.format not in MACHINE

@@ -1,0 +1,79 @@
+"""The one JSON shape of every command: `{"schema": "catalogctl/<command>/v1", "ok", …}`.
+
+`schemas/catalogctl.v1.schema.json` in the repository describes it (a test checks real output
+against it). A change that breaks a reader of the JSON needs a new version (`…/v2`); adding a
+member does not. May import: the base layer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from catalogctl.errors import CatalogError
+    from catalogctl.findings import Finding
+
+VERSION = 1
+# The list each command reports, beside "summary".
+ITEMS = {"validate": "findings", "check-links": "links", "diff": "changes", "build": "findings"}
+
+
+def schema_id(command: str) -> str:
+    return f"catalogctl/{command}/v{VERSION}"
+
+
+def envelope(
+    command: str, *, ok: bool, summary: dict[str, Any], items: list[Any]
+) -> dict[str, Any]:
+    """A command's report: what it found, and whether that makes it fail."""
+    key = ITEMS.get(command, "findings")
+    return {"schema": schema_id(command), "ok": ok, "summary": summary, key: items}
+
+
+def finding_json(f: Finding) -> dict[str, Any]:
+    return {
+        "rule": f.rule,
+        "severity": f.severity,
+        "file": f.file,
+        "line": f.line,
+        "column": f.column,
+        "field": f.field,
+        "message": f.message,
+    }
+
+
+def findings_summary(findings: Iterable[Finding]) -> dict[str, int]:
+    errors = warnings = 0
+    for f in findings:
+        if f.severity == "error":
+            errors += 1
+        else:
+            warnings += 1
+    return {"errors": errors, "warnings": warnings}
+
+
+def error_kind(exc: CatalogError) -> str:
+    from catalogctl.errors import ContentInvalid, InputError
+
+    if isinstance(exc, ContentInvalid):
+        return "content"
+    if isinstance(exc, InputError):
+        return "input"
+    return "error"
+
+
+def error_envelope(
+    command: str, message: str, *, code: int, kind: str, findings: list[Finding] | None = None
+) -> dict[str, Any]:
+    """A command that could not do its work: why, with the exit code (and findings, if any)."""
+    doc: dict[str, Any] = {
+        "schema": schema_id(command),
+        "ok": False,
+        "error": {"kind": kind, "code": code, "message": message},
+    }
+    if findings:
+        doc["summary"] = findings_summary(findings)
+        doc["findings"] = [finding_json(f) for f in findings]
+    return doc

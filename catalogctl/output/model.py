@@ -1,0 +1,76 @@
+"""What every report format is written from: results located in files, grouped in cases.
+
+Each command's result (validate's findings, check-links' links, diff's changes) is mapped to a
+`Report` once; the machine formats (GitHub annotations, SARIF, JUnit) are written from it, so
+a format behaves the same for every command. May import: the base layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from catalogctl.findings import Rule
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+Level = Literal["error", "warning", "note"]
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Where a result is: a file (with line and column when known) and/or a logical name."""
+
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    logical: str | None = None  # a game id, a URL or a contract path, when there is no file
+    kind: str = "object"  # SARIF logicalLocation kind: "object" (a game), "resource" (a URL)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One thing a format reports: a finding, a broken link, a change."""
+
+    rule: str
+    level: Level
+    message: str
+    location: Location = field(default_factory=Location)
+    failing: bool = True  # it makes the command exit 1
+
+
+@dataclass(slots=True)
+class Case:
+    """A JUnit test case: one game, file or link, passed or failed by its results."""
+
+    name: str
+    classname: str
+    file: str | None = None
+    results: list[Result] = field(default_factory=list)
+    skipped: str | None = None  # why it was not checked
+
+    @property
+    def failures(self) -> list[Result]:
+        return [r for r in self.results if r.failing]
+
+
+@dataclass(slots=True)
+class Report:
+    """A command's outcome, ready to be written in any format."""
+
+    command: str  # validate, check-links, diff
+    ok: bool  # exit 0
+    summary: str  # the one-line summary a terminal shows
+    rules: Sequence[Rule]
+    cases: list[Case]
+    envelope: dict[str, Any]  # the versioned JSON document
+    markdown: Callable[[], str]  # a PR comment
+    tables: Callable[[], list[RenderableType]]  # the table format: rich renderables
+    mark: tuple[str, str]  # the summary line's mark and its colour: ("✗", "red")
+    seconds: float | None = None
+
+    @property
+    def results(self) -> list[Result]:
+        return [r for c in self.cases for r in c.results]

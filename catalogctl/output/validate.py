@@ -1,0 +1,129 @@
+"""validate's report: findings as a table, the JSON envelope, and the CI formats.
+
+One JUnit test case per page (a game, passed or failed) and per other file with findings
+(site.toml, a page that could not be read). May import: the content layer and below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from catalogctl.findings import Finding, Rule, Severity
+from catalogctl.output.envelope import envelope, finding_json, findings_summary
+from catalogctl.output.model import Case, Level, Location, Report, Result
+from catalogctl.text import clean, md_code, md_text, plural
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+
+def rule_id(f: Finding) -> str:
+    return f.rule
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.file, f.line or 0, f.field or "", f.message))
+
+
+def content_rules(findings: Sequence[Finding]) -> list[Rule]:
+    """The rules `findings` name, documented from the content rules registry where it has them."""
+    severity: dict[str, Severity] = {}
+    for f in findings:
+        rid = rule_id(f)
+        if severity.get(rid) != "error":
+            severity[rid] = f.severity
+    return [Rule(rid, sev, rid.replace("-", " ")) for rid, sev in severity.items()]
+
+
+def _result(f: Finding, strict: bool) -> Result:
+    level: Level = "error" if f.severity == "error" else "warning"
+    message = f"{f.field}: {f.message}" if f.field else f.message
+    location = Location(f.file, f.line, f.column)
+    return Result(rule_id(f), level, message, location, level == "error" or strict)
+
+
+def findings_report(
+    command: str,
+    findings: Iterable[Finding],
+    *,
+    ok: bool | None = None,
+    strict: bool = False,
+    pages: Sequence[str] = (),
+    files: int | None = None,
+    games: int | None = None,
+) -> Report:
+    """The findings of `command` (validate, or build and serve when the content is invalid)."""
+    items = sort_findings(findings)
+    counts = findings_summary(items)
+    if ok is None:
+        ok = not (counts["errors"] or (strict and counts["warnings"]))
+    cases: dict[str, Case] = {p: Case(p, command, p) for p in pages}
+    for f in items:
+        case = cases.get(f.file)
+        if case is None:
+            case = cases[f.file] = Case(f.file, command, f.file)
+        case.results.append(_result(f, strict))
+    summary: dict[str, int | None] = {**counts, "files": files, "games": games}
+    where = "" if files is None else f" in {plural(files, 'file')}"
+    if games is not None:
+        where += f" ({plural(games, 'game')})"
+    line = f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}{where}"
+    if counts["errors"]:
+        mark = ("✗", "red")
+    elif counts["warnings"]:
+        mark = ("!", "yellow")
+    else:
+        mark = ("✓", "green")
+    return Report(
+        command=command,
+        ok=ok,
+        summary=line,
+        rules=content_rules(items),
+        cases=sorted(cases.values(), key=lambda c: c.name),
+        envelope=envelope(command, ok=ok, summary=summary, items=[finding_json(f) for f in items]),
+        markdown=lambda: findings_markdown(items, line, ok=ok),
+        tables=lambda: [findings_renderable(items)] if items else [],
+        mark=mark,
+    )
+
+
+def findings_renderable(findings: Iterable[Finding]) -> RenderableType:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_lines=False, header_style="bold", expand=False)
+    table.add_column("File", overflow="fold")
+    table.add_column("Line", justify="right")
+    table.add_column("Field", overflow="fold")
+    table.add_column("Severity")
+    table.add_column("Message", overflow="fold", ratio=1)
+    for f in sort_findings(findings):
+        style = "red" if f.severity == "error" else "yellow"
+        table.add_row(
+            Text(clean(f.file)),
+            "" if f.line is None else str(f.line),
+            Text(clean(f.field or "")),
+            Text(f.severity, style=style),
+            Text(clean(f.message)),
+        )
+    return table
+
+
+def findings_markdown(findings: Sequence[Finding], summary: str, *, ok: bool) -> str:
+    """A PR comment: the summary, then a table of findings."""
+    errors = any(f.severity == "error" for f in findings)
+    icon = "✅" if ok and not findings else ("❌" if not ok or errors else "⚠️")
+    lines = [f"### {icon} Content check: {md_text(summary)}", ""]
+    if findings:
+        lines += ["| File | Line | Rule | Severity | Message |", "|---|---:|---|---|---|"]
+        for f in findings:
+            mark = "❌" if f.severity == "error" else "⚠️"
+            field = f"{md_code(f.field, cell=True)}: " if f.field else ""
+            lines.append(
+                f"| {md_code(f.file, cell=True)} | {'' if f.line is None else f.line} "
+                f"| {md_code(rule_id(f), cell=True)} | {mark} {f.severity} "
+                f"| {field}{md_text(f.message)} |"
+            )
+        lines.append("")
+    return "\n".join(lines) + "\n"

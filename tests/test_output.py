@@ -1,0 +1,367 @@
+"""Report formats: the JSON envelope and its schema, SARIF, GitHub annotations, JUnit, Markdown,
+--output FILE, and text from content or the network kept free of control characters."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from catalogctl.links.core import Link, LinkRef, LinkReport, LinkResult
+from catalogctl.output import console
+from catalogctl.output.github import escape_data, escape_property
+from catalogctl.output.reports import report_links
+from tests.conftest import ContentFactory, game_yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+ENVELOPE_SCHEMA = json.loads((ROOT / "schemas/catalogctl.v1.schema.json").read_text())
+SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
+CONTROL = ("\x1b", "\x07", "\x9b", "\x00")
+
+
+def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "catalogctl", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        timeout=120,
+    )
+
+
+def check_envelope(doc: Any) -> None:
+    jsonschema.Draft202012Validator(ENVELOPE_SCHEMA).validate(doc)
+
+
+def check_sarif(doc: Any) -> None:
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(doc)
+
+
+@pytest.fixture
+def defective(make_content: ContentFactory) -> Path:
+    """Errors and warnings: a genre typo, an ftp icon, a draft with a problem, a missing store."""
+    return make_content(
+        {
+            "good": game_yaml("Good"),
+            "typo": game_yaml("Typo", genres="[Puzzel]"),
+            "icon": game_yaml("Icon", icon="ftp://example.com/x.png"),
+            "draft": game_yaml("Draft", genres="[Nope]", extra="draft: true\n"),
+            "nostore": game_yaml("No store", android=None),
+        }
+    )
+
+
+@pytest.fixture
+def pair(make_content: ContentFactory) -> tuple[Path, Path]:
+    old = make_content({"a": game_yaml("A"), "b": game_yaml("B"), "c": game_yaml("C")})
+    new = make_content(
+        {
+            "a": game_yaml("A", description="A new description."),
+            "c": game_yaml("C", genres="[Arcade]"),
+            "d": game_yaml("D"),
+        }
+    )
+    return old, new
+
+
+def games_file(tmp_path: Path) -> Path:
+    game = {
+        "id": "x",
+        "name": "X",
+        "description": "A game.",
+        "platforms": ["iOS"],
+        "genres": ["Puzzle"],
+        "url": "https://games.example.com/games/x/",
+        "icon": "ftp://example.com/x.png",
+        "stores": [{"name": "App Store", "url": "https://exa mple.com/app"}],
+    }
+    path = tmp_path / "games.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "games": [game]}))
+    return path
+
+
+# --- the JSON envelope ---------------------------------------------------------------------
+
+
+MISSING = {
+    "validate": ["validate", "{missing}"],
+    "build": ["build", "{missing}", "--out", "{tmp}/dist"],
+    "check-links": ["check-links", "{missing}"],
+    "diff": ["diff", "{missing}", "{missing}"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(MISSING))
+def test_json_on_a_missing_content_folder_is_the_error_envelope(
+    command: str, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-content"
+    args = [a.format(missing=missing, tmp=tmp_path) for a in MISSING[command]]
+    proc = run(*args, "--format", "json")
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["schema"] == f"catalogctl/{command}/v1"
+    assert doc["ok"] is False
+    assert doc["error"]["code"] == 2 and doc["error"]["kind"] == "input"
+    assert "no-such-content" in doc["error"]["message"]
+    assert "no-such-content" in proc.stderr  # people reading the log see it too
+
+
+def test_serve_with_json_logs_reports_a_start_up_error_as_the_envelope(tmp_path: Path) -> None:
+    proc = run("serve", tmp_path / "nothing-here", "--log-format", "json", "--port", "0")
+    assert proc.returncode == 2, proc.stderr
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["schema"] == "catalogctl/serve/v1" and doc["error"]["kind"] == "input"
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["validate", "--bogus"], "--bogus"),
+        (["check-links", "--timeout", "soon"], "soon"),
+        (["diff", "a"], "Missing argument"),
+    ],
+)
+def test_usage_errors_with_json_are_the_error_envelope(args: list[str], words: str) -> None:
+    proc = run(*args, "--format", "json")
+    assert proc.returncode == 2, proc.stderr
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["error"]["kind"] == "usage"
+    assert words in doc["error"]["message"]
+
+
+def test_usage_errors_without_json_keep_the_usage_message() -> None:
+    proc = run("validate", "--bogus")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "No such option" in proc.stderr and "Usage:" in proc.stderr
+
+
+def test_validate_envelope(defective: Path) -> None:
+    proc = run("validate", defective, "--format", "json")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["schema"] == "catalogctl/validate/v1" and doc["ok"] is False
+    assert doc["summary"]["errors"] == sum(f["severity"] == "error" for f in doc["findings"]) > 0
+    assert doc["summary"]["warnings"] > 0
+    assert doc["summary"]["games"] == 4
+
+
+def test_build_envelope(sample: Path, tmp_path: Path) -> None:
+    proc = run("build", sample, "--out", tmp_path / "dist", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["ok"] is True and "/api/v1/games" in doc["summary"]["routes"]
+
+
+def test_build_of_invalid_content_is_the_envelope_with_findings(
+    defective: Path, tmp_path: Path
+) -> None:
+    proc = run("build", defective, "--out", tmp_path / "dist", "--format", "json")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["error"]["kind"] == "content" and doc["error"]["code"] == 1
+    assert any(f["field"] == "genres.0" for f in doc["findings"])
+
+
+def test_diff_envelope(pair: tuple[Path, Path]) -> None:
+    proc = run("diff", *pair, "--format", "json")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    kinds = {(c["kind"], c.get("id")) for c in doc["changes"]}
+    assert kinds >= {("added", "d"), ("removed", "b"), ("changed", "a"), ("changed", "c")}
+    assert doc["summary"]["added"] == 1 and doc["summary"]["removed"] == 1
+    assert all(c["rule"] for c in doc["changes"])
+
+
+def test_check_links_envelope(tmp_path: Path) -> None:
+    proc = run("check-links", games_file(tmp_path), "--offline", "--format", "json")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    rules = {e["field"]: e["rule"] for e in doc["links"]}
+    assert rules == {"url": None, "icon": "invalid-url", "stores.App Store": "invalid-url"}
+
+
+# --- SARIF ------------------------------------------------------------------------------------
+
+
+def test_validate_sarif_is_valid_sarif_2_1_0(defective: Path) -> None:
+    proc = run("validate", defective, "--format", "sarif")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    check_sarif(doc)
+    (run_,) = doc["runs"]
+    rules = run_["tool"]["driver"]["rules"]
+    assert rules and all({"id", "name", "help", "defaultConfiguration"} <= set(r) for r in rules)
+    ids = [r["id"] for r in rules]
+    results = run_["results"]
+    assert {r["level"] for r in results} == {"error", "warning"}
+    for r in results:
+        assert ids[r["ruleIndex"]] == r["ruleId"]
+        (loc,) = r["locations"]
+        physical = loc["physicalLocation"]
+        assert physical["artifactLocation"]["uri"].endswith(".md")
+        assert physical["region"]["startLine"] >= 1
+
+
+def test_check_links_and_diff_sarif_are_valid(tmp_path: Path, pair: tuple[Path, Path]) -> None:
+    links = json.loads(
+        run("check-links", games_file(tmp_path), "--offline", "--format", "sarif").stdout
+    )
+    check_sarif(links)
+    assert {r["ruleId"] for r in links["runs"][0]["results"]} == {"invalid-url"}
+    assert "broken-link" in {r["id"] for r in links["runs"][0]["tool"]["driver"]["rules"]}
+    changes = json.loads(run("diff", *pair, "--format", "sarif").stdout)
+    check_sarif(changes)
+    assert {"added-game", "removed-game", "changed-game"} <= {
+        r["ruleId"] for r in changes["runs"][0]["results"]
+    }
+
+
+def test_a_failed_run_is_valid_sarif(tmp_path: Path) -> None:
+    proc = run("validate", tmp_path / "missing", "--format", "sarif")
+    assert proc.returncode == 2
+    doc = json.loads(proc.stdout)
+    check_sarif(doc)
+    (invocation,) = doc["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False
+    assert "missing" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+# --- GitHub annotations -----------------------------------------------------------------------
+
+
+def test_github_escaping_follows_the_runner() -> None:
+    assert escape_data("100% done\r\nnext") == "100%25 done%0Anext"
+    assert escape_property("a:b,c%d") == "a%3Ab%2Cc%25d"
+    assert escape_data("bell\x07 esc\x1b[31m") == "bell esc[31m"
+
+
+def test_validate_github_annotations_point_at_file_and_line(defective: Path) -> None:
+    proc = run("validate", defective, "--format", "github")
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert lines and all(line.startswith(("::error ", "::warning ")) for line in lines)
+    typo = next(line for line in lines if "typo.md" in line)
+    props, _, message = typo.partition("::")[2].partition("::")
+    fields = dict(p.split("=", 1) for p in props.split(" ", 1)[1].split(","))
+    text = (defective / "games/typo.md").read_text().splitlines()
+    assert text[int(fields["line"]) - 1].startswith("genres:")
+    assert fields["title"] and "Puzzel" in message
+    assert "error" in proc.stderr  # the summary line stays on the terminal
+
+
+# --- JUnit ------------------------------------------------------------------------------------
+
+
+def test_validate_junit_has_a_testcase_per_game(defective: Path) -> None:
+    proc = run("validate", defective, "--format", "junit")
+    assert proc.returncode == 1
+    root = ET.fromstring(proc.stdout)
+    assert root.tag == "testsuites"
+    (suite,) = root.findall("testsuite")
+    cases = suite.findall("testcase")
+    names = {Path(c.get("name", "")).name for c in cases}
+    assert {"good.md", "typo.md", "icon.md", "draft.md", "nostore.md"} <= names
+    failed = {Path(c.get("name", "")).name for c in cases if c.find("failure") is not None}
+    assert failed == {"typo.md", "icon.md"}
+    assert int(suite.get("tests", "0")) == len(cases)
+    assert int(suite.get("failures", "0")) == len(failed)
+    for case in cases:
+        assert case.get("classname") and case.get("name")
+        failure = case.find("failure")
+        if failure is not None:
+            assert failure.get("message") and failure.text
+
+
+def test_check_links_junit_has_a_testcase_per_link(tmp_path: Path) -> None:
+    proc = run("check-links", games_file(tmp_path), "--offline", "--format", "junit")
+    root = ET.fromstring(proc.stdout)
+    cases = root.findall("testsuite/testcase")
+    assert len(cases) == 3
+    assert sum(c.find("failure") is not None for c in cases) == 2
+
+
+# --- --output FILE ----------------------------------------------------------------------------
+
+
+def test_output_file_gets_the_report_and_the_terminal_the_summary(
+    defective: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "report.sarif"
+    proc = run("validate", defective, "--format", "sarif", "--output", target)
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "error" in proc.stderr and "warning" in proc.stderr
+    check_sarif(json.loads(target.read_text()))
+
+
+def test_output_file_in_a_missing_folder_is_an_input_error(defective: Path, tmp_path: Path) -> None:
+    proc = run("validate", defective, "--output", tmp_path / "no/dir/out.txt")
+    assert proc.returncode == 2
+    assert "--output" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# --- control characters from content and from the network -----------------------------------
+
+
+def no_control(text: str) -> None:
+    assert not any(c in text for c in CONTROL), repr(text)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "github", "sarif", "junit", "markdown"])
+def test_control_characters_in_content_never_reach_the_terminal(
+    make_content: ContentFactory, fmt: str
+) -> None:
+    evil = game_yaml("Evil", ios=None).replace(
+        "stores:\n", 'stores:\n  "\\e[2J\\e]0;pwned\\a": https://example.com/app\n'
+    )
+    root = make_content({"good": game_yaml("Good"), "evil": evil})
+    proc = run("validate", root, "--format", fmt)
+    assert proc.returncode == 1, proc.stderr
+    no_control(proc.stdout)
+    no_control(proc.stderr)
+    assert "[2J" in proc.stdout  # the text is shown, without its escape character
+
+
+def test_control_characters_in_names_never_reach_the_diff_table(
+    make_content: ContentFactory,
+) -> None:
+    old = make_content({"a": game_yaml("A")})
+    new = make_content({"a": game_yaml("A"), "b": game_yaml('"Evil \\e[31m\\a"')})
+    proc = run("diff", old, new)
+    assert proc.returncode == 1, proc.stderr
+    assert "Evil [31m" in proc.stdout
+    no_control(proc.stdout)
+    no_control(proc.stderr)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "github", "sarif", "junit", "markdown"])
+def test_control_characters_in_link_errors_never_reach_the_terminal(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = Link("https://example.com/\x1b[31mred", [LinkRef("g\x07", "icon")])
+    result = LinkResult(link, "broken", "network", None, "TLS error: \x1b]0;pwned\x07 bad")
+    console.use_format("check-links", fmt)
+    assert report_links(LinkReport([result], 1, 0.1), fmt, strict=False) is False
+    captured = capsys.readouterr()
+    if fmt != "json":  # JSON escapes them (\u001b): the data stays exact
+        assert "pwned" in captured.out
+    no_control(captured.out)
+    no_control(captured.err)

@@ -7,6 +7,8 @@ show: every report format and every console line passes such text through it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 # C0 controls but TAB and LF, DEL, and C1 controls (ESC, BEL, CSI … start terminal sequences).
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -51,3 +53,19 @@ def md_code(text: str, *, cell: bool = False) -> str:
     where GitHub reads `\\|` as a pipe even in code) a pipe the cell."""
     code = clean(text, tabs=False).replace("`", "ˋ")
     return f"`{code.replace('|', chr(92) + '|') if cell else code}`"
+
+
+class Indented:
+    """A rich Text shown `indent` columns in, wrapped at spaces (a word longer than a line is
+    folded), lines after the first `hanging` columns further in, with no padding after the
+    words: narrow layouts are made of these."""
+
+    def __init__(self, text: Any, indent: int, hanging: int = 0) -> None:
+        self.text, self.indent, self.hanging = text, indent, hanging
+
+    def __rich_console__(self, console: Any, options: Any) -> Iterator[Any]:
+        width = max(1, options.max_width - self.indent - self.hanging)
+        for i, line in enumerate(self.text.wrap(console, width, overflow="fold")):
+            line.rstrip()
+            line.pad_left(self.indent + (self.hanging if i else 0))
+            yield line

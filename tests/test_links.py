@@ -379,6 +379,37 @@ def test_check_links_table_groups_problems_by_game(misbehaving: Path) -> None:
     assert "5 broken, 1 warning" in result.stderr
 
 
+def readable_at(width: int, text: str, messages: list[str], urls: list[str]) -> None:
+    """Every line fits `width`; no word of a message is cut; every URL is there whole once
+    the lines it folds over are joined."""
+    from rich.cells import cell_len
+
+    lines = text.splitlines()
+    assert all(cell_len(line) <= width for line in lines), text
+    words = set(text.split())
+    for message in messages:
+        for word in message.split():
+            assert word in words, (word, text)
+    joined = "".join(line.strip() for line in lines)
+    for url in urls:
+        assert url in joined, (url, text)
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: int) -> None:
+    args = ["check-links", str(misbehaving), "--timeout", "0.5"]
+    env = {"COLUMNS": str(columns)}
+    doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"], env=env).stdout)
+    result = CliRunner().invoke(app, args, env=env)
+    assert result.exit_code == 1
+    problems = [e for e in doc["links"] if e["state"] in ("broken", "warning")]
+    messages = [e["error"] or e["warning"] for e in problems]
+    readable_at(columns, result.stdout, messages, [e["url"] for e in problems])
+    assert "┃" not in result.stdout  # not the wide table
+    wide = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
+    assert "┃ Game" in wide.stdout
+
+
 def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:
     result = invoke(str(misbehaving), "--timeout", "0.5", "--format", "markdown")
     assert result.exit_code == 1

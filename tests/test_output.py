@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -365,3 +366,43 @@ def test_control_characters_in_link_errors_never_reach_the_terminal(
         assert "pwned" in captured.out
     no_control(captured.out)
     no_control(captured.err)
+
+
+# --- tables at 80 columns -----------------------------------------------------------------------
+
+
+def test_diff_tables_fold_to_a_narrow_layout_at_80_columns(make_content: ContentFactory) -> None:
+    long = (
+        "A much longer description of the game that now says something entirely different "
+        "about the gameplay, its seventeen modes and its cooperative campaign."
+    )
+    old = make_content({"a": game_yaml("A"), "b": game_yaml("Bee"), "c": game_yaml("C")})
+    new = make_content(
+        {
+            "a": game_yaml("A", description=long),
+            "c": game_yaml("C", genres="[Arcade, Strategy]", android=None),
+            "d": game_yaml("A game with a rather long name that needs two lines at most"),
+        }
+    )
+    env = {**os.environ, "COLUMNS": "80"}
+    narrow = subprocess.run(
+        [sys.executable, "-m", "catalogctl", "diff", str(old), str(new)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    ).stdout
+    env["COLUMNS"] = "250"
+    wide = subprocess.run(
+        [sys.executable, "-m", "catalogctl", "diff", str(old), str(new)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    ).stdout
+    assert "┃" in wide and "┃" not in narrow
+    assert max(len(line) for line in narrow.splitlines()) <= 80
+    # No word is cut: every word of the narrow layout is a word of the unwrapped table.
+    assert set(narrow.split()) - {"·"} <= set(wide.split())
+    for text in ("seventeen", "cooperative", "campaign.+}", "Strategy", "two lines at most"):
+        assert text in narrow

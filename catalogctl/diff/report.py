@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from catalogctl.diff.core import SET_FIELDS, DiffResult, attribution_params, plain_store_url
 from catalogctl.findings import Rule
-from catalogctl.text import clean, md_code, md_text
+from catalogctl.text import Indented, clean, md_code, md_text
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -240,54 +240,84 @@ def _wrap(text: str, open_: str, escape: Any = str, close: str | None = None) ->
     return f"{lead}{open_}{escape(core)}{open_ if close is None else close}{trail}"
 
 
-def to_renderables(result: DiffResult) -> list[RenderableType]:
-    """Rich tables for the terminal."""
-    from rich.table import Table
+# Below this many columns tables would cut words: sections of indented lines instead.
+NARROW = 100
+
+Cell = Any  # a rich Text, or plain text
+
+
+def to_renderables(result: DiffResult, width: int = NARROW) -> list[RenderableType]:
+    """Rich tables for the terminal; below `NARROW` columns, titled sections of lines."""
     from rich.text import Text
 
-    out: list[RenderableType] = []
+    sections: list[tuple[str, tuple[str, ...], list[list[Cell]]]] = []
 
-    def table(title: str, *columns: str) -> Table:
-        t = Table(title=title, title_justify="left", title_style="bold", header_style="bold")
-        for c in columns:
-            t.add_column(c, overflow="fold")
-        out.append(t)
-        return t
+    def section(title: str, *columns: str) -> list[list[Cell]]:
+        rows: list[list[Cell]] = []
+        sections.append((title, columns, rows))
+        return rows
 
     if result.breaking:
-        t = table("Breaking contract changes (need /api/v2)", "Where", "Change")
-        for c in result.breaking:
-            t.add_row(Text(clean(c.where)), Text(clean(c.message), style="red"))
+        rows = section("Breaking contract changes (need /api/v2)", "Where", "Change")
+        rows += [
+            [Text(clean(c.where)), Text(clean(c.message), style="red")] for c in result.breaking
+        ]
     if result.warnings:
-        t = table("Warnings", "Game", "Kind", "Message")
+        rows = section("Warnings", "Game", "Kind", "Message")
         for w in result.warnings:
-            t.add_row(
-                Text(clean(w.id)), Text(clean(w.kind), style="yellow"), Text(clean(w.message))
+            rows.append(
+                [Text(clean(w.id)), Text(clean(w.kind), style="yellow"), Text(clean(w.message))]
             )
     for title, refs, style in (
         ("Added", result.added, "green"),
         ("Removed", result.removed, "red"),
     ):
         if refs:
-            t = table(f"{title} ({len(refs)})", "Game", "Name")
-            for g in refs:
-                t.add_row(Text(clean(g.id), style=style), Text(clean(g.name)))
+            rows = section(f"{title} ({len(refs)})", "Game", "Name")
+            rows += [[Text(clean(g.id), style=style), Text(clean(g.name))] for g in refs]
     if result.changed:
-        t = table(f"Changed ({len(result.changed)})", "Game", "Field", "Change")
+        rows = section(f"Changed ({len(result.changed)})", "Game", "Field", "Change")
         for game in result.changed:
             for i, (name, change) in enumerate(game.fields.items()):
-                t.add_row(
-                    Text(clean(game.id)) if i == 0 else "", clean(name), _text_field(name, change)
-                )
+                first = Text(clean(game.id)) if i == 0 else ""
+                rows.append([first, clean(name), _text_field(name, change)])
     if result.reordered:
-        t = table(f"Reordered ({len(result.reordered)})", "Game", "Name", "Position")
+        rows = section(f"Reordered ({len(result.reordered)})", "Game", "Name", "Position")
         for m in result.reordered:
-            t.add_row(Text(clean(m.id)), Text(clean(m.name)), f"{m.before} → {m.after}")
+            rows.append([Text(clean(m.id)), Text(clean(m.name)), f"{m.before} → {m.after}"])
     if result.compatible:
-        t = table("Compatible contract changes", "Where", "Change")
-        for c in result.compatible:
-            t.add_row(Text(clean(c.where)), Text(clean(c.message), style="green"))
-    return out
+        rows = section("Compatible contract changes", "Where", "Change")
+        rows += [
+            [Text(clean(c.where)), Text(clean(c.message), style="green")] for c in result.compatible
+        ]
+    render = _table if width >= NARROW else _lines
+    return [render(title, columns, rows) for title, columns, rows in sections]
+
+
+def _table(title: str, columns: tuple[str, ...], rows: list[list[Cell]]) -> RenderableType:
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left", title_style="bold", header_style="bold")
+    for c in columns:
+        t.add_column(c, overflow="fold")
+    for row in rows:
+        t.add_row(*row)
+    return t
+
+
+def _lines(title: str, columns: tuple[str, ...], rows: list[list[Cell]]) -> RenderableType:
+    """A section as lines: the first cell, then the others indented, wrapped at spaces."""
+    from rich.console import Group
+    from rich.text import Text
+
+    parts: list[RenderableType] = [Text(title, style="bold")]
+    for first, *rest in rows:
+        if first:
+            parts.append(Indented(Text(first) if isinstance(first, str) else first, 2))
+        line = Text(" · ").join(Text(c) if isinstance(c, str) else c for c in rest)
+        parts.append(Indented(line, 4))
+    parts.append(Text(""))
+    return Group(*parts)
 
 
 def _text_field(name: str, change: dict[str, Any]) -> Any:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from catalogctl.findings import Rule
 from catalogctl.links.core import LinkReport, LinkResult
-from catalogctl.text import clean, md_code, md_text, plural
+from catalogctl.text import Indented, clean, md_code, md_text, plural
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -122,14 +122,23 @@ def summary_text(report: LinkReport) -> str:
     )
 
 
-def table(report: LinkReport) -> RenderableType | None:
-    """The problems grouped by game and field (nothing when every link is fine)."""
-    from rich.table import Table
-    from rich.text import Text
+# Below this many columns the five-column table cannot show its cells whole: a list instead.
+NARROW = 100
 
+
+def table(report: LinkReport, width: int = NARROW) -> RenderableType | None:
+    """The problems grouped by game and field (nothing when every link is fine): a table, or
+    below `NARROW` columns a list in which only a URL longer than a line is ever folded."""
     rows = problem_rows(report)
     if not rows:
         return None
+    return _wide(rows) if width >= NARROW else _narrow(rows)
+
+
+def _wide(rows: list[Row]) -> RenderableType:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(header_style="bold", expand=False)
     table.add_column("Game", overflow="fold")
     table.add_column("Field", no_wrap=True)
@@ -149,6 +158,34 @@ def table(report: LinkReport) -> RenderableType | None:
             end_section=last,
         )
     return table
+
+
+def _status_and_message(r: LinkResult) -> str:
+    status, message = _status(r), _message(r)
+    return message if not status or message.startswith(status) else f"{status} {message}"
+
+
+def _narrow(rows: list[Row]) -> RenderableType:
+    """game, then per link: `✗ field · status problem` (wrapped at spaces) and its URL."""
+    from rich.console import Group
+    from rich.text import Text
+
+    parts: list[RenderableType] = []
+    for i, (game, field, r) in enumerate(rows):
+        if i == 0 or rows[i - 1][0] != game:
+            if parts:
+                parts.append(Text(""))
+            parts.append(Text(clean(game), style="bold"))
+        style = "red" if r.state == "broken" else "yellow"
+        line = Text.assemble(
+            ("✗ " if r.state == "broken" else "! ", style),
+            clean(field),
+            " · ",
+            (_status_and_message(r), style),
+        )
+        parts.append(Indented(line, 2, hanging=2))
+        parts.append(Indented(Text(clean(r.link.url), style="dim", overflow="fold"), 4))
+    return Group(*parts)
 
 
 def link_json(r: LinkResult) -> dict[str, Any]:

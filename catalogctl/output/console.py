@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,11 +142,14 @@ def emit(text: str) -> None:
         raise InputError(f"--output {shown}: {exc.strerror or exc}") from None
 
 
-def emit_renderables(renderables: list[RenderableType]) -> None:
-    """Rich tables: on the terminal, or as plain text (100 columns) into --output FILE."""
+def emit_renderables(make: Callable[[int], list[RenderableType]]) -> None:
+    """Rich tables made for the width they get: the terminal's, or 100 columns of plain text
+    in --output FILE. Nothing is printed (or written) when there is nothing to show."""
     if settings.output is None:
+        console = out()
+        renderables = make(console.width)
         for r in renderables:
-            out().print(r)
+            console.print(r)
         return
     import io
 
@@ -153,7 +157,7 @@ def emit_renderables(renderables: list[RenderableType]) -> None:
 
     buffer = io.StringIO()
     console = Console(file=buffer, width=100, no_color=True, highlight=False, soft_wrap=False)
-    for r in renderables:
+    for r in make(console.width):
         console.print(r)
     emit(buffer.getvalue())
 

@@ -83,6 +83,6 @@ def diff_report(result: DiffResult, *, fail_on: str) -> Report:
             "diff", ok=not failed, summary=diff_summary(result, fail_on), items=items
         ),
         markdown=lambda: to_markdown(result),
-        tables=lambda: to_renderables(result),
+        tables=lambda width: to_renderables(result, width),
         mark=mark,
     )

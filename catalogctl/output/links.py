@@ -70,7 +70,7 @@ def links_report(report: LinkReport, *, strict: bool, located: Located | None = 
             "check-links", ok=ok, summary=s, items=[link_json(r) for r in report.results]
         ),
         markdown=lambda: to_markdown(report),
-        tables=lambda: [t for t in (table(report),) if t is not None],
+        tables=lambda width: [t for t in (table(report, width),) if t is not None],
         mark=_mark(s),
         seconds=report.seconds,
     )

@@ -67,7 +67,7 @@ class Report:
     cases: list[Case]
     envelope: dict[str, Any]  # the versioned JSON document
     markdown: Callable[[], str]  # a PR comment
-    tables: Callable[[], list[RenderableType]]  # the table format: rich renderables
+    tables: Callable[[int], list[RenderableType]]  # the table format at a width (columns)
     mark: tuple[str, str]  # the summary line's mark and its colour: ("✗", "red")
     seconds: float | None = None
 

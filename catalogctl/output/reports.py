@@ -26,9 +26,7 @@ if TYPE_CHECKING:
 def write(report: Report, fmt: str) -> None:
     """`report` in `fmt`, to stdout or --output FILE; the summary line on stderr."""
     if fmt == "table":
-        tables = report.tables()
-        if tables or console.settings.output is not None:
-            console.emit_renderables(tables)
+        console.emit_renderables(report.tables)
     elif fmt == "json":
         emit(json_text(report.envelope))
     elif fmt == "github":
@@ -128,7 +126,7 @@ def _failure(message: str, *, code: int, kind: str, findings: list[Finding]) -> 
     report = findings_report(command, findings, ok=False)
     if fmt == "table":
         if findings:
-            console.emit_renderables(report.tables())
+            console.emit_renderables(report.tables)
     elif fmt == "github":
         from catalogctl.output.github import error_command, workflow_commands
 

@@ -83,7 +83,7 @@ def findings_report(
         cases=sorted(cases.values(), key=lambda c: c.name),
         envelope=envelope(command, ok=ok, summary=summary, items=[finding_json(f) for f in items]),
         markdown=lambda: findings_markdown(items, line, ok=ok),
-        tables=lambda: [findings_renderable(items)] if items else [],
+        tables=lambda _width: [findings_renderable(items)] if items else [],
         mark=mark,
     )
 

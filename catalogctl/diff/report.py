@@ -315,7 +315,7 @@ def _lines(title: str, columns: tuple[str, ...], rows: list[list[Cell]]) -> Rend
         if first:
             parts.append(Indented(Text(first) if isinstance(first, str) else first, 2))
         line = Text(" · ").join(Text(c) if isinstance(c, str) else c for c in rest)
-        parts.append(Indented(line, 4))
+        parts.append(Indented(line, 4, hanging=2))
     parts.append(Text(""))
     return Group(*parts)
 

@@ -47,11 +47,7 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "shortDescription": {"text": rule.summary},
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
     }
-    if rule.help:
-        doc["fullDescription"] = {"text": rule.help}
-        doc["help"] = {"text": rule.help}
-    else:
-        doc["help"] = {"text": rule.summary}
+    doc["help"] = {"text": rule.help or rule.summary}
     return doc
 
 

@@ -206,11 +206,12 @@ sys.stdout.write(repr((p.returncode, p.stdout, p.stderr, time.monotonic() - t,
 
 
 def measured(*args: object, timeout: float = 120) -> tuple[int, str, float, float]:
-    """(exit code, stderr, seconds, peak RSS in MiB) of `catalogctl args` in a fresh process."""
+    """(exit code, stderr + stdout, seconds, peak RSS in MiB) of `catalogctl args`, run alone."""
     cmd = [sys.executable, "-c", MEASURE, sys.executable, "-m", "catalogctl", *map(str, args)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout)
-    code, _out, err, seconds, rss_kib = eval(proc.stdout)  # our own repr() above
-    return code, " ".join(err.split()), seconds, rss_kib / 1024  # messages wrap at 80 columns
+    code, out, err, seconds, rss_kib = eval(proc.stdout)  # our own repr() above
+    # Messages wrap at 80 columns; a JSON report on stdout is joined to them as it is.
+    return code, " ".join(err.split()) + "\n" + out, seconds, rss_kib / 1024
 
 
 def gzip_bomb(members: int = 160) -> bytes:
@@ -226,7 +227,8 @@ class HostileServer:
         self.catalog = catalog
         self.bomb = gzip_bomb()
         self.loop = asyncio.new_event_loop()
-        self.port = 0
+        self.port = self.raw_port = 0
+        self._raw_server: asyncio.Server
         self.requests: list[str] = []
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -275,6 +277,15 @@ class HostileServer:
             await asyncio.sleep(60)
             return resp
 
+        async def page(_: web.Request) -> web.Response:
+            return web.Response(text="<html>page</html>", content_type="text/html")
+
+        async def png(_: web.Request) -> web.Response:
+            return web.Response(body=b"\x89PNG\r\n\x1a\n", content_type="image/png")
+
+        async def head_refused(_: web.Request) -> web.Response:
+            return web.Response(status=405, headers={"Allow": "GET"})
+
         def redirect(location: str) -> Any:
             async def handler(request: web.Request) -> web.Response:
                 to = location.replace("PORT", str(self.port))
@@ -292,7 +303,32 @@ class HostileServer:
         r.add_get("/to-metadata/api/v1/games", redirect("http://169.254.169.254/latest/meta-data/"))
         r.add_get("/to-private/api/v1/games", redirect("http://private.test:PORT/ok/api/v1/games"))
         r.add_get("/to-self/api/v1/games", redirect("/ok/api/v1/games"))
+        # Links: HEAD refused, so the checker asks with GET and must not read the body.
+        for path, handler in (("/endless-get", endless), ("/bomb-get", bomb)):
+            r.add_route("HEAD", path, head_refused)
+            r.add_get(path, handler, allow_head=False)
+        r.add_get("/page", page)
+        r.add_get("/icon.png", png)
+        r.add_get("/to-metadata", redirect("http://169.254.169.254/latest/meta-data/"))
+        r.add_get("/to-private", redirect("http://private.test:PORT/page"))
         return app
+
+    async def _raw(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """A raw HTTP server: /drip sends its head a byte at a time, /flood endless headers."""
+        with contextlib.suppress(ConnectionError):
+            line = await reader.readline()
+            self.requests.append(line.decode("latin-1").strip())
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n")
+            if b" /drip" in line:
+                while True:
+                    writer.write(b"X-Drip: .\r\n")
+                    await writer.drain()
+                    await asyncio.sleep(0.05)
+            else:
+                for i in range(100_000):
+                    writer.write(b"X-Flood-%d: %s\r\n" % (i, b"x" * 100))
+                    await writer.drain()
+        writer.close()
 
     def start(self) -> None:
         async def up() -> None:
@@ -301,6 +337,8 @@ class HostileServer:
             site = web.TCPSite(self._runner, "127.0.0.1", 0)
             await site.start()
             self.port = self._runner.addresses[0][1]
+            self._raw_server = await asyncio.start_server(self._raw, "127.0.0.1", 0)
+            self.raw_port = self._raw_server.sockets[0].getsockname()[1]
 
         self._thread.start()
         asyncio.run_coroutine_threadsafe(up(), self.loop).result(10)
@@ -309,6 +347,7 @@ class HostileServer:
         async def down() -> None:
             if self._runner is not None:
                 await self._runner.cleanup()
+            self._raw_server.close()
             others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in others:
                 task.cancel()
@@ -462,3 +501,117 @@ def test_diff_redirect_from_public_to_private_is_refused(
 def test_diff_bad_size_option_exit_2() -> None:
     proc = catalogctl("diff", SAMPLE, SAMPLE, "--max-body", "lots")
     assert_usage_error(proc, "--max-body")
+
+
+# --- check-links: heads only, bounded, and never where it should not go ------------------------
+
+
+def links_file(tmp_path: Path, base: str, pages: list[str]) -> Path:
+    """A games JSON file with one game per page URL (icon and store fine)."""
+    games = [
+        {
+            "id": f"g{i}",
+            "name": f"G{i}",
+            "description": "A game.",
+            "url": page,
+            "platforms": ["iOS"],
+            "genres": ["Puzzle"],
+            "icon": f"{base}/icon.png",
+            "stores": [{"name": "App Store", "url": f"{base}/page"}],
+        }
+        for i, page in enumerate(pages)
+    ]
+    path = tmp_path / "games.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "games": games}))
+    return path
+
+
+def test_check_links_never_reads_bodies(hostile: HostileServer, tmp_path: Path) -> None:
+    b = hostile.base
+    path = links_file(tmp_path, b, [f"{b}/endless-get", f"{b}/bomb-get"])
+    code, err, seconds, peak = measured("check-links", path, "--format", "json")
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert peak < 150, f"peak RSS {peak:.0f} MiB"
+    assert seconds < 20
+
+
+def test_check_links_slow_head_ends_at_the_deadline(hostile: HostileServer, tmp_path: Path) -> None:
+    b = hostile.base
+    path = links_file(tmp_path, b, [f"http://127.0.0.1:{hostile.raw_port}/drip"])
+    code, err, seconds, _ = measured(
+        "check-links", path, "--timeout", "1", "--retries", "0", "--format", "json"
+    )
+    assert code == 1, err
+    assert "timed out after 1 s" in err and "/drip" in err
+    assert seconds < 15  # a header byte every 50 ms never trips a per-read timeout
+
+
+def test_check_links_header_flood_is_a_failed_link(hostile: HostileServer, tmp_path: Path) -> None:
+    b = hostile.base
+    path = links_file(tmp_path, b, [f"http://127.0.0.1:{hostile.raw_port}/flood"])
+    code, err, _, peak = measured("check-links", path, "--retries", "0", "--format", "json")
+    assert code == 1, err
+    assert "invalid HTTP response" in err and "/flood" in err
+    assert "Traceback" not in err
+    assert peak < 150, f"peak RSS {peak:.0f} MiB"
+
+
+def _links(*urls: str) -> Any:
+    from catalogctl.links.core import Link, LinkRef
+
+    return [Link(url, [LinkRef(f"g{i}", "url")]) for i, url in enumerate(urls)]
+
+
+async def test_check_links_redirect_to_link_local_is_refused(
+    hostile: HostileServer, loopback_only: list[Any]
+) -> None:
+    from catalogctl.links.core import CheckOptions, check_links_async
+
+    report = await check_links_async(_links(f"{hostile.base}/to-metadata"), CheckOptions())
+    (result,) = report.results
+    assert result.state == "broken"
+    assert result.error is not None
+    assert "redirect refused: 169.254.169.254 a link-local address" in result.error
+    assert all(a[0] == "127.0.0.1" for a in loopback_only), loopback_only
+
+
+async def test_check_links_resolver_answer_link_local_is_refused_before_connecting(
+    loopback_only: list[Any],
+) -> None:
+    from catalogctl.links.core import CheckOptions, check_links_async
+    from catalogctl.sources.net import NetworkPolicy
+
+    policy = NetworkPolicy(hosts={"metadata.test": ["169.254.169.254"], "mcast.test": ["ff02::1"]})
+    options = CheckOptions(policy=policy, retries=0)
+    urls = ("http://metadata.test/latest/", "http://mcast.test/", "http://0.0.0.0:80/")
+    report = await check_links_async(_links(*urls), options)
+    errors = [r.error or "" for r in report.results]
+    assert "metadata.test resolves to 169.254.169.254, a link-local address" in errors[0]
+    assert "mcast.test resolves to ff02::1, a multicast address" in errors[1]
+    assert "0.0.0.0 an unspecified address" in errors[2]
+    assert loopback_only == []  # not even a connection attempt
+    assert report.requests == 0
+
+
+async def test_check_links_redirect_from_public_to_private(
+    hostile: HostileServer, loopback_only: list[Any]
+) -> None:
+    from catalogctl.links.core import CheckOptions, check_links_async
+    from catalogctl.sources.net import NetworkPolicy
+
+    hosts = {"public.test": ["127.0.0.1"], "private.test": ["127.0.0.1"]}
+    url = f"http://public.test:{hostile.port}/to-private"
+    policy = NetworkPolicy(hosts=hosts, reach=_public_test_host)
+    before = len(hostile.requests)
+    report = await check_links_async(_links(url), CheckOptions(policy=policy))
+    (result,) = report.results
+    assert result.state == "broken"
+    assert "from the public host public.test to the private address private.test" in (
+        result.error or ""
+    )
+    assert hostile.requests[before:] == ["/to-private"]  # the private page was never asked
+    allowed = NetworkPolicy(hosts=hosts, reach=_public_test_host, allow_private=True)
+    report = await check_links_async(_links(url), CheckOptions(policy=allowed))
+    assert report.results[0].state == "warning"  # a game page that redirects, but reached
+    assert report.results[0].status == 200

@@ -557,7 +557,8 @@ def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:
     errors = {e["field"]: e["error"] for e in doc["links"] if not e["ok"]}
     assert errors == {
         "icon": "unsupported scheme ftp:",
-        "stores.App Store": "the URL is empty or contains whitespace",
+        "stores.App Store": "the URL contains white space at position 12; "
+        "encode it as %20 or remove it",
     }
 
 

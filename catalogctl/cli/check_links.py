@@ -9,16 +9,19 @@ import typer
 
 from catalogctl.cli.common import (
     CONTENT_HELP,
+    AllowPrivateOpt,
     FormatOpt,
     OutputOpt,
     StrictOpt,
     check_regex,
     check_seconds,
     check_user_agent,
+    parse_size,
     resolve_content,
 )
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import Format, err, use_format
+from catalogctl.sources.core import DEFAULT_MAX_BODY
 
 
 def check_links(
@@ -99,6 +102,18 @@ def check_links(
             callback=check_user_agent,
         ),
     ] = None,
+    allow_private: AllowPrivateOpt = False,
+    max_body: Annotated[
+        int,
+        typer.Option(
+            "--max-body",
+            parser=parse_size,
+            metavar="SIZE",
+            show_default="64MiB",
+            help="Largest catalog document read when SOURCE is a URL (links' bodies are "
+            "never read).",
+        ),
+    ] = DEFAULT_MAX_BODY,
     strict: StrictOpt = False,
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
@@ -107,7 +122,10 @@ def check_links(
 
     Each distinct URL is requested once (HEAD, or GET where HEAD is refused), with a global
     and a per-host concurrency limit; redirects are followed, 5xx and 429 retried. An icon
-    must be an image; a game page that redirects is a warning.
+    must be an image; a game page that redirects is a warning. Only the response head is
+    read. Link-local, multicast and unspecified addresses are never connected to, and a
+    redirect from a public host to a private or loopback address is refused unless
+    --allow-private.
 
     Exit 0 when every link is fine (warnings too, unless --strict), 1 when any is broken,
     2 for usage or input errors.
@@ -126,10 +144,12 @@ def check_links(
     from catalogctl.links import core
     from catalogctl.links.report import Located, content_locations
     from catalogctl.output.reports import report_links
+    from catalogctl.sources.net import NetworkPolicy
 
     use_format("check-links", fmt, output)
     root, display = resolve_content(None) if source is None else (Path(source), source)
     spec: str | Path = root if source is None else source
+    policy = NetworkPolicy(allow_private=allow_private)
     options = core.CheckOptions(
         max_concurrency=max_concurrency,
         host_concurrency=host_concurrency,
@@ -144,8 +164,9 @@ def check_links(
         offline=offline,
         cache=cache,
         max_cache_age=core.parse_duration(max_cache_age),
+        policy=policy,
     )
-    found = core.load_links(spec)
+    found = core.load_links(spec, max_body=max_body, policy=policy)
     if err().is_terminal:
         from rich.progress import Progress
 

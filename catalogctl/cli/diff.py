@@ -66,6 +66,10 @@ def diff(
     and, when both sides carry an OpenAPI document (build directories, URLs), the contract
     check: removed fields, changed types or new required parameters need /api/v2.
 
+    A URL source is read within --timeout and --max-body; link-local, multicast and
+    unspecified addresses are never connected to, and a redirect from a public host to a
+    private or loopback address is refused unless --allow-private.
+
     Exit 0 when there is no difference, 1 when there are (see --fail-on), 2 when a source
     cannot be read or is not a valid catalog.
 

@@ -29,6 +29,8 @@ from catalogctl.errors import InputError
 if TYPE_CHECKING:
     import aiohttp
 
+    from catalogctl.sources.net import NetworkPolicy, PolicyResolver
+
 USER_AGENT = (
     f"catalogctl/{__version__} (catalog link checker; +https://github.com/catalogctl/catalogctl)"
 )
@@ -102,11 +104,28 @@ def collect_links(games: Iterable[Mapping[str, Any]]) -> list[Link]:
     return list(links.values())
 
 
-def load_links(spec: str | Path) -> list[Link]:
-    """Links of any catalog source: a content tree, a build, a games JSON file or a base URL."""
-    from catalogctl.sources.core import load_source
+def load_links(
+    spec: str | Path,
+    *,
+    timeout: float | None = None,
+    max_body: int | None = None,
+    policy: NetworkPolicy | None = None,
+) -> list[Link]:
+    """Links of any catalog source: a content tree, a build, a games JSON file or a base URL.
 
-    return collect_links(load_source(spec).games)
+    A base URL is read with `catalogctl.sources` limits: `max_body` bytes per document,
+    `timeout` seconds in all, the network `policy`.
+    """
+    from catalogctl.sources.core import DEFAULT_MAX_BODY, DEFAULT_TIMEOUT, load_source
+
+    return collect_links(
+        load_source(
+            spec,
+            timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+            max_body=DEFAULT_MAX_BODY if max_body is None else max_body,
+            policy=policy,
+        ).games
+    )
 
 
 # --- options ------------------------------------------------------------------------------
@@ -166,6 +185,8 @@ class CheckOptions:
     offline: bool = False
     cache: Path | None = None
     max_cache_age: float = 86400.0
+    # Where requests may go (catalogctl.sources.net); None: the default policy.
+    policy: NetworkPolicy | None = None
 
     def wanted(self, url: str) -> bool:
         if self.include and not any(p.search(url) for p in self.include):
@@ -241,19 +262,14 @@ class LinkReport:
 
 
 def url_problem(url: str) -> str | None:
-    """Why a URL cannot be requested as it stands, or None."""
-    if not url or any(c.isspace() for c in url):
-        return "the URL is empty or contains whitespace"
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises for a bad port
-    except ValueError as exc:
-        return f"not a valid URL: {exc}"
-    if parts.scheme not in ("http", "https"):
-        return f"unsupported scheme {parts.scheme + ':' if parts.scheme else '(none)'}"
-    if not parts.hostname:
-        return "the URL has no host"
-    return None
+    """Why a URL cannot be requested as it stands, or None (http and https are requested)."""
+    from catalogctl.urls import url_problem as problem
+
+    scheme = url.partition(":")[0].lower() if ":" in url else ""
+    if scheme.isalnum() and scheme not in ("http", "https"):
+        return f"unsupported scheme {scheme}:"
+    reason = problem(url, schemes=("http", "https"))
+    return None if reason is None else f"the URL {reason}"
 
 
 def retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -383,6 +399,10 @@ class _Host:
     resume_at: float = 0.0  # loop time before which the host asked us to wait (429)
 
 
+class _Refused(Exception):
+    """The network policy does not allow the request."""
+
+
 class _Retry(Exception):
     """One attempt failed in a way worth retrying."""
 
@@ -393,10 +413,13 @@ class _Retry(Exception):
 
 
 class _Checker:
-    def __init__(self, session: aiohttp.ClientSession, options: CheckOptions) -> None:
+    def __init__(
+        self, session: aiohttp.ClientSession, resolver: PolicyResolver, options: CheckOptions
+    ) -> None:
         import aiohttp
 
         self.session = session
+        self.resolver = resolver
         self.options = options
         self.timeout = aiohttp.ClientTimeout(total=options.timeout)
         self.slots = asyncio.Semaphore(options.max_concurrency)
@@ -444,6 +467,8 @@ class _Checker:
                 wait = exc.wait
                 if exc.dropped and method == "HEAD":
                     method = "GET"  # some servers choke on HEAD: the retry asks with GET
+            except _Refused as exc:
+                return _Answer(error=f"refused: {exc}")
             except TimeoutError:
                 return _Answer(error=f"timed out after {opts.timeout:g} s")
             except aiohttp.ClientSSLError as exc:
@@ -477,16 +502,25 @@ class _Checker:
             if pause > 0:
                 await asyncio.sleep(pause)
             async with self.slots:
-                self.requests += 1
                 try:
-                    async with self.session.request(
-                        method, url, allow_redirects=False, timeout=self.timeout
-                    ) as resp:
-                        status = resp.status
-                        headers = resp.headers
-                        location = headers.get("Location")
-                        content_type = headers.get("Content-Type")
-                        wait_header = headers.get("Retry-After")
+                    # One deadline for the lookup, the connection and the response head; the
+                    # body is never read (the connection is closed instead).
+                    async with asyncio.timeout(opts.timeout):
+                        refused = await self.resolver.refusal(urlsplit(url).hostname or "")
+                        if refused is not None:
+                            raise _Refused(refused)
+                        self.requests += 1
+                        async with self.session.request(
+                            method, url, allow_redirects=False, timeout=self.timeout
+                        ) as resp:
+                            status = resp.status
+                            headers = resp.headers
+                            location = headers.get("Location")
+                            content_type = headers.get("Content-Type")
+                            wait_header = headers.get("Retry-After")
+                            resp.close()
+                except TimeoutError:  # an OSError too: not the lookup failure below
+                    raise
                 except aiohttp.ClientConnectorError as exc:
                     if isinstance(exc, aiohttp.ClientSSLError):
                         raise
@@ -497,6 +531,8 @@ class _Checker:
                     aiohttp.ClientPayloadError,
                 ) as exc:
                     raise _Retry(f"connection failed: {exc}", dropped=True) from None
+                except OSError as exc:  # the host could not be looked up
+                    raise _Retry(f"cannot connect: {exc.strerror or exc}") from None
             if status in RETRY_STATUSES:
                 wait = retry_after(wait_header)
                 if wait is not None:
@@ -532,6 +568,16 @@ class _Checker:
             problem = url_problem(target)
             if problem is not None:
                 return self._broken(link, f"redirects to {target!r}: {problem}", status, chain)
+            try:
+                refused = await self.resolver.refusal(
+                    urlsplit(target).hostname or "",
+                    redirected_from=urlsplit(current).hostname or "",
+                )
+            except OSError:
+                refused = None  # a lookup failure is reported by the request itself
+            if refused is not None:
+                chain.append(target)
+                return self._broken(link, f"redirect refused: {refused}", status, chain)
             chain.append(target)
             current = target
         return self._judge(link, ans, status, chain)
@@ -610,26 +656,26 @@ async def check_links_async(
 
     requests = 0
     if todo:
-        import aiohttp
+        from catalogctl.sources import net
 
-        connector = aiohttp.TCPConnector(
-            limit=options.max_concurrency,
-            limit_per_host=options.host_concurrency,
-            ttl_dns_cache=300,
-        )
-        async with aiohttp.ClientSession(
-            connector=connector,
-            headers={"User-Agent": options.user_agent, "Accept": "*/*"},
-            cookie_jar=aiohttp.DummyCookieJar(),
-            auto_decompress=False,
-        ) as session:
-            checker = _Checker(session, options)
+        resolver = net.PolicyResolver(options.policy or net.NetworkPolicy())
+        headers = {"User-Agent": options.user_agent, "Accept": "*/*", "Accept-Encoding": "identity"}
+        try:
+            async with net.session(
+                resolver,
+                headers=headers,
+                limit=options.max_concurrency,
+                per_host=options.host_concurrency,
+            ) as session:
+                checker = _Checker(session, resolver, options)
 
-            async def run(i: int, link: Link) -> None:
-                done(i, await checker.check(link))
+                async def run(i: int, link: Link) -> None:
+                    done(i, await checker.check(link))
 
-            await asyncio.gather(*(run(i, link) for i, link in todo))
-            requests = checker.requests
+                await asyncio.gather(*(run(i, link) for i, link in todo))
+                requests = checker.requests
+        finally:
+            await resolver.close()
 
     final = [r for r in results if r is not None]
     if cache is not None:

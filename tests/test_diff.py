@@ -106,7 +106,7 @@ def test_diff_reports_exact_sets(pair: tuple[Path, Path]) -> None:
         "g1": ["description", "genres", "name", "platforms", "stores"],
         "g2": ["icon"],
     }
-    assert ids(result.reordered) == ["g2"]
+    assert len(result.reordered) == 1
     assert (result.reordered[0].before, result.reordered[0].after) == (3, 8)
 
 
@@ -161,7 +161,7 @@ def test_diff_description_word_diff() -> None:
 # --- release warnings -------------------------------------------------------------------------
 
 
-def test_diff_warns_about_a_probable_id_rename(make_content: ContentFactory) -> None:
+def test_diff_id_rename_is_breaking(make_content: ContentFactory) -> None:
     old = make_content(games(3))
     by_name = games(3, renamed=games(3)["g1"])
     del by_name["g1"]
@@ -173,16 +173,66 @@ def test_diff_warns_about_a_probable_id_rename(make_content: ContentFactory) -> 
         (by_name, "g1", "renamed", "name and store URL"),
         (by_url, "g2", "other", "store URL"),
     ):
-        warnings = [w.to_json() for w in diff(old, make_content(tree)).warnings]
-        assert warnings == [
+        result = diff(old, make_content(tree))
+        breaks = [b.to_json() for b in result.breaks]
+        # One break, the rename: the removed id is not reported a second time.
+        assert breaks == [
             {
+                "where": f"games.{new_id}",
                 "kind": "id-rename",
                 "id": new_id,
                 "old_id": old_id,
                 "matched_on": why,
-                "message": warnings[0]["message"],
+                "message": breaks[0]["message"],
             }
         ]
+        assert result.warnings == [] and result.failed("breaking")
+
+
+def test_diff_removed_game_is_breaking(make_content: ContentFactory) -> None:
+    old = make_content(games(3))
+    fewer = games(3)
+    del fewer["g2"]
+    result = diff(old, make_content(fewer))
+    assert [(b.kind, b.id) for b in result.breaks] == [("game-removed", "g2")]
+    assert result.failed("breaking")
+    assert result.to_json()["breaking"][0]["where"] == "games.g2"
+
+
+@pytest.mark.parametrize(
+    ("store", "url", "breaking"),
+    [
+        ("ios", "https://apps.apple.com/app/g1/id999", True),
+        ("android", "https://play.google.com/store/apps/details?id=com.other.app", True),
+        # the same app under another slug, or with other parameters: not another app
+        ("ios", "https://apps.apple.com/app/a-new-slug/id1", False),
+        ("android", "https://play.google.com/store/apps/details?id=com.example.g1&hl=de", False),
+    ],
+)
+def test_diff_store_app_change_is_breaking(
+    make_content: ContentFactory, store: str, url: str, breaking: bool
+) -> None:
+    old = make_content(games(3))
+    new = make_content(games(3, g1=game(1, **{store: url})))
+    result = diff(old, new)
+    assert [c.id for c in result.changed] == ["g1"]
+    assert [(b.kind, b.id) for b in result.breaks] == (
+        [("store-app-changed", "g1")] if breaking else []
+    )
+    assert result.failed("breaking") is breaking
+
+
+def test_diff_additions_and_edits_are_not_breaking(make_content: ContentFactory) -> None:
+    old = make_content(games(3))
+    new = make_content(
+        games(4, g0=game(0, description="Now with more levels."), g1=game(1, weight=99))
+    )
+    result = diff(old, new)
+    assert ids(result.added) == ["g3"] and [c.id for c in result.changed] == ["g0"]
+    assert len(result.reordered) == 1
+    assert result.breaks == [] and not result.failed("breaking")
+    assert run(old, new, "--fail-on", "breaking", "--format", "json").returncode == 0
+    assert run(old, new, "--format", "json").returncode == 1
 
 
 def test_diff_warns_about_attribution_parameters(make_content: ContentFactory) -> None:
@@ -293,6 +343,94 @@ def test_diff_contract_compatible_changes(spec: dict[str, Any]) -> None:
         "paths./api/v1/news: new endpoint",
         "schemas.Game.trailer: new optional field 'trailer'",
     ]
+
+
+def _with_request_body(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    doc = copy.deepcopy(spec)
+    doc["paths"]["/api/v1/games"]["post"] = {
+        "requestBody": {"content": {"application/json": {"schema": schema}}},
+        "responses": {"201": {"description": "Created."}},
+    }
+    return doc
+
+
+def test_diff_contract_response_fields_follow_oasdiff(spec: dict[str, Any]) -> None:
+    """A response may gain fields, required or not; it may not lose one or make one optional."""
+    new = copy.deepcopy(spec)
+    game = new["components"]["schemas"]["Game"]
+    game["properties"]["trailer"] = {"type": "string", "format": "uri"}
+    game["properties"]["rating"] = {"type": "number"}
+    game["required"].append("rating")
+    breaking, compatible = _messages(spec, new)
+    assert breaking == []
+    assert sorted(compatible) == [
+        "schemas.Game.rating: new required field 'rating'",
+        "schemas.Game.trailer: new optional field 'trailer'",
+    ]
+    # Taking an optional field away again breaks the clients that read it.
+    breaking, _ = _messages(new, spec)
+    assert sorted(breaking) == [
+        "schemas.Game.rating: field 'rating' removed",
+        "schemas.Game.trailer: field 'trailer' removed",
+    ]
+
+
+def test_diff_contract_request_fields_are_the_other_way_round(spec: dict[str, Any]) -> None:
+    base = {"type": "object", "properties": {"name": {"type": "string"}}, "required": []}
+    old = _with_request_body(spec, base)
+    required = copy.deepcopy(base)
+    required["properties"]["note"] = {"type": "string"}
+    required["required"] = ["name", "note"]
+    breaking, _ = _messages(old, _with_request_body(spec, required))
+    assert sorted(breaking) == [
+        "paths./api/v1/games.post.requestBody.content.application/json.name: "
+        "field 'name' is now required",
+        "paths./api/v1/games.post.requestBody.content.application/json.note: "
+        "new required field 'note'",
+    ]
+    optional = copy.deepcopy(base)
+    optional["properties"]["note"] = {"type": "string"}
+    breaking, compatible = _messages(old, _with_request_body(spec, optional))
+    assert breaking == [] and compatible == [
+        "paths./api/v1/games.post.requestBody.content.application/json.note: "
+        "new optional field 'note'"
+    ]
+
+
+def test_diff_contract_values_and_bounds_by_direction(spec: dict[str, Any]) -> None:
+    new = copy.deepcopy(spec)
+    schemas = new["components"]["schemas"]
+    schemas["ApiVersionIndex"]["properties"]["status"]["enum"].append("retired")
+    schemas["Game"]["properties"]["platforms"]["minItems"] = 0
+    schemas["Game"]["properties"]["genres"]["minItems"] = 2
+    breaking, compatible = _messages(spec, new)
+    assert sorted(breaking) == [
+        "schemas.ApiVersionIndex.status: new allowed value ['retired']",
+        "schemas.Game.platforms: minItems changed from 1 to 0",
+    ]
+    assert compatible == ["schemas.Game.genres: minItems changed from 1 to 2"]
+    # In a request, the same edits break the other way.
+    body = {"type": "string", "enum": ["a", "b"], "minLength": 1}
+    narrower = {"type": "string", "enum": ["a"], "minLength": 2}
+    breaking, compatible = _messages(
+        _with_request_body(spec, body), _with_request_body(spec, narrower)
+    )
+    where = "paths./api/v1/games.post.requestBody.content.application/json"
+    assert sorted(breaking) == [
+        f"{where}: minLength changed from 1 to 2",
+        f"{where}: no longer accepts ['b']",
+    ]
+    assert compatible == []
+
+
+def test_diff_contract_deprecation_is_compatible(spec: dict[str, Any]) -> None:
+    new = copy.deepcopy(spec)
+    for item in new["paths"].values():
+        for op in item.values():
+            op["deprecated"] = True
+    breaking, compatible = _messages(spec, new)
+    assert breaking == []
+    assert "paths./api/v1/games.get: deprecated" in compatible
 
 
 def test_diff_contract_between_build_directories(
@@ -454,11 +592,21 @@ def test_diff_bad_sources_exit_2_without_traceback(
 
 def test_diff_fail_on_levels(pair: tuple[Path, Path], make_content: ContentFactory) -> None:
     old, new = pair
-    assert run(old, new, "--format", "json").returncode == 1
-    assert run(old, new, "--fail-on", "warning", "--format", "json").returncode == 0
-    assert run(old, new, "--fail-on", "breaking", "--format", "json").returncode == 0
+    # g5 removed and g1's App Store link opens another app: breaking at every level.
+    for level in ("any", "warning", "breaking"):
+        proc = run(old, new, "--fail-on", level, "--format", "json")
+        assert proc.returncode == 1, level
+    report = json.loads(proc.stdout)
+    assert [(c["rule"], c["where"]) for c in report["changes"] if c["kind"] == "breaking"] == [
+        ("game-removed", "games.g5"),
+        ("store-app-changed", "games.g1"),
+    ]
+    assert report["summary"]["breaking"] == 2
+    unchanged = make_content(games(8))
+    assert run(old, unchanged, "--fail-on", "warning", "--format", "json").returncode == 0
     lost_store = make_content(games(8, g0=game(0, android=None)))
     assert run(old, lost_store, "--fail-on", "warning", "--format", "json").returncode == 1
+    assert run(old, lost_store, "--fail-on", "breaking", "--format", "json").returncode == 0
 
 
 def test_diff_markdown_and_table_output(pair: tuple[Path, Path]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -66,13 +67,36 @@ class Moved:
 
 @dataclass(frozen=True, slots=True)
 class ReleaseWarning:
-    kind: Literal["id-rename", "attribution", "platform-store"]
+    kind: Literal["attribution", "platform-store"]
     id: str
     message: str
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, **self.details, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogBreak:
+    """A catalog change that breaks clients keyed on what they stored (ids, store apps)."""
+
+    kind: Literal["game-removed", "id-rename", "store-app-changed"]  # the rule ids
+    id: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return f"games.{self.id}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "where": self.where,
+            "kind": self.kind,
+            "id": self.id,
+            **self.details,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +120,18 @@ class DiffResult:
     changed: list[Changed] = field(default_factory=list)
     reordered: list[Moved] = field(default_factory=list)
     warnings: list[ReleaseWarning] = field(default_factory=list)
+    breaks: list[CatalogBreak] = field(default_factory=list)  # breaking catalog changes
     contract: list[ContractChange] = field(default_factory=list)
     contract_checked: bool = False
 
     @property
     def breaking(self) -> list[ContractChange]:
+        """The breaking contract changes (SPEC §9: they need a new major version)."""
         return [c for c in self.contract if c.breaking]
+
+    @property
+    def is_breaking(self) -> bool:
+        return bool(self.breaks) or any(c.breaking for c in self.contract)
 
     @property
     def compatible(self) -> list[ContractChange]:
@@ -113,7 +143,7 @@ class DiffResult:
 
     def failed(self, fail_on: FailOn = "any") -> bool:
         """Whether the gate fails: differences (any), warnings or breaking changes."""
-        if self.breaking:
+        if self.is_breaking:
             return True
         if fail_on == "breaking":
             return False
@@ -130,7 +160,7 @@ class DiffResult:
                 {"id": m.id, "before": m.before, "after": m.after} for m in self.reordered
             ],
             "warnings": [w.to_json() for w in self.warnings],
-            "breaking": [c.to_json() for c in self.breaking],
+            "breaking": [b.to_json() for b in self.breaks] + [c.to_json() for c in self.breaking],
         }
 
 
@@ -164,6 +194,7 @@ def compare(old: CatalogSnapshot, new: CatalogSnapshot) -> DiffResult:
         before, game = old_by_id[gid], new_by_id[gid]
         result.changed.append(Changed(gid, game["name"], game_changes(before, game)))
         result.warnings.extend(_store_warnings(before, game, store_platforms))
+        result.breaks.extend(store_app_changes(before, game))
     kept_old = [gid for gid in old_by_id if gid not in gone] if gone else list(old_by_id)
     kept_new = [gid for gid in new_by_id if gid not in fresh] if fresh else list(new_by_id)
     moved = reordered(kept_old, kept_new)
@@ -172,7 +203,12 @@ def compare(old: CatalogSnapshot, new: CatalogSnapshot) -> DiffResult:
         result.reordered = [
             Moved(gid, new_by_id[gid]["name"], old_pos[gid], new_pos[gid]) for gid in moved
         ]
-    result.warnings[:0] = rename_warnings(removed, added)
+    renames = renamed_ids(removed, added)
+    renamed = {r.details["old_id"] for r in renames}
+    result.breaks[:0] = [
+        *(_removed(g) for g in removed if g["id"] not in renamed),
+        *renames,
+    ]
     if old.openapi is not None and new.openapi is not None:
         result.contract = contract_changes(old.openapi, new.openapi)
         result.contract_checked = True
@@ -317,8 +353,20 @@ def _name_key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
-def rename_warnings(removed: Sequence[Game], added: Sequence[Game]) -> list[ReleaseWarning]:
-    """A removed and an added game with the same name or store URL: probably a renamed id."""
+def _removed(game: Game) -> CatalogBreak:
+    return CatalogBreak(
+        "game-removed",
+        game["id"],
+        f"{game['name']!r} was removed: clients that keep its id will not find it again",
+    )
+
+
+def renamed_ids(removed: Sequence[Game], added: Sequence[Game]) -> list[CatalogBreak]:
+    """A removed and an added game with the same name or store URL: probably a renamed id.
+
+    Breaking: clients key on the id (SPEC §2.3 calls it stable), so to them one game vanishes
+    and another appears.
+    """
     if not removed or not added:
         return []
     by_name: dict[str, list[Game]] = {}
@@ -327,7 +375,7 @@ def rename_warnings(removed: Sequence[Game], added: Sequence[Game]) -> list[Rele
         by_name.setdefault(_name_key(g["name"]), []).append(g)
         for s in g["stores"]:
             by_url.setdefault(plain_store_url(s["url"]), []).append(g)
-    out: list[ReleaseWarning] = []
+    out: list[CatalogBreak] = []
     taken: set[str] = set()
     for g in added:
         same_name = [o for o in by_name.get(_name_key(g["name"]), []) if o["id"] not in taken]
@@ -345,7 +393,7 @@ def rename_warnings(removed: Sequence[Game], added: Sequence[Game]) -> list[Rele
             else ("name" if candidates is same_name else "store URL")
         )
         out.append(
-            ReleaseWarning(
+            CatalogBreak(
                 "id-rename",
                 g["id"],
                 f"{match['id']!r} was removed and {g['id']!r} added with the same {why}: "
@@ -355,6 +403,47 @@ def rename_warnings(removed: Sequence[Game], added: Sequence[Game]) -> list[Rele
             )
         )
     return out
+
+
+_APPLE_APP_ID = re.compile(r"/id(\d+)(?:/|$)")
+
+
+def store_app(url: str) -> str:
+    """Which app a store URL opens: Apple's numeric id, Google Play's package, else the URL.
+
+    The slug in an App Store path (`/app/<slug>/id123`) and the attribution parameters do not
+    change the app, so they are left out.
+    """
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return url
+    if _STORE_HOSTS.get(host) == "ios":
+        match = _APPLE_APP_ID.search(parts.path)
+        if match:
+            return f"apple:id{match.group(1)}"
+    elif _STORE_HOSTS.get(host) == "android":
+        package = dict(parse_qsl(parts.query)).get("id")
+        if package:
+            return f"google-play:{package}"
+    return plain_store_url(url)
+
+
+def store_app_changes(before: Game, after: Game) -> Iterator[CatalogBreak]:
+    """A store entry that now opens another app: clients that matched the app lose it."""
+    old_urls, new_urls = _store_urls(before["stores"]), _store_urls(after["stores"])
+    for name, urls in old_urls.items():
+        for a, b in zip(urls, new_urls.get(name, []), strict=False):
+            old_app, new_app = store_app(a), store_app(b)
+            if old_app != new_app:
+                yield CatalogBreak(
+                    "store-app-changed",
+                    after["id"],
+                    f"{name} link now opens another app ({old_app} → {new_app}): clients "
+                    "that match the app by its store link lose it",
+                    {"store": name, "before": a, "after": b},
+                )
 
 
 def store_platform(name: str, url: str, known: dict[str, str]) -> str | None:
@@ -416,9 +505,20 @@ def _store_warnings(before: Game, after: Game, known: dict[str, str]) -> Iterato
 
 
 # --- contract check (SPEC §9) ------------------------------------------------------------------
+#
+# The rules are oasdiff's (github.com/oasdiff/oasdiff, checker/rules.go; the check ids are
+# quoted beside each rule). A change is breaking when oasdiff's `breaking` command reports it,
+# that is at level ERR or WARN. What a schema may change depends on who reads it: a response
+# is read by the client, so it may gain fields (required or not: clients ignore unknown
+# fields, SPEC §9) but not lose one or widen its values; a request is written by the client,
+# so it may not demand more.
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _REF_PREFIX = "#/components/schemas/"
+Direction = Literal["request", "response"]
+# Lower bounds: raising one narrows what is valid, lowering (or removing) one widens it.
+_LOWER_BOUNDS = ("minItems", "minLength", "minimum", "minProperties")
+_UPPER_BOUNDS = ("maxItems", "maxLength", "maximum", "maxProperties")
 
 
 class _Contract:
@@ -429,7 +529,7 @@ class _Contract:
         self.old_schemas = _dict(_dict(old.get("components")).get("schemas"))
         self.new_schemas = _dict(_dict(new.get("components")).get("schemas"))
         self.changes: list[ContractChange] = []
-        self._seen: set[tuple[str, str]] = set()
+        self._seen: set[tuple[str, str, Direction]] = set()
 
     def breaking(self, where: str, message: str) -> None:
         self.changes.append(ContractChange(True, where, message))
@@ -441,14 +541,15 @@ class _Contract:
         old_paths, new_paths = _dict(self.old.get("paths")), _dict(self.new.get("paths"))
         for path, item in old_paths.items():
             if path not in new_paths:
+                # api-path-removed-without-deprecation (ERR)
                 self.breaking(f"paths.{path}", "endpoint removed")
             else:
                 self.path_item(path, _dict(item), _dict(new_paths[path]))
         for path in new_paths:
             if path not in old_paths:
-                self.compatible(f"paths.{path}", "new endpoint")
+                self.compatible(f"paths.{path}", "new endpoint")  # endpoint-added (INFO)
         # Component schemas are compared as the paths use them (the wire contract): each pair
-        # once, reported under its name.
+        # once per direction, reported under its name.
         return self.changes
 
     # -- paths ---------------------------------------------------------------------------------
@@ -457,9 +558,10 @@ class _Contract:
         for method in HTTP_METHODS:
             where = f"paths.{path}.{method}"
             if method in old and method not in new:
+                # api-removed-without-deprecation (ERR)
                 self.breaking(where, f"method {method.upper()} removed")
             elif method in new and method not in old:
-                self.compatible(where, f"new method {method.upper()}")
+                self.compatible(where, f"new method {method.upper()}")  # endpoint-added
             elif method in old:
                 self.operation(where, old, new, _dict(old[method]), _dict(new[method]))
 
@@ -471,24 +573,45 @@ class _Contract:
         old: dict[str, Any],
         new: dict[str, Any],
     ) -> None:
+        if new.get("deprecated") and not old.get("deprecated"):
+            self.compatible(where, "deprecated")  # endpoint-deprecated (INFO)
         self.parameters(where, _params(old_item, old), _params(new_item, new))
-        old_body, new_body = _dict(old.get("requestBody")), _dict(new.get("requestBody"))
-        if new_body.get("required") and not old_body.get("required"):
-            self.breaking(f"{where}.requestBody", "request body is now required")
+        self.request_body(f"{where}.requestBody", old, new)
         old_sec = old.get("security", self.old.get("security")) or []
         new_sec = new.get("security", self.new.get("security")) or []
         if new_sec and not old_sec:
+            # api-security-removed / api-global-security-removed (ERR): the anonymous
+            # alternative, `[]`, is gone
             self.breaking(f"{where}.security", "now requires authentication")
         old_resp, new_resp = _dict(old.get("responses")), _dict(new.get("responses"))
         for status, resp in old_resp.items():
             at = f"{where}.responses.{status}"
             if status not in new_resp:
+                # response-success-status-removed (ERR); response-non-success-status-removed
+                # is INFO in oasdiff, but SPEC §7 fixes the error answers of this API too
                 self.breaking(at, f"response {status} removed")
             else:
                 self.response(at, _dict(resp), _dict(new_resp[status]))
         for status in new_resp:
             if status not in old_resp:
                 self.compatible(f"{where}.responses.{status}", f"new response {status}")
+
+    def request_body(self, where: str, old_op: dict[str, Any], new_op: dict[str, Any]) -> None:
+        old, new = _dict(old_op.get("requestBody")), _dict(new_op.get("requestBody"))
+        if new.get("required") and not old.get("required"):
+            # added-required-request-body, request-body-became-required (ERR)
+            self.breaking(where, "request body is now required")
+        old_content, new_content = _dict(old.get("content")), _dict(new.get("content"))
+        for ctype, media in old_content.items():
+            if ctype not in new_content:
+                self.breaking(f"{where}.content", f"no longer accepts {ctype}")
+            else:
+                self.schema(
+                    f"{where}.content.{ctype}",
+                    _dict(_dict(media).get("schema")),
+                    _dict(_dict(new_content[ctype]).get("schema")),
+                    "request",
+                )
 
     def parameters(
         self,
@@ -501,15 +624,19 @@ class _Contract:
             q = old.get(key)
             if q is None:
                 if p.get("required"):
+                    # new-required-request-parameter (ERR)
                     self.breaking(at, f"new required {key[0]} parameter {key[1]!r}")
                 else:
+                    # new-optional-request-parameter (INFO)
                     self.compatible(at, f"new optional {key[0]} parameter {key[1]!r}")
                 continue
             if p.get("required") and not q.get("required"):
+                # request-parameter-became-required (ERR)
                 self.breaking(at, f"{key[0]} parameter {key[1]!r} is now required")
-            self.schema(at, _dict(q.get("schema")), _dict(p.get("schema")))
+            self.schema(at, _dict(q.get("schema")), _dict(p.get("schema")), "request")
         for key in old:
             if key not in new:
+                # request-parameter-removed (WARN)
                 self.breaking(
                     f"{where}.parameters.{key[1]}", f"{key[0]} parameter {key[1]!r} removed"
                 )
@@ -518,19 +645,24 @@ class _Contract:
         old_content, new_content = _dict(old.get("content")), _dict(new.get("content"))
         for ctype, media in old_content.items():
             if ctype not in new_content:
+                # response-media-type-removed (ERR)
                 self.breaking(f"{where}.content", f"no longer returns {ctype}")
             else:
                 self.schema(
                     f"{where}.content.{ctype}",
                     _dict(_dict(media).get("schema")),
                     _dict(_dict(new_content[ctype]).get("schema")),
+                    "response",
                 )
         for ctype in new_content:
             if ctype not in old_content and old_content:
+                # response-media-type-added (INFO)
                 self.compatible(f"{where}.content", f"also returns {ctype}")
         old_headers, new_headers = _dict(old.get("headers")), _dict(new.get("headers"))
         for name in old_headers:
             if name not in new_headers:
+                # required-response-header-removed (ERR), optional-response-header-removed
+                # (WARN)
                 self.breaking(f"{where}.headers.{name}", f"response header {name} removed")
         for name in new_headers:
             if name not in old_headers:
@@ -538,10 +670,12 @@ class _Contract:
 
     # -- schemas -------------------------------------------------------------------------------
 
-    def schema(self, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+    def schema(
+        self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
+    ) -> None:
         old_ref, new_ref = _ref_name(old), _ref_name(new)
         if old_ref is not None or new_ref is not None:
-            pair = (old_ref or where, new_ref or where)
+            pair = (old_ref or where, new_ref or where, direction)
             if pair in self._seen:
                 return
             self._seen.add(pair)
@@ -551,48 +685,112 @@ class _Contract:
             new = self.resolve(new, self.new_schemas)
         old_t, new_t = self.type_of(old, self.old_schemas), self.type_of(new, self.new_schemas)
         if old_t != new_t:
+            # response-property-type-changed, request-property-type-changed (ERR)
             self.breaking(where, f"type changed from {old_t} to {new_t}")
             return
-        for key in ("format", "const"):
-            if old.get(key) != new.get(key):
-                self.breaking(where, f"{key} changed from {old.get(key)!r} to {new.get(key)!r}")
-        if "enum" in old or "enum" in new:
-            gone = [v for v in old.get("enum", []) if v not in new.get("enum", [])]
-            extra = [v for v in new.get("enum", []) if v not in old.get("enum", [])]
-            if gone or extra:
-                self.breaking(where, f"allowed values changed (removed {gone}, added {extra})")
-        for key in ("minItems", "minLength", "minimum"):
-            if key in old and new.get(key, 0) < old[key]:
-                self.breaking(where, f"{key} lowered from {old[key]} to {new.get(key, 0)}")
-        self.properties(where, old, new)
+        if old.get("format") != new.get("format"):
+            # response-property-format-changed, request-property-format-changed (ERR)
+            self.breaking(
+                where, f"format changed from {old.get('format')!r} to {new.get('format')!r}"
+            )
+        self.values(where, old, new, direction)
+        self.bounds(where, old, new, direction)
+        self.properties(where, old, new, direction)
         if "items" in old and "items" in new:
-            self.schema(f"{where}[]", _dict(old["items"]), _dict(new["items"]))
+            self.schema(f"{where}[]", _dict(old["items"]), _dict(new["items"]), direction)
         for key in ("anyOf", "oneOf", "allOf"):
             old_list, new_list = old.get(key), new.get(key)
             if isinstance(old_list, list) and isinstance(new_list, list):
                 for i, (a, b) in enumerate(zip(old_list, new_list, strict=False)):
-                    self.schema(f"{where}.{key}[{i}]", _dict(a), _dict(b))
+                    self.schema(f"{where}.{key}[{i}]", _dict(a), _dict(b), direction)
 
-    def properties(self, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
+    def values(
+        self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
+    ) -> None:
+        """`enum` and `const` (a one-value enum): the set of values a reader must accept."""
+        old_values, new_values = _allowed(old), _allowed(new)
+        if old_values is None and new_values is None:
+            return
+        if old_values is None or new_values is None:
+            # An unconstrained value became constrained (or the other way round).
+            widened = new_values is None
+            if widened == (direction == "response"):
+                self.breaking(where, "allowed values changed")
+            else:
+                self.compatible(where, "allowed values changed")
+            return
+        added = [v for v in new_values if v not in old_values]
+        removed = [v for v in old_values if v not in new_values]
+        if direction == "response":
+            # response-property-enum-value-added (WARN): a client may not handle the new
+            # value; response-property-enum-value-removed (INFO)
+            if added:
+                self.breaking(where, f"new allowed value{'s' * (len(added) > 1)} {added}")
+            if removed:
+                self.compatible(where, f"no longer returns {removed}")
+        else:
+            # request-property-enum-value-removed (ERR); request-property-enum-value-added
+            # (INFO)
+            if removed:
+                self.breaking(where, f"no longer accepts {removed}")
+            if added:
+                self.compatible(where, f"also accepts {added}")
+
+    def bounds(
+        self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
+    ) -> None:
+        """minItems, maxLength, …: a response may not widen them, a request may not narrow.
+
+        response-property-min-items-decreased, response-property-max-length-increased,
+        request-property-min-items-increased, request-property-max-length-decreased, … (ERR);
+        the opposite moves are INFO.
+        """
+        for key in (*_LOWER_BOUNDS, *_UPPER_BOUNDS):
+            a, b = old.get(key), new.get(key)
+            if a == b or not all(isinstance(v, int | float | None) for v in (a, b)):
+                continue
+            message = f"{key} changed from {a} to {b}"
+            if _widens(key, a, b) == (direction == "response"):
+                self.breaking(where, message)
+            else:
+                self.compatible(where, message)
+
+    def properties(
+        self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
+    ) -> None:
         old_props, new_props = _dict(old.get("properties")), _dict(new.get("properties"))
         old_req, new_req = set(old.get("required", [])), set(new.get("required", []))
         gone = [p for p in old_props if p not in new_props]
         fresh = [p for p in new_props if p not in old_props]
         for p in gone:
+            # response-required-property-removed (ERR), response-optional-property-removed
+            # (WARN), request-property-removed (WARN)
             hint = f" (renamed to {fresh[0]!r}?)" if len(gone) == len(fresh) == 1 else ""
             self.breaking(f"{where}.{p}", f"field {p!r} removed{hint}")
         for p in fresh:
-            if p in new_req:
+            required = p in new_req
+            kind = "required" if required else "optional"
+            if direction == "request" and required:
+                # new-required-request-property (ERR)
                 self.breaking(f"{where}.{p}", f"new required field {p!r}")
             else:
-                self.compatible(f"{where}.{p}", f"new optional field {p!r}")
+                # response-required-property-added, response-optional-property-added,
+                # new-optional-request-property (INFO): clients ignore unknown fields
+                self.compatible(f"{where}.{p}", f"new {kind} field {p!r}")
         for p, schema in old_props.items():
             if p not in new_props:
                 continue
             if (p in old_req) != (p in new_req):
-                state = "required" if p in new_req else "optional"
-                self.breaking(f"{where}.{p}", f"field {p!r} is now {state}")
-            self.schema(f"{where}.{p}", _dict(schema), _dict(new_props[p]))
+                now_required = p in new_req
+                state = "required" if now_required else "optional"
+                # response-property-became-optional (ERR), response-property-became-required
+                # (INFO); request-property-became-required (ERR),
+                # request-property-became-optional (INFO)
+                if now_required == (direction == "request"):
+                    self.breaking(f"{where}.{p}", f"field {p!r} is now {state}")
+                else:
+                    self.compatible(f"{where}.{p}", f"field {p!r} is now {state}")
+            self.schema(f"{where}.{p}", _dict(schema), _dict(new_props[p]), direction)
 
     @staticmethod
     def resolve(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
@@ -616,6 +814,20 @@ class _Contract:
         if not kinds and ("properties" in schema):
             kinds.add("object")
         return "|".join(sorted(kinds)) or "any"
+
+
+def _widens(key: str, old: float | None, new: float | None) -> bool:
+    """Whether moving bound `key` from `old` to `new` lets more values through."""
+    if old is None or new is None:
+        return new is None  # a bound dropped widens, a bound added narrows
+    return new < old if key in _LOWER_BOUNDS else new > old
+
+
+def _allowed(schema: dict[str, Any]) -> list[Any] | None:
+    if "const" in schema:
+        return [schema["const"]]
+    values = schema.get("enum")
+    return list(values) if isinstance(values, list) else None
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -38,9 +38,21 @@ CHANGED = Rule("changed-game", "note", "A game's published fields change.")
 REORDERED = Rule("reordered-game", "note", "A game moves in the catalog order.")
 ID_RENAME = Rule(
     "id-rename",
-    "warning",
+    "error",
     "A game looks renamed: one id removed, another with the same name or store link added.",
     "Clients key games by id: keep the old id (slug) unless the rename is intended.",
+)
+GAME_REMOVED = Rule(
+    "game-removed",
+    "error",
+    "A game is removed: clients that kept its id will not find it again.",
+    "Keep the game (as a draft page it stays out), or announce the removal.",
+)
+STORE_APP_CHANGED = Rule(
+    "store-app-changed",
+    "error",
+    "A store link now opens another app (another App Store id or Google Play package).",
+    "Check the store URL: clients that match the app by its link lose it.",
 )
 ATTRIBUTION = Rule(
     "attribution",
@@ -57,7 +69,9 @@ PLATFORM_STORE = Rule(
 _OTHER_WARNING = Rule("release-warning", "warning", "A change that needs a second look.")
 RULES = (
     BREAKING,
+    GAME_REMOVED,
     ID_RENAME,
+    STORE_APP_CHANGED,
     ATTRIBUTION,
     PLATFORM_STORE,
     REMOVED,
@@ -66,7 +80,8 @@ RULES = (
     REORDERED,
     COMPATIBLE,
 )
-_WARNING_RULES = {r.id: r for r in (ID_RENAME, ATTRIBUTION, PLATFORM_STORE)}
+_WARNING_RULES = {r.id: r for r in (ATTRIBUTION, PLATFORM_STORE)}
+_BREAK_RULES = {r.id: r for r in (GAME_REMOVED, ID_RENAME, STORE_APP_CHANGED)}
 
 
 def warning_rule(kind: str) -> Rule:
@@ -80,6 +95,10 @@ def changes(result: DiffResult) -> list[dict[str, Any]]:
     def add(kind: str, rule: Rule, **data: Any) -> None:
         out.append({"kind": kind, "rule": rule.id, "severity": rule.severity, **data})
 
+    for b in result.breaks:
+        data = b.to_json()
+        del data["kind"]  # the rule names it
+        add("breaking", _BREAK_RULES[b.kind], **data)
     for c in result.breaking:
         add("breaking", BREAKING, where=c.where, message=c.message)
     for w in result.warnings:
@@ -103,7 +122,7 @@ def change_message(item: dict[str, Any]) -> str:
     """One line for an annotation or a test case (cleaned of control characters)."""
     kind = item["kind"]
     if kind in ("breaking", "compatible"):
-        text = f"{item['where']}: {item['message']}"
+        text = f"{item.get('id') or item['where']}: {item['message']}"
     elif kind == "warning":
         text = item["message"]
     elif kind == "changed":
@@ -163,7 +182,7 @@ def _store_lines(change: dict[str, Any], code: Any = str) -> list[str]:
 def summary(result: DiffResult) -> str:
     from catalogctl.text import plural
 
-    if not (result.catalog_changed or result.warnings or result.contract):
+    if not (result.catalog_changed or result.warnings or result.contract or result.breaks):
         return f"no differences ({plural(result.new_games, 'game')})"
     parts = [
         f"{len(result.added)} added",
@@ -172,8 +191,8 @@ def summary(result: DiffResult) -> str:
         f"{len(result.reordered)} reordered",
         plural(len(result.warnings), "warning"),
     ]
-    if result.contract_checked:
-        parts.append(plural(len(result.breaking), "breaking change"))
+    if result.contract_checked or result.breaks:
+        parts.append(plural(len(result.breaks) + len(result.breaking), "breaking change"))
     return ", ".join(parts)
 
 
@@ -185,6 +204,10 @@ def to_markdown(result: DiffResult) -> str:
     """Release notes / PR comment."""
     lines = [f"## Catalog changes: {_md_code(result.old)} → {_md_code(result.new)}", ""]
     lines += [f"**{summary(result)}**", ""]
+    if result.breaks:
+        lines += ["### Breaking catalog changes", ""]
+        lines += [f"- {_md_code(b.id)} ({b.kind}): {_md(b.message)}" for b in result.breaks]
+        lines.append("")
     if result.breaking:
         lines += ["### Breaking contract changes (need /api/v2)", ""]
         lines += [f"- {_md_code(c.where)}: {_md(c.message)}" for c in result.breaking]
@@ -257,6 +280,10 @@ def to_renderables(result: DiffResult, width: int = NARROW) -> list[RenderableTy
         sections.append((title, columns, rows))
         return rows
 
+    if result.breaks:
+        t = table("Breaking catalog changes", "Game", "Kind", "Change")
+        for b in result.breaks:
+            t.add_row(Text(b.id), Text(b.kind, style="red"), Text(b.message))
     if result.breaking:
         rows = section("Breaking contract changes (need /api/v2)", "Where", "Change")
         rows += [

@@ -45,7 +45,7 @@ def diff_summary(result: DiffResult, fail_on: str) -> dict[str, Any]:
         "changed": len(result.changed),
         "reordered": len(result.reordered),
         "warnings": len(result.warnings),
-        "breaking": len(result.breaking),
+        "breaking": len(result.breaks) + len(result.breaking),
         "compatible": len(result.compatible),
         "contract_checked": result.contract_checked,
         "fail_on": fail_on,
@@ -67,7 +67,7 @@ def diff_report(result: DiffResult, *, fail_on: str) -> Report:
         failing = _failing(item["kind"], fail_on, failed)
         level = _LEVEL[item["severity"]]
         case.results.append(Result(item["rule"], level, change_message(item), loc, failing))
-    if result.breaking:
+    if result.is_breaking:
         mark = ("✗", "red")
     elif failed:
         mark = ("!", "yellow")

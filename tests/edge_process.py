@@ -1,8 +1,8 @@
 """Build a Cloudflare Workers project and run it on a local workerd, on 127.0.0.1 and a free port.
 
 The project is what `catalogctl build --target cloudflare` writes; workerd runs its
-`cloudflare/workerd.capnp` from the build directory, exactly as the README says, with the
-assets served from `public/` through the Worker's `ASSETS` binding. workerd is the runtime of
+`cloudflare/workerd.capnp`, as the README says, with the files of `public/` behind the
+Worker's `ASSETS` binding. workerd is the runtime of
 Cloudflare Workers (and of `wrangler dev`); it needs no account, no network and sends no
 telemetry. It comes from the npm registry (`.ci/run` installs the pinned release).
 """
@@ -56,7 +56,10 @@ def build_project(content: Path, out: Path, *extra: str) -> Path:
 
 
 class WorkerdProcess:
-    """`workerd serve cloudflare/workerd.capnp --socket-addr http=127.0.0.1:PORT` in the build."""
+    """`workerd serve DIR/cloudflare/workerd.capnp --socket-addr http=127.0.0.1:PORT`.
+
+    It runs from the directory above the build: the configuration needs no working directory.
+    """
 
     def __init__(self, build: Path, port: int | None = None) -> None:
         workerd = workerd_binary()
@@ -65,8 +68,14 @@ class WorkerdProcess:
         self.log = build.with_name(f"{build.name}.workerd.log")
         with self.log.open("wb") as log:
             self.proc = subprocess.Popen(
-                [workerd, "serve", WORKERD_CAPNP, "--socket-addr", f"http=127.0.0.1:{self.port}"],
-                cwd=build,
+                [
+                    workerd,
+                    "serve",
+                    str((build / WORKERD_CAPNP).absolute()),
+                    "--socket-addr",
+                    f"http=127.0.0.1:{self.port}",
+                ],
+                cwd=build.parent,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -178,3 +178,4 @@ def generated(tmp_path: Path) -> Callable[[int], Path]:
         return generate_catalog(tmp_path / f"generated-{n}", n)
 
     return make
+

@@ -20,10 +20,24 @@ class ServeProcess:
     test instead of hanging the run.
     """
 
-    def __init__(self, *args: str, quiet: bool = True, cwd: Path | None = None) -> None:
-        cmd = [sys.executable, "-m", "catalogctl", "serve", *args]
-        cmd += ["--host", "127.0.0.1", "--port", "0", "--log-format", "json"]
-        if quiet:
+    def __init__(
+        self,
+        *args: str,
+        quiet: bool = True,
+        access_log: Path | None = None,
+        cwd: Path | None = None,
+        listen: tuple[str, ...] = ("--host", "127.0.0.1", "--port", "0"),
+        env: dict[str, str] | None = None,
+        prefix: tuple[str, ...] = (),
+    ) -> None:
+        """`access_log`: write access lines (JSON) to that file; else `quiet` turns them off
+        or sends them to a pipe (`self.proc.stdout`)."""
+        cmd = [*prefix, sys.executable, "-m", "catalogctl", "serve", *args, *listen]
+        cmd += ["--log-format", "json"]
+        if access_log is not None:
+            cmd += ["--access-log", str(access_log)]
+            quiet = True  # nothing on stdout
+        elif quiet:
             cmd.append("--quiet")
         self.proc = subprocess.Popen(
             cmd,
@@ -31,6 +45,7 @@ class ServeProcess:
             stderr=subprocess.PIPE,
             text=True,
             cwd=cwd,
+            env=env,
         )
         self.events: list[dict[str, object]] = []
         self._lines: queue.Queue[dict[str, object] | None] = queue.Queue()

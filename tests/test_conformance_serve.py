@@ -37,13 +37,18 @@ def _deliveries(tmp: Path) -> Iterator[tuple[str, list[str], Site]]:
     yield "deprecated", [str(deprecated)], render(load_catalog(deprecated))
 
 
-@pytest.fixture(scope="module")
-def deliveries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[str, Site]]]:
+@pytest.fixture(scope="module", params=["access-log", "quiet"])
+def deliveries(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, tuple[str, Site]]]:
+    """Every delivery twice: with the access log on (to a file), as in production, and off."""
     running: list[ServeProcess] = []
     out: dict[str, tuple[str, Site]] = {}
+    tmp = tmp_path_factory.mktemp("conformance")
     try:
-        for name, args, site in _deliveries(tmp_path_factory.mktemp("conformance")):
-            server = ServeProcess(*args)
+        for name, args, site in _deliveries(tmp):
+            log = tmp / f"{name}.access.log" if request.param == "access-log" else None
+            server = ServeProcess(*args, access_log=log)
             running.append(server)
             out[name] = (server.url, site)
         yield out

@@ -28,14 +28,16 @@ def _st() -> str:
     return found
 
 
-@pytest.fixture(scope="module", params=["sample", "generated-300"])
+@pytest.fixture(scope="module", params=["sample+access-log", "sample", "generated-300+access-log"])
 def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     root = SAMPLE
-    if request.param != "sample":
-        root = generate_catalog(tmp_path_factory.mktemp("st") / "content", 300)
-    proc = ServeProcess(str(root))
+    tmp = tmp_path_factory.mktemp("st")
+    if request.param.startswith("generated"):
+        root = generate_catalog(tmp / "content", 300)
+    log = tmp / "access.log" if request.param.endswith("access-log") else None
+    proc = ServeProcess(str(root), access_log=log)
     try:
         yield proc.url
     finally:

@@ -1,80 +1,133 @@
-"""`catalogctl serve`: each behaviour in process (pytest-aiohttp), plus one real-socket test
-for --workers, SIGHUP reload (good and bad content) and graceful shutdown."""
+"""`catalogctl serve` in process: the protocol, the prepared answers, limits and the access log.
+
+Each test runs a `Worker` (the code every serving process runs) on 127.0.0.1 and a free port
+inside the test's event loop and talks to it with raw sockets or aiohttp's client. The
+process model (supervisor, reloads across workers, signals, sockets handed over by systemd)
+is tested on real processes in test_serve_processes.py.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
-import logging
+import os
 import re
-import signal
 import socket
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import ClientSession, web
-from aiohttp.test_utils import BaseTestServer, TestClient
+from aiohttp import ClientSession
 from typer.testing import CliRunner
 
 from catalogctl.cli.app import app as cli_app
 from catalogctl.content.loader import load_catalog
 from catalogctl.errors import ContentInvalid, InputError
-from catalogctl.serve.server import (
-    AccessLog,
-    App,
-    ServeOptions,
-    _watch,
-    choose_encoding,
-    etag_matches,
-    make_server,
-)
+from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
+from catalogctl.serve.metrics import Counters
+from catalogctl.serve.options import AccessFormat, ServeOptions
+from catalogctl.serve.responses import Table, choose_encoding, etag_matches
+from catalogctl.serve.worker import Worker
 from catalogctl.site.build import write_site
 from catalogctl.site.load import SiteInput
 from catalogctl.site.render import render
 from tests import conformance
-from tests.conftest import SAMPLE, ContentFactory, game_yaml, generate_catalog
-from tests.serve_process import ServeProcess
+from tests.conftest import SAMPLE, ContentFactory, game_yaml
 
 AVAILABLE = ("br", "gzip")
+ROOT = Path(__file__).resolve().parent.parent
 
 
-class CatalogTestServer(BaseTestServer):
-    """aiohttp's test server around our low-level server."""
+class Running:
+    """A worker serving in the test's loop."""
 
-    def __init__(self, app: App, options: ServeOptions) -> None:
-        super().__init__(host="127.0.0.1")
-        self.app = app
-        self.options = options
+    def __init__(self, worker: Worker, sock: socket.socket) -> None:
+        self.worker = worker
+        host, port = sock.getsockname()[:2]
+        self.host, self.port = host, port
+        self.url = f"http://{host}:{port}"
 
-    async def _make_runner(self, **kwargs: Any) -> web.ServerRunner:
-        return web.ServerRunner(make_server(self.app, self.options))
+    @property
+    def table(self) -> Table:
+        return self.worker.table
+
+    async def request(
+        self, target: str | bytes, method: str = "GET", **kw: Any
+    ) -> conformance.Reply:
+        """One request sent verbatim (aiohttp's client would normalise the path)."""
+        return await asyncio.get_running_loop().run_in_executor(
+            None, lambda: conformance.request(self.url, target, method, **kw)
+        )
+
+    async def exchange(self, data: bytes, timeout: float = 10) -> bytes:
+        """Send raw bytes, read until the server closes."""
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        writer.write(data)
+        await writer.drain()
+        reply = await asyncio.wait_for(reader.read(), timeout=timeout)
+        writer.close()
+        return reply
 
 
-Make = Callable[..., Awaitable[tuple[TestClient[Any, Any], App]]]
-
-
-@pytest.fixture
-def serve_app(aiohttp_client: Any) -> Make:
-    async def make(root: Path = SAMPLE, **options: Any) -> tuple[TestClient[Any, Any], App]:
-        source = SiteInput.open(root, base_url=options.pop("base_url", None))
-        app = App(source, source.load())
-        opts = ServeOptions(access_log=False, **options)
-        client = await aiohttp_client(CatalogTestServer(app, opts))
-        return client, app
-
-    return make
-
-
-async def raw(client: TestClient[Any, Any], target: str | bytes, method: str = "GET", **kw: Any):  # type: ignore[no-untyped-def]
-    """A request sent verbatim (aiohttp's client would normalise the path)."""
-    base = str(client.make_url("")).rstrip("/")
-    return await asyncio.get_running_loop().run_in_executor(
-        None, lambda: conformance.request(base, target, method, **kw)
+@asynccontextmanager
+async def running(
+    root: Path = SAMPLE,
+    *,
+    base_url: str | None = None,
+    access_fd: int | None = None,
+    reloads: bool = False,
+    **options: Any,
+) -> AsyncIterator[Running]:
+    source = SiteInput.open(root, base_url=base_url)
+    opts = ServeOptions(access_log=access_fd is not None, **options)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    sock.setblocking(False)
+    counters = Counters(2)
+    counters.slot = counters.claim(os.getpid())
+    worker = Worker(
+        Table(source.load()),
+        opts,
+        sock,
+        counters=counters,
+        source=source if reloads else None,
+        access_fd=access_fd,
+        fingerprint=source.fingerprint(),
     )
+    listening = asyncio.Event()
+    task = asyncio.get_running_loop().create_task(
+        worker.run(on_listening=listening.set, signals=False)
+    )
+    await asyncio.wait_for(listening.wait(), 10)
+    try:
+        yield Running(worker, sock)
+    finally:
+        worker.stop()
+        await asyncio.wait_for(task, opts.shutdown_timeout + 10)
+        sock.close()
+
+
+def _request(method: str, target: str, *headers: str, version: str = "1.1") -> bytes:
+    lines = [f"{method} {target} HTTP/{version}", "Host: x", *headers, "", ""]
+    return "\r\n".join(lines).encode("latin-1")
+
+
+def _responses(data: bytes) -> list[tuple[str, dict[str, str], bytes]]:
+    """Split a stream of responses (to GET or HEAD: Content-Length framed)."""
+    out = []
+    while data:
+        head, _, rest = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
+        length = int(headers.get("content-length", "0")) if headers.get("x-has-body") else 0
+        out.append((lines[0], headers, rest[:length]))
+        data = rest[length:]
+    return out
 
 
 # --- negotiation and conditional requests -----------------------------------------------------
@@ -131,322 +184,512 @@ def test_serve_etag_matches(header: str, matches: bool) -> None:
 # --- the contract, in process -------------------------------------------------------------------
 
 
-async def test_serve_api_v1_exact_bytes(serve_app: Make) -> None:
-    client, app = await serve_app()
-    res = app.table.site.resources["/api/v1"]
-    resp = await client.get("/api/v1", headers={"Accept-Encoding": "identity"})
-    assert resp.status == 200
-    assert resp.headers["Content-Type"] == "application/json"
-    assert await resp.read() == res.identity.body
-    assert resp.headers["ETag"] == res.identity.etag
-    assert resp.headers["Server"] == "catalogctl"
-    assert resp.headers["Access-Control-Allow-Origin"] == "*"
-    assert resp.headers["Vary"] == "Accept-Encoding"
-    assert '</.well-known/api-catalog>; rel="api-catalog"' in resp.headers["Link"]
-    assert "Deprecation" not in resp.headers and "Sunset" not in resp.headers
+async def test_serve_api_v1_exact_bytes() -> None:
+    async with running() as srv:
+        res = srv.table.site.resources["/api/v1"]
+        reply = await srv.request("/api/v1", headers={"Accept-Encoding": "identity"})
+    assert reply.status == 200
+    assert reply.header("content-type") == "application/json"
+    assert reply.body == res.identity.body
+    assert reply.header("etag") == res.identity.etag
+    assert reply.header("server") == "catalogctl"
+    assert reply.header("access-control-allow-origin") == "*"
+    assert reply.header("vary") == "Accept-Encoding"
+    assert '</.well-known/api-catalog>; rel="api-catalog"' in (reply.header("link") or "")
+    assert reply.header("deprecation") is None and reply.header("sunset") is None
 
 
-async def test_serve_head_has_get_headers_without_body(serve_app: Make) -> None:
-    client, _ = await serve_app()
-    get = await client.get("/api/v1/games", headers={"Accept-Encoding": "gzip"})
-    head = await client.head("/api/v1/games", headers={"Accept-Encoding": "gzip"})
+async def test_serve_head_has_get_headers_without_body() -> None:
+    async with running() as srv:
+        get = await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
+        head = await srv.request("/api/v1/games", "HEAD", headers={"Accept-Encoding": "gzip"})
+        whole = await srv.exchange(_request("HEAD", "/api/v1/games", "Connection: close"))
     assert head.status == get.status == 200
-    drop = {"Date"}
-    assert {k: v for k, v in head.headers.items() if k not in drop} == {
-        k: v for k, v in get.headers.items() if k not in drop
-    }
-    assert await head.read() == b""
+    assert head.stable_headers() == get.stable_headers()
+    assert whole.endswith(b"\r\n\r\n")  # nothing after the head
 
 
-async def test_serve_gzip_and_br_variants(serve_app: Make) -> None:
-    client, app = await serve_app()
-    res = app.table.site.resources["/api/v1/games"]
-    reply = await raw(client, "/api/v1/games", headers={"Accept-Encoding": "gzip"})
-    assert reply.header("content-encoding") == "gzip"
-    assert gzip.decompress(reply.body) == res.identity.body
-    assert reply.header("etag") == res.variant("gzip").etag  # type: ignore[union-attr]
-    reply = await raw(client, "/api/v1/games", headers={"Accept-Encoding": "br, gzip"})
-    assert reply.header("content-encoding") == "br"
-    assert reply.header("etag") == res.variant("br").etag  # type: ignore[union-attr]
+async def test_serve_gzip_and_br_variants() -> None:
+    async with running() as srv:
+        res = srv.table.site.resources["/api/v1/games"]
+        reply = await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
+        assert reply.header("content-encoding") == "gzip"
+        assert gzip.decompress(reply.body) == res.identity.body
+        assert reply.header("etag") == res.variant("gzip").etag  # type: ignore[union-attr]
+        reply = await srv.request("/api/v1/games", headers={"Accept-Encoding": "br, gzip"})
+        assert reply.header("content-encoding") == "br"
+        assert reply.header("etag") == res.variant("br").etag  # type: ignore[union-attr]
 
 
-async def test_serve_if_none_match_304(serve_app: Make) -> None:
-    client, app = await serve_app()
-    etag = app.table.site.resources["/api/v1/games"].identity.etag
-    plain = {"Accept-Encoding": "identity"}
-    resp = await client.get("/api/v1/games", headers={**plain, "If-None-Match": f'"old", {etag}'})
-    assert resp.status == 304
-    assert resp.headers["ETag"] == etag
-    assert resp.headers["Cache-Control"] == "public, max-age=300"
-    assert resp.headers["Vary"] == "Accept-Encoding"
-    assert await resp.read() == b""
-    resp = await client.get("/api/v1/games", headers={**plain, "If-None-Match": '"old"'})
-    assert resp.status == 200
-    # the ETag belongs to one representation: the br variant does not match it
-    resp = await client.get(
-        "/api/v1/games", headers={"Accept-Encoding": "br", "If-None-Match": etag}
-    )
-    assert resp.status == 200
+async def test_serve_if_none_match_304() -> None:
+    async with running() as srv:
+        etag = srv.table.site.resources["/api/v1/games"].identity.etag
+        plain = {"Accept-Encoding": "identity"}
+        reply = await srv.request(
+            "/api/v1/games", headers={**plain, "If-None-Match": f'"o", {etag}'}
+        )
+        assert reply.status == 304
+        assert reply.header("etag") == etag
+        assert reply.header("cache-control") == "public, max-age=300"
+        assert reply.header("vary") == "Accept-Encoding"
+        assert reply.header("content-length") is None and reply.header("content-type") is None
+        assert reply.body == b""
+        reply = await srv.request("/api/v1/games", headers={**plain, "If-None-Match": '"old"'})
+        assert reply.status == 200
+        # the ETag belongs to one representation: the br variant does not match it
+        reply = await srv.request(
+            "/api/v1/games", headers={"Accept-Encoding": "br", "If-None-Match": etag}
+        )
+        assert reply.status == 200
 
 
-async def test_serve_not_found_problem_uses_path_as_sent(serve_app: Make) -> None:
-    client, app = await serve_app()
-    for target, instance in (
-        ("/api/nope?x=1", "/api/nope"),
-        ('/api/a"b\\c', '/api/a"b\\c'),
-        ("/api/%2e%2e/openapi.json", "/api/%2e%2e/openapi.json"),
-        ("/api/../openapi.json", "/api/../openapi.json"),
-        ("/api/v1/", "/api/v1/"),
-    ):
-        reply = await raw(client, target)
-        assert reply.status == 404, target
-        assert reply.header("content-type") == "application/problem+json"
-        assert reply.header("cache-control") == "no-store"
-        body = json.loads(reply.body)
-        assert body["instance"] == instance
-        assert reply.body == app.table.site.not_found.body(instance)
+async def test_serve_not_found_problem_uses_path_as_sent() -> None:
+    async with running() as srv:
+        for target, instance in (
+            ("/api/nope?x=1", "/api/nope"),
+            ('/api/a"b\\c', '/api/a"b\\c'),
+            ("/api/%2e%2e/openapi.json", "/api/%2e%2e/openapi.json"),
+            ("/api/../openapi.json", "/api/../openapi.json"),
+            ("/api/v1/", "/api/v1/"),
+            ("http://example.com/api/x?y", "/api/x"),  # absolute-form
+        ):
+            reply = await srv.request(target)
+            assert reply.status == 404, target
+            assert reply.header("content-type") == "application/problem+json"
+            assert reply.header("cache-control") == "no-store"
+            assert json.loads(reply.body)["instance"] == instance
+            assert reply.body == srv.table.site.not_found.body(instance)
 
 
-async def test_serve_other_methods_403_html(serve_app: Make) -> None:
-    client, _ = await serve_app()
-    for method in ("POST", "DELETE", "OPTIONS"):
-        resp = await client.request(method, "/api/v1")
-        assert resp.status == 403
-        assert resp.headers["Content-Type"].startswith("text/html")
-        assert b"<html" in await resp.read()
-    # a method the HTTP parser does not know is still a method: 403, not 400
-    reply = await raw(client, "/api/v1", "BREW")
-    assert reply.status == 403 and reply.media_type == "text/html"
+async def test_serve_other_methods_403_html() -> None:
+    async with running() as srv:
+        for method in ("POST", "DELETE", "OPTIONS", "PROPFIND"):
+            reply = await srv.request("/api/v1", method, body=b"{}" if method == "POST" else b"")
+            assert reply.status == 403, method
+            assert reply.media_type == "text/html"
+            assert b"<html" in reply.body
+        # a method llhttp does not know is still a method: 403, not 400
+        reply = await srv.request("/api/v1", "BREW")
+        assert reply.status == 403 and reply.media_type == "text/html"
 
 
-async def test_serve_unknown_outside_api_404_html(serve_app: Make) -> None:
-    client, _ = await serve_app()
-    resp = await client.get("/robots.txt")
-    assert resp.status == 404
-    assert resp.headers["Content-Type"].startswith("text/html")
+async def test_serve_unknown_outside_api_404_html_and_query_ignored() -> None:
+    async with running() as srv:
+        reply = await srv.request("/robots.txt")
+        assert reply.status == 404 and reply.media_type == "text/html"
+        reply = await srv.request("/api/v1/games?platform=iOS&page=2")
+        assert reply.body == srv.table.site.resources["/api/v1/games"].identity.body
 
 
-async def test_serve_query_ignored(serve_app: Make) -> None:
-    client, app = await serve_app()
-    resp = await client.get("/api/v1/games?platform=iOS&page=2")
-    assert resp.status == 200
-    assert await resp.read() == app.table.site.resources["/api/v1/games"].identity.body
+async def test_serve_base_url_rewrites_documents() -> None:
+    async with running(base_url="http://127.0.0.1:9999") as srv:
+        data = (await srv.request("/api/v1")).json()
+    assert data["endpoints"]["games"] == "http://127.0.0.1:9999/api/v1/games"  # type: ignore[index]
 
 
-async def test_serve_base_url_rewrites_documents(serve_app: Make) -> None:
-    client, _ = await serve_app(base_url="http://127.0.0.1:9999")
-    data = await (await client.get("/api/v1")).json()
-    assert data["endpoints"]["games"] == "http://127.0.0.1:9999/api/v1/games"
-
-
-async def test_serve_build_directory(serve_app: Make, tmp_path: Path) -> None:
+async def test_serve_build_directory(tmp_path: Path) -> None:
     write_site(render(load_catalog(SAMPLE)), tmp_path / "dist")
-    client, _ = await serve_app(tmp_path / "dist")
-    resp = await client.get("/api/v1/games")
-    assert resp.status == 200
-    assert await resp.read() == (tmp_path / "dist/public/api/v1/games/index.json").read_bytes()
+    async with running(tmp_path / "dist") as srv:
+        reply = await srv.request("/api/v1/games")
+    assert reply.status == 200
+    assert reply.body == (tmp_path / "dist/public/api/v1/games/index.json").read_bytes()
 
 
 def test_serve_build_cache_control_override(tmp_path: Path) -> None:
     write_site(render(load_catalog(SAMPLE)), tmp_path / "dist")
     site = SiteInput.open(tmp_path / "dist", cache_control="no-cache").load()
-    headers = dict(site.resources["/api/v1"].headers)
-    assert headers["Cache-Control"] == "no-cache"
+    assert dict(site.resources["/api/v1"].headers)["Cache-Control"] == "no-cache"
 
 
-async def test_serve_deprecated_lifecycle_headers(
-    serve_app: Make, make_content: ContentFactory
-) -> None:
+def test_serve_header_with_line_break_refused(tmp_path: Path) -> None:
+    """A header value that could split the response is an error at load, never sent."""
+    write_site(render(load_catalog(SAMPLE)), tmp_path / "dist")
+    site = SiteInput.open(tmp_path / "dist", cache_control="no-cache\r\nSet-Cookie: x=1").load()
+    with pytest.raises(Exception, match="control characters"):
+        Table(site)
+
+
+async def test_serve_deprecated_lifecycle_headers(make_content: ContentFactory) -> None:
     from tests.test_conformance_serve import DEPRECATED_SITE
 
-    client, _ = await serve_app(make_content(site=DEPRECATED_SITE))
-    resp = await client.get("/api/v1")
-    assert resp.headers["Deprecation"] == "@1772323200"
-    assert resp.headers["Sunset"] == "Tue, 01 Sep 2026 00:00:00 GMT"
-    assert 'rel="deprecation"' in resp.headers["Link"]
-    assert (await resp.json())["status"] == "deprecated"
+    async with running(make_content(site=DEPRECATED_SITE)) as srv:
+        reply = await srv.request("/api/v1")
+    assert reply.header("deprecation") == "@1772323200"
+    assert reply.header("sunset") == "Tue, 01 Sep 2026 00:00:00 GMT"
+    assert 'rel="deprecation"' in (reply.header("link") or "")
+
+
+async def test_serve_aiohttp_client_decodes_precompressed_gzip() -> None:
+    async with (
+        running() as srv,
+        ClientSession() as session,
+        session.get(f"{srv.url}/api/v1/games") as resp,
+    ):
+        assert resp.headers["Content-Encoding"] in ("br", "gzip")
+        assert await resp.read() == srv.table.site.resources["/api/v1/games"].identity.body
+
+
+# --- HTTP/1.1: versions, keep-alive, pipelining ---------------------------------------------------
+
+
+async def test_serve_pipelined_requests_answered_in_order() -> None:
+    async with running() as srv:
+        etag = srv.table.answer("GET", "/api/v1/games", "gzip", None).etag
+        data = b"".join(
+            [
+                _request("GET", "/api/v1"),
+                _request("HEAD", "/api/v1/games", "Accept-Encoding: gzip"),
+                _request("GET", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
+                _request("GET", "/api/nothing"),
+                _request("DELETE", "/api/v1"),
+                _request("GET", "/api", "Content-Length: 2") + b"{}",
+                _request("GET", "/llms.txt", "Connection: close"),
+            ]
+        )
+        reply = await srv.exchange(data)
+    statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", reply)
+    assert statuses == [b"200", b"200", b"304", b"404", b"403", b"200", b"200"]
+    assert reply.count(b"\r\nServer: catalogctl\r\n") == 7
+    assert reply.count(b"Connection: close") == 1  # the last one, which closed
+
+
+@pytest.mark.parametrize(
+    ("request_line", "status"),
+    [
+        (b"GET /api/v1 HTTP/2.0", 505),
+        (b"GET /api/v1 HTTP/3.0", 505),
+        (b"GET /api/v1 HTTP/1.2", 505),
+        (b"GET /api/v1", 505),  # HTTP/0.9
+        (b"GET /api/\x01 HTTP/1.1", 400),
+        (b"GET /api/ v1 HTTP/1.1 x", 400),
+    ],
+)
+async def test_serve_versions_and_malformed_request_lines(request_line: bytes, status: int) -> None:
+    async with running() as srv:
+        reply = await srv.exchange(request_line + b"\r\nHost: x\r\n\r\n")
+        assert reply.startswith(f"HTTP/1.1 {status} ".encode()), reply[:80]
+        assert b"Connection: close" in reply
+        # the same as HEAD: the head only
+        head = request_line.replace(b"GET", b"HEAD", 1)
+        reply = await srv.exchange(head + b"\r\nHost: x\r\n\r\n")
+        assert reply.startswith(f"HTTP/1.1 {status} ".encode())
+        assert reply.endswith(b"\r\n\r\n"), "an error answer to HEAD carries no body"
+
+
+async def test_serve_answers_http10_as_http11_and_closes_unless_asked() -> None:
+    async with running() as srv:
+        reply = await srv.exchange(b"GET /api/v1 HTTP/1.0\r\n\r\n")
+        assert reply.startswith(b"HTTP/1.1 200 OK\r\n") and b"Connection: close\r\n" in reply
+        keep = _request("GET", "/api/v1", "Connection: keep-alive", version="1.0")
+        reply = await srv.exchange(keep + _request("GET", "/api/v1", version="1.0"))
+        assert reply.count(b"HTTP/1.1 200 OK") == 2
+        assert b"Connection: keep-alive\r\n" in reply
 
 
 # --- limits and slow clients ----------------------------------------------------------------------
 
 
-async def test_serve_header_too_large_400(serve_app: Make) -> None:
-    client, _ = await serve_app(max_field_size=1024)
-    reply = await raw(client, "/api/v1", headers={"X-Big": "a" * 4000})
-    assert reply.status == 400
-    assert reply.header("server") == "catalogctl"
-    reply = await raw(client, "/api/v1")
-    assert reply.status == 200
+async def test_serve_header_line_too_large_431() -> None:
+    async with running(max_line_size=1024) as srv:
+        reply = await srv.request("/api/v1", headers={"X-Big": "a" * 4000})
+        assert reply.status == 431 and reply.header("server") == "catalogctl"
+        assert (await srv.request("/api/v" + "1" * 2000)).status == 414
+        assert (await srv.request("/api/v1")).status == 200
 
 
-async def test_serve_slowloris_connection_closed(serve_app: Make) -> None:
+async def test_serve_too_many_headers_431() -> None:
+    async with running(max_headers=20) as srv:
+        reply = await srv.request("/api/v1", headers={f"X-{i}": "y" for i in range(30)})
+        assert reply.status == 431
+
+
+async def test_serve_endless_header_value_bounded() -> None:
+    """A header that never ends (no line break) is cut off at the head limit, not buffered."""
+    async with running(max_line_size=1024) as srv:
+        reader, writer = await asyncio.open_connection(srv.host, srv.port)
+        writer.write(b"GET /api/v1 HTTP/1.1\r\nX-Endless: ")
+        for _ in range(512):  # 512 kB: more than one read of the socket, whatever its size
+            writer.write(b"a" * 1024)
+            await writer.drain()
+        writer.write_eof()
+        reply = await asyncio.wait_for(reader.read(), 10)
+        writer.close()
+        assert reply.startswith(b"HTTP/1.1 431 ")
+
+
+async def test_serve_request_body_too_large_413() -> None:
+    async with running() as srv:
+        reply = await srv.request("/api/v1", "POST", body=b"x" * 200_000)
+        assert reply.status == 413
+
+
+async def test_serve_slowloris_connection_closed() -> None:
     """A client that never finishes its request head is disconnected after the timeout."""
-    client, _ = await serve_app(keepalive_timeout=0.5)
-    reader, writer = await asyncio.open_connection(client.host, client.port)
-    writer.write(b"GET /api/v1 HTTP/1.1\r\nHost: x\r\n")
-    await writer.drain()
-    for _ in range(3):  # keep dribbling header bytes, as slowloris does
-        await asyncio.sleep(0.2)
-        writer.write(b"X-a: b\r\n")
-    data = await asyncio.wait_for(reader.read(), timeout=30)
+    async with running(keepalive_timeout=0.5) as srv:
+        reader, writer = await asyncio.open_connection(srv.host, srv.port)
+        writer.write(b"GET /api/v1 HTTP/1.1\r\nHost: x\r\n")
+        await writer.drain()
+        started = asyncio.get_running_loop().time()
+        data = b""
+        with contextlib.suppress(ConnectionError):
+            for _ in range(50):  # keep dribbling header bytes, as slowloris does
+                await asyncio.sleep(0.1)
+                if reader.at_eof():
+                    break
+                writer.write(b"X-a: b\r\n")
+                await writer.drain()
+            data = await asyncio.wait_for(reader.read(), timeout=10)
+        elapsed = asyncio.get_running_loop().time() - started
+        writer.close()
     assert data == b""  # closed without a response
-    writer.close()
+    assert elapsed < 3  # within the timeout (and the sweep's granularity), not at 5 s
 
 
-async def test_serve_idle_connection_closed(serve_app: Make) -> None:
-    client, _ = await serve_app(keepalive_timeout=0.3)
-    reader, writer = await asyncio.open_connection(client.host, client.port)
-    assert await asyncio.wait_for(reader.read(), timeout=30) == b""
-    writer.close()
+async def test_serve_idle_connection_closed() -> None:
+    async with running(keepalive_timeout=0.3) as srv:
+        reader, writer = await asyncio.open_connection(srv.host, srv.port)
+        writer.write(_request("GET", "/api/v1"))
+        first = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        assert first.startswith(b"HTTP/1.1 200")
+        rest = await asyncio.wait_for(reader.read(), timeout=10)  # the body, then closed
+        assert len(rest) == len(srv.table.site.resources["/api/v1"].identity.body)
+        writer.close()
 
 
-# --- the fast path (access log off) sends what aiohttp's response objects send ------------------
-
-
-def _request(method: str, target: str, *headers: str, version: str = "1.1") -> bytes:
-    lines = [f"{method} {target} HTTP/{version}", "Host: x", *headers, "", ""]
-    return "\r\n".join(lines).encode("latin-1")
-
-
-async def _exchange(client: TestClient[Any, Any], data: bytes) -> bytes:
-    reader, writer = await asyncio.open_connection(client.host, client.port)
-    writer.write(data)
-    await writer.drain()
-    reply = await asyncio.wait_for(reader.read(), timeout=30)  # the last request closes
-    writer.close()
-    return re.sub(rb"\r\nDate: [^\r]*", b"\r\nDate: -", reply)
-
-
-async def test_serve_fast_path_sends_the_bytes_aiohttp_would(serve_app: Make) -> None:
-    """With the access log off, simple requests are answered from prepared bytes; every reply
-    (Date aside) must equal the one aiohttp's own response path sends with the log on."""
-    fast, app = await serve_app()
-    slow_options = ServeOptions(access_log=True)
-    assert make_server(app, ServeOptions(access_log=False))().fast  # type: ignore[attr-defined]
-    assert not make_server(app, slow_options)().fast  # type: ignore[attr-defined]
-    etag = app.table.answer("GET", "/api/v1/games", "gzip", None).etag
-    last = _request("GET", "/llms.txt", "Connection: close")
-    pipelined = [
-        _request("GET", "/api/v1"),
-        _request("HEAD", "/api/v1/games", "Accept-Encoding: gzip"),
-        _request("GET", "/api/v1/games?page=2", "Accept-Encoding: br, gzip"),
-        _request("GET", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
-        _request("HEAD", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
-        _request("GET", '/api/a"b%0a?x=1'),
-        _request("HEAD", "/api/nothing"),
-        _request("GET", "/nowhere"),
-        _request("DELETE", "/api/v1"),
-        _request("GET", "http://example.com/openapi.json"),
-        _request("GET", "/api", "Content-Length: 2") + b"{}",
-        _request("GET", "/api/v1", "Connection: keep-alive", version="1.0"),
-        last,
-    ]
-    alone = [_request("GET", "/api/v1", version="1.0"), *pipelined]
-    slow: TestClient[Any, Any] = TestClient(
-        CatalogTestServer(App(app.source, app.table.site), slow_options)
-    )
-    async with slow:
-        for data in (b"".join(pipelined), *(one + last for one in alone)):
-            got = await _exchange(fast, data)
-            assert got == await _exchange(slow, data)
-        assert (await _exchange(fast, b"".join(pipelined))).count(b"\r\nServer: ") == 13
-
-
-def test_serve_prepared_bytes_kept_for_routes_only_and_bounded() -> None:
-    """Clients that vary targets and headers cannot grow a worker's memory without bound."""
-    source = SiteInput.open(SAMPLE)
-    table = App(source, source.load()).table
-    for i in range(3 * table.WIRES_KEPT):
-        assert table.wire("GET", f"/nowhere/{i}", None, None) is not None  # 404 page, not kept
-        assert table.wire("GET", f"/api/v1?page={i}", f"gzip;q=0.{i % 10}", None) is not None
-    assert len(table._wires) == table.WIRES_KEPT
-    assert all(target.startswith("/api/v1?") for _, target, _, _ in table._wires)
-    assert table.wire("GET", "/api/nothing", None, None) is None  # built per request
+async def test_serve_client_that_does_not_read_is_not_buffered_without_bound() -> None:
+    """Thousands of pipelined requests from a client that never reads: the worker stops
+    reading its socket and holds references to prepared bytes, not copies."""
+    async with running(shutdown_timeout=0.5) as srv:
+        sock = socket.create_connection((srv.host, srv.port))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        data = _request("GET", "/api/v1/games") * 50_000  # 2 MB of requests
+        sent = 0
+        for _ in range(100):
+            try:
+                sent += sock.send(data[sent:])
+            except BlockingIOError:
+                await asyncio.sleep(0.01)
+            if sent == len(data):
+                break
+        await asyncio.sleep(0.2)
+        conns = srv.worker.conns
+        assert conns is not None
+        (conn,) = conns.open
+        assert conn.transport is not None
+        body = len(srv.table.site.resources["/api/v1/games"].identity.body)
+        # what the transport holds: its high-water mark (64 kB) and one answer at most
+        assert conn.transport.get_write_buffer_size() <= 65536 + 2 * body
+        assert conn.pending is not None and len(conn.pending) < 50_000  # references, not copies
+        # the server stopped reading: most requests still wait in the kernel's buffers
+        assert sum(conns.statuses.values()) < 25_000
+        sock.close()
 
 
 # --- access log -----------------------------------------------------------------------------------
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
-@pytest.mark.parametrize("fmt", ["text", "json"])
-async def test_serve_access_log(serve_app: Make, fmt: str) -> None:
-    logger = logging.getLogger("catalogctl.access")
-    handler = _Records()
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
+@pytest.mark.parametrize("fmt", ["text", "json", "common", "combined"])
+async def test_serve_access_log_formats(fmt: AccessFormat, tmp_path: Path) -> None:
+    path = tmp_path / "access.log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
-        source = SiteInput.open(SAMPLE)
-        app = App(source, source.load())
-        options = ServeOptions(access_log=True, log_format=fmt)  # type: ignore[arg-type]
-        async with TestClient(CatalogTestServer(app, options)) as client:
-            await raw(client, '/api/a"b%0aX?q=1', headers={"User-Agent": 'ua "quoted" \\'})
+        async with running(access_fd=fd, access_log_format=fmt) as srv:
+            await srv.request('/api/a"b%0aX?q=1', headers={"User-Agent": 'ua "quoted" \\ \xe9'})
+            await srv.request("/api/v1", "HEAD")
+            await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
+            gz = srv.table.site.resources["/api/v1/games"].variant("gzip")
     finally:
-        logger.removeHandler(handler)
-    assert len(handler.records) == 1
-    record = handler.records[0]
+        os.close(fd)
+    lines = path.read_text("ascii").splitlines()
+    assert len(lines) == 3
     if fmt == "json":
-        entry = record.access  # type: ignore[attr-defined]
-        assert entry["status"] == 404 and entry["method"] == "GET"
-        assert entry["path"].startswith('/api/a"b')
+        entries = [json.loads(line) for line in lines]
+        assert entries[0]["status"] == 404 and entries[0]["path"] == '/api/a"b%0aX?q=1'
+        assert entries[0]["user_agent"] == 'ua "quoted" \\ \xe9'
+        assert entries[1]["bytes"] == 0  # HEAD: no body sent
+        assert entries[2]["bytes"] == len(gz.body) and entries[2]["encoding"] == "gzip"  # type: ignore[union-attr]
+        assert all(isinstance(e["duration_us"], int) for e in entries)
+        assert entries[0]["pid"] == os.getpid() and entries[0]["remote"] == "127.0.0.1"
+        return
+    clf = re.compile(
+        r'127\.0\.0\.1 - - \[\d\d/\w{3}/\d{4}:\d\d:\d\d:\d\d [+-]\d{4}\] "([^"]*)" (\d{3}) (\d+|-)'
+    )
+    first = clf.match(lines[0])
+    assert first, lines[0]
+    assert first.group(1) == "GET /api/a\\x22b%0aX?q=1 HTTP/1.1"  # nginx's escaping
+    assert clf.match(lines[1]).group(3) == "-"  # type: ignore[union-attr]
+    assert clf.match(lines[2]).group(3) == str(len(gz.body))  # type: ignore[union-attr]
+    if fmt == "common":
+        assert lines[0].endswith(" 404 " + lines[0].rsplit(" ", 1)[1])
+        assert "ua" not in lines[0]
     else:
-        line = record.getMessage()
-        assert "\n" not in line  # no forged log lines
-        assert '"ua \\"quoted\\" \\\\"' in line  # quotes in fields are escaped
-        assert " 404 " in line
+        assert '"ua \\x22quoted\\x22 \\x5C \\xE9"' in lines[0]
+    if fmt == "text":
+        assert all(re.search(r" \d+us$", line) for line in lines)
 
 
-async def test_serve_access_logger_disabled_costs_nothing() -> None:
-    source = SiteInput.open(SAMPLE)
-    server = make_server(App(source, source.load()), ServeOptions(access_log=False))
-    assert server._kwargs["access_log"] is None  # aiohttp then skips logging
-    assert AccessLog  # the class used when it is on
+@pytest.mark.parametrize(
+    ("allow", "peer", "xff", "forwarded", "client"),
+    [
+        ("127.0.0.1", "127.0.0.1", "203.0.113.7", None, "203.0.113.7"),
+        ("127.0.0.1", "127.0.0.1", "198.51.100.1, 203.0.113.7", None, "203.0.113.7"),
+        (
+            "127.0.0.1,203.0.113.0/24",
+            "127.0.0.1",
+            "198.51.100.1, 203.0.113.7",
+            None,
+            "198.51.100.1",
+        ),
+        ("10.0.0.1", "127.0.0.1", "203.0.113.7", None, "127.0.0.1"),  # untrusted peer
+        ("*", "192.0.2.9", None, 'for="[2001:db8::1]:4711";proto=https', "2001:db8::1"),
+        ("*", "192.0.2.9", None, "for=192.0.2.60:80, for=198.51.100.17", "192.0.2.60"),
+        ("192.0.2.9", "192.0.2.9", None, "for=192.0.2.60:80, for=198.51.100.17", "198.51.100.17"),
+        ("unix", "unix:", "203.0.113.7", None, "203.0.113.7"),
+    ],
+)
+def test_serve_forwarded_allow_ips(
+    allow: str, peer: str, xff: str | None, forwarded: str | None, client: str
+) -> None:
+    trusted = TrustedProxies(allow)
+    got = trusted.client(peer, xff and xff.encode(), forwarded and forwarded.encode())
+    assert got == client
 
 
-# --- reload ---------------------------------------------------------------------------------
+def test_serve_forwarded_allow_ips_rejects_garbage() -> None:
+    result = CliRunner().invoke(cli_app, ["serve", "--forwarded-allow-ips", "10.0.0.1,bogus"])
+    assert result.exit_code == 2 and "bogus" in result.output
+
+
+def test_serve_access_log_never_blocks_on_a_full_pipe() -> None:
+    """A reader that stopped reading: lines wait in memory up to a bound, then are dropped and
+    counted; the server never waits for the pipe."""
+    read_fd, write_fd = os.pipe()
+    try:
+        sink = Sink(write_fd)
+        sink.MAX_BACKLOG = 1 << 16  # type: ignore[misc]
+        line = b"x" * 99 + b"\n"
+        for _ in range(5000):  # 500 kB: far more than a pipe and the backlog hold
+            sink.write(line)
+        assert sink.dropped > 0
+        assert sink.backlog_size <= sink.MAX_BACKLOG
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def test_serve_access_log_lines_are_whole_on_a_shared_pipe() -> None:
+    read_fd, write_fd = os.pipe()
+    sink = Sink(write_fd)
+    assert sink.chunk <= 4096
+    sink.write(b"".join(b"%05d " % i + b"y" * 200 + b"\n" for i in range(15)))
+    data = os.read(read_fd, 1 << 16)
+    os.close(read_fd)
+    os.close(write_fd)
+    assert [len(line) for line in data.splitlines()] == [206] * 15
+
+
+async def test_serve_access_log_flushes_within_a_fraction_of_a_second(tmp_path: Path) -> None:
+    path = tmp_path / "access.log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        async with running(access_fd=fd) as srv:
+            await srv.request("/api/v1")
+            await asyncio.sleep(0.5)
+            assert path.read_text().count("\n") == 1  # written while the server runs
+    finally:
+        os.close(fd)
+
+
+def test_serve_access_log_format_is_checked() -> None:
+    assert set(AccessLog.__init__.__annotations__) >= {"fmt"}
+    result = CliRunner().invoke(cli_app, ["serve", "--access-log-format", "apache"])
+    assert result.exit_code == 2
+
+
+# --- reload (one process: it reloads itself) ---------------------------------------------------
+
+
+async def _until(check: Callable[[], Awaitable[bool]], timeout: float = 60) -> bool:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if await check():
+            return True
+        await asyncio.sleep(0.05)
+    return False
 
 
 async def test_serve_reload_good_and_bad_content(
-    serve_app: Make, make_content: ContentFactory, caplog: pytest.LogCaptureFixture
+    make_content: ContentFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     root = make_content()
-    client, app = await serve_app(root)
-    assert len((await (await client.get("/api/v1/games")).json())["games"]) == 2
-    (root / "games" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
-    await app.reload()
-    assert len((await (await client.get("/api/v1/games")).json())["games"]) == 3
-    (root / "games" / "gamma.md").write_text("---\nname: [broken\n---\n", encoding="utf-8")
+    caplog.set_level("INFO", logger="catalogctl.serve")
+    import logging
+
     logger = logging.getLogger("catalogctl.serve")
     logger.addHandler(caplog.handler)
     try:
-        await app.reload()
+        async with running(root, reloads=True) as srv:
+
+            async def games() -> int:
+                return len((await srv.request("/api/v1/games")).json()["games"])  # type: ignore[index]
+
+            assert await games() == 2
+            (root / "games" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
+            srv.worker.request_reload()
+
+            async def three() -> bool:
+                return await games() == 3
+
+            assert await _until(three)
+            assert f"reloaded {root}: 3 games, ETag {srv.table.etag}" in caplog.text
+            (root / "games" / "gamma.md").write_text("---\nname: [broken\n---\n", encoding="utf-8")
+            srv.worker.request_reload()
+
+            async def failed() -> bool:
+                return "failed" in caplog.text
+
+            assert await _until(failed)
+            assert await games() == 3
     finally:
         logger.removeHandler(caplog.handler)
-    assert len((await (await client.get("/api/v1/games")).json())["games"]) == 3
-    assert "reload failed" in caplog.text and "gamma.md" in caplog.text
+    assert "still serving the previous catalog (3 games" in caplog.text
+    assert "gamma.md" in caplog.text
 
 
-async def test_serve_watch_reloads_on_change(serve_app: Make, make_content: ContentFactory) -> None:
+async def test_serve_watch_reloads_on_change(make_content: ContentFactory) -> None:
     root = make_content()
-    _, app = await serve_app(root)
-    task = asyncio.get_running_loop().create_task(_watch(app, interval=0.05))
-    try:
+    async with running(root, reloads=True, watch=True, watch_interval=0.05) as srv:
         await asyncio.sleep(0.1)
         (root / "games" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
-        for _ in range(400):
-            await asyncio.sleep(0.05)
-            if app.table.games == 3:
-                break
-    finally:
-        task.cancel()
-    assert app.table.games == 3
+
+        async def reloaded() -> bool:
+            return srv.table.games == 3
+
+        assert await _until(reloaded)
+
+
+# --- metrics ------------------------------------------------------------------------------------
+
+
+def test_serve_metrics_survive_a_worker_and_count_by_status() -> None:
+    counters = Counters(3)
+    counters.slot = counters.claim(1)
+    counters.publish({200: 5, 404: 2, 418: 1}, 1234, 3, 0)
+    counters.retire(counters.slot)  # the worker is gone: its counts stay
+    counters.slot = counters.claim(2)
+    counters.publish({200: 1}, 10, 1, 0)
+    counters.catalog('"abc"', 7)
+    counters.add("reloads")
+    text = counters.render()
+    assert 'catalogctl_requests_total{code="200"} 6' in text
+    assert 'catalogctl_requests_total{code="404"} 2' in text
+    assert 'catalogctl_requests_total{code="other"} 1' in text
+    assert "catalogctl_response_body_bytes_total 1244" in text
+    assert "catalogctl_connections_open 1" in text
+    assert "catalogctl_reloads_total 1" in text
+    assert 'catalogctl_catalog_info{etag="\\"abc\\""} 1' in text
+    assert "catalogctl_catalog_games 7" in text
 
 
 # --- start-up errors (no traceback) -------------------------------------------------------------
@@ -484,82 +727,44 @@ def test_serve_port_in_use_exit_2() -> None:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        for workers in ("1", "2"):
-            result = CliRunner().invoke(
-                cli_app, ["serve", str(SAMPLE), "--port", str(port), "--workers", workers]
-            )
+        for args in (["--port", str(port)], ["--port", "0", "--metrics", f"127.0.0.1:{port}"]):
+            result = CliRunner().invoke(cli_app, ["serve", str(SAMPLE), *args])
             assert result.exit_code == 2, result.output
             assert "cannot listen" in result.output
             assert "Traceback" not in result.output
 
 
-# --- one real-socket test: workers, SIGHUP, graceful shutdown -----------------------------------
+def test_serve_metrics_address_checked() -> None:
+    result = CliRunner().invoke(cli_app, ["serve", "--metrics", "nope"])
+    assert result.exit_code == 2 and "HOST:PORT" in result.output
 
 
-def _games(url: str) -> int:
-    reply = conformance.request(url, "/api/v1/games")
-    assert reply.status == 200
-    return len(json.loads(reply.body)["games"])
+# --- public interfaces only -----------------------------------------------------------------------
+
+_PRIVATE_IMPORT = re.compile(
+    r"^\s*(?:from\s+(?P<from>[\w.]+)\s+import\s+(?P<names>[^#\n]+)|import\s+(?P<mod>[\w.]+))", re.M
+)
+_PRIVATE_ATTR = re.compile(
+    r"\b(aiohttp|httptools|uvloop|multidict|yarl|pydantic|typer|rich|yaml|brotli|asyncio|socket)\.(_[A-Za-z]\w*)"
+)
 
 
-def test_serve_workers_reload_and_graceful_shutdown(tmp_path: Path) -> None:
-    # 1,600 games: big enough that loading parses on a process pool, which a reload must
-    # run apart from the server's own signal handling
-    root = generate_catalog(tmp_path / "content", 1600)
-    proc = ServeProcess(str(root), "--workers", "2", quiet=False)
-    try:
-        # both workers answer (each logs its pid with the access line)
-        assert proc.proc.stdout is not None
-        for _ in range(40):
-            assert conformance.request(proc.url, "/api/v1").status == 200
-        pids = {json.loads(proc.proc.stdout.readline())["pid"] for _ in range(40)}
-        assert len(pids) == 2, pids
-
-        # SIGHUP with good content: every worker serves the new catalog
-        (root / "games" / "game-00000.md").unlink()
-        proc.signal(signal.SIGHUP)
-        proc.wait_for("reloaded")
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and {_games(proc.url) for _ in range(10)} != {1599}:
-            time.sleep(0.1)
-        assert {_games(proc.url) for _ in range(10)} == {1599}
-
-        # SIGHUP with bad content: logged with the file, the previous catalog stays up
-        (root / "games" / "game-00001.md").write_text("---\nname: [\n---\n", encoding="utf-8")
-        proc.signal(signal.SIGHUP)
-        assert "game-00001.md" in str(proc.wait_for("reload failed")["message"])
-        assert {_games(proc.url) for _ in range(10)} == {1599}
-
-        # SIGTERM while a response is being written (20 pipelined requests, none read yet,
-        # fill the socket buffers): the server waits for it, and what arrives is whole.
-        host, port, netloc = conformance._address(proc.url)
-        slow = socket.create_connection((host, port))
-        slow.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 20)
-        time.sleep(0.5)
-        proc.signal(signal.SIGTERM)
-        time.sleep(0.5)
-        assert proc.proc.poll() is None  # still finishing the response in flight
-        received = b""
-        slow.settimeout(30)
-        while chunk := slow.recv(1 << 20):
-            received += chunk
-        slow.close()
-        complete = 0
-        while received:
-            head, _, rest = received.partition(b"\r\n\r\n")
-            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
-            assert len(rest) >= length, "a response was cut short"
-            assert json.loads(rest[:length])["schemaVersion"] == 1
-            received, complete = rest[length:], complete + 1
-        assert 1 <= complete < 20
-        assert proc.proc.wait(30) == 0
-    finally:
-        proc.stop()
-
-
-async def test_serve_client_session_smoke(serve_app: Make) -> None:
-    """aiohttp's own client decodes our precompressed gzip transparently."""
-    client, app = await serve_app()
-    async with ClientSession() as session, session.get(client.make_url("/api/v1/games")) as resp:
-        assert resp.headers["Content-Encoding"] in ("br", "gzip")
-        assert await resp.read() == app.table.site.resources["/api/v1/games"].identity.body
+def test_no_private_names_of_dependencies() -> None:
+    """The package uses documented interfaces only: no `_name` module or attribute of another
+    package is imported or reached (our own `_private` names are fine)."""
+    found = []
+    for path in sorted((ROOT / "catalogctl").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        where = path.relative_to(ROOT)
+        for m in _PRIVATE_IMPORT.finditer(text):
+            module = m.group("from") or m.group("mod")
+            if module.split(".")[0] == "catalogctl":
+                continue
+            parts = module.split(".")
+            if m.group("names"):
+                parts += re.findall(r"(\w+)(?:\s+as\s+\w+)?", m.group("names"))
+            private = [p for p in parts if p.startswith("_") and not p.endswith("__")]
+            if private:
+                found.append(f"{where}: {m.group(0).strip()}")
+        found += [f"{where}: {m.group(0)}" for m in _PRIVATE_ATTR.finditer(text)]
+    assert found == []

@@ -22,12 +22,44 @@ from catalogctl.output.console import err, use_format
 from catalogctl.text import plural
 
 if TYPE_CHECKING:
-    from catalogctl.serve.server import Ready
+    from catalogctl.serve.options import Ready
 
 
 class LogFormat(StrEnum):
     text = "text"
     json = "json"
+
+
+class AccessLogFormat(StrEnum):
+    text = "text"
+    json = "json"
+    common = "common"
+    combined = "combined"
+
+
+def _address(value: str | None) -> str | None:
+    """--metrics HOST:PORT, checked when parsed."""
+    if value is None:
+        return None
+    from catalogctl.serve.server import parse_address
+
+    try:
+        parse_address(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return value
+
+
+def _proxies(value: str) -> str:
+    """--forwarded-allow-ips, checked when parsed."""
+    if value:
+        from catalogctl.serve.accesslog import TrustedProxies
+
+        try:
+            TrustedProxies(value)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return value
 
 
 def serve(
@@ -58,17 +90,54 @@ def serve(
             callback=check_cache_control,
         ),
     ] = None,
+    unix: Annotated[
+        Path | None,
+        typer.Option("--unix", help="Listen on this Unix socket instead of --host/--port."),
+    ] = None,
     workers: Annotated[
         int,
-        typer.Option("--workers", "-w", min=1, help="Processes sharing the port (SO_REUSEPORT)."),
+        typer.Option(
+            "--workers", "-w", min=1, max=64, help="Worker processes sharing the listener."
+        ),
     ] = 1,
     watch: Annotated[
         bool, typer.Option("--watch", help="Reload when the content changes (development).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No access log.")] = False,
     log_format: Annotated[
-        LogFormat, typer.Option("--log-format", help="Access and server log lines: text or JSON.")
+        LogFormat, typer.Option("--log-format", help="Server log lines (stderr): text or JSON.")
     ] = LogFormat.text,
+    access_log: Annotated[
+        str,
+        typer.Option("--access-log", help="Access log file ('-': standard output)."),
+    ] = "-",
+    access_log_format: Annotated[
+        AccessLogFormat | None,
+        typer.Option(
+            "--access-log-format",
+            help="Access lines: text (combined + time taken), json, common or combined. "
+            "Default: as --log-format.",
+            show_default=False,
+        ),
+    ] = None,
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="Proxies (IPs, networks, 'unix' or '*') whose X-Forwarded-For or Forwarded "
+            "header names the client in the access log.",
+            callback=_proxies,
+        ),
+    ] = "",
+    metrics: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics",
+            metavar="HOST:PORT",
+            help="Serve Prometheus metrics on this separate address.",
+            callback=_address,
+        ),
+    ] = None,
     keepalive_timeout: Annotated[
         float,
         typer.Option(
@@ -84,7 +153,7 @@ def serve(
             "--shutdown-timeout",
             min=0,
             callback=check_seconds,
-            help="Seconds in-flight responses get to finish on stop.",
+            help="Seconds in-flight responses get to finish on stop (0: close at once).",
         ),
     ] = 10.0,
     max_header_size: Annotated[
@@ -98,8 +167,11 @@ def serve(
 
     Every response is prepared at start: ETags and 304s, brotli and gzip,
     404 problem details under /api/, 403 for methods but GET and HEAD.
-    SIGHUP (or --watch) reloads; invalid content is logged and the previous
-    catalog stays up. SIGTERM/SIGINT let in-flight responses finish.
+    SIGHUP (or --watch) reloads: the catalog is rendered once and new
+    workers replace the old ones; invalid content is logged and every
+    worker keeps the previous catalog. SIGTERM/SIGINT let in-flight
+    responses finish, within --shutdown-timeout. Under systemd socket
+    activation (LISTEN_FDS) the passed socket is used.
 
     Exit 1 when the content is invalid, 2 when the source or the address
     cannot be used.
@@ -108,10 +180,12 @@ def serve(
 
       catalogctl serve                   # ./content or the sample, port 8000
       catalogctl serve content --watch --base-url http://127.0.0.1:8000
-      catalogctl serve dist --host 0.0.0.0 --workers 2 --quiet
-      catalogctl serve dist --log-format json | jq .status
+      catalogctl serve dist --host 0.0.0.0 --workers 2 --metrics 127.0.0.1:9100
+      catalogctl serve dist --unix /run/catalogctl/http.sock --quiet
+      catalogctl serve dist --access-log-format json | jq .status
     """
-    from catalogctl.serve.server import ServeOptions, configure_logging
+    from catalogctl.serve.options import ServeOptions
+    from catalogctl.serve.server import configure_logging, parse_address
     from catalogctl.serve.server import serve as run_server
     from catalogctl.site.load import SiteInput
 
@@ -121,14 +195,18 @@ def serve(
     options = ServeOptions(
         host=host,
         port=port,
+        unix=unix,
         workers=workers,
         access_log=not quiet,
+        access_log_path=access_log,
+        access_log_format=(access_log_format or AccessLogFormat(log_format.value)).value,
         log_format=log_format.value,
+        forwarded_allow_ips=forwarded_allow_ips,
+        metrics=parse_address(metrics) if metrics else None,
         watch=watch,
         keepalive_timeout=keepalive_timeout,
         shutdown_timeout=shutdown_timeout,
         max_line_size=max_header_size,
-        max_field_size=max_header_size,
     )
     src = SiteInput.open(root, display=display, base_url=base_url, cache_control=cache_control)
     configure_logging(options.log_format)
@@ -140,7 +218,15 @@ def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
         if log_format is LogFormat.json:
             import json
 
-            event = {"event": "listening", "url": r.url, "games": r.games, "pid": r.pid}
+            event = {
+                "event": "listening",
+                "url": r.url,
+                "games": r.games,
+                "etag": r.etag,
+                "workers": r.workers,
+                "pid": r.pid,
+                "metrics": r.metrics_url,
+            }
             sys.stderr.write(json.dumps(event) + "\n")
             sys.stderr.flush()
             return
@@ -151,7 +237,9 @@ def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
             markup=True,
             soft_wrap=True,
         )
-        if r.base_url != r.url:
+        if r.metrics_url:
+            err().print(f"  metrics at {r.metrics_url}", soft_wrap=True)
+        if r.base_url != r.url and r.url.startswith("http"):
             err().print(
                 f"  links in the documents point to {r.base_url}; "
                 f"--base-url {r.url} makes them local",

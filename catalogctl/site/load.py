@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from catalogctl.content.loader import GAMES_DIR, SITE_FILE, load_catalog
 from catalogctl.contract.routes import API_GAMES, DEFAULT_CACHE_CONTROL, Site
@@ -18,6 +20,9 @@ from catalogctl.errors import CatalogError, InputError
 from catalogctl.site.build import read_build
 from catalogctl.site.manifest import MANIFEST
 from catalogctl.site.render import render
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 
 def count_games(site: Site) -> int:
@@ -124,22 +129,58 @@ def describe(exc: CatalogError) -> str:
     return exc.message + "; " + "; ".join(parts[:20]) + ("; …" if len(parts) > 20 else "")
 
 
-def _load(source: SiteInput) -> tuple[Site | None, str | None]:
+def _load_into(source: SiteInput, out: Connection) -> None:
     # Exceptions with extra constructor arguments do not survive pickling: send text back.
     try:
-        return source.load(), None
+        result: tuple[str, object] = ("ok", source.load())
     except CatalogError as exc:
-        return None, describe(exc)
+        result = ("error", describe(exc))
+    except Exception as exc:  # noqa: BLE001 - reported to the server's log, not raised
+        result = ("error", f"{type(exc).__name__}: {exc}")
+    out.send(result)
+    out.close()
 
 
-def load_isolated(source: SiteInput) -> Site:
-    """`source.load()` in a spawned interpreter; raises `CatalogError` with the findings."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+class IsolatedLoad:
+    """`source.load()` in a spawned interpreter, started now; `fileno()` becomes readable
+    when it is done, so a server can wait for it in its event or select loop (answering,
+    reaping and handling signals meanwhile) and kill it once `deadline` has passed."""
 
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
-        site, failure = pool.submit(_load, source).result()
-    if failure is not None or site is None:
-        raise CatalogError(failure or "the catalog could not be loaded")
-    return site
+    def __init__(self, source: SiteInput, timeout: float) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._recv, send = context.Pipe(duplex=False)
+        self._process = context.Process(target=_load_into, args=(source, send), daemon=True)
+        self._process.start()
+        send.close()
+        self.deadline = time.monotonic() + timeout
+
+    def fileno(self) -> int:
+        return self._recv.fileno()
+
+    def result(self) -> Site:
+        """The loaded site; raises `CatalogError` with the reason it could not be loaded."""
+        try:
+            status, value = self._recv.recv()
+        except (EOFError, OSError):
+            self.kill()
+            raise CatalogError(
+                f"the loading process died (exit status {self._process.exitcode}) "
+                "before it finished"
+            ) from None
+        finally:
+            self._recv.close()
+        self._process.join(5)
+        if status != "ok" or not isinstance(value, Site):
+            raise CatalogError(str(value))
+        return value
+
+    def expired(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def kill(self) -> None:
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join(5)
+        self._recv.close()

@@ -1,0 +1,409 @@
+"""The access log: one line per response, formatted on the spot, written by a thread.
+
+A request costs one formatted string appended to a list. The list is handed to a writer
+thread as one chunk (every `FLUSH_EVERY` seconds, or sooner once it is long), so a slow
+disk or a full pipe delays the log, never an answer. Formats:
+
+- `combined`: the NCSA Combined Log Format (as Apache's and nginx's default `combined`);
+- `common`: the Common Log Format;
+- `text`: Combined plus the time taken, in microseconds (`123us`);
+- `json`: one object per line (time, remote, method, path, protocol, status, bytes,
+  encoding, duration_us, referer, user_agent, pid).
+
+`bytes` counts the body only (0 for HEAD and 304), as nginx's `$body_bytes_sent` does; in
+CLF a zero is written `-`. Durations run from the first byte of the request head to the
+handing of the answer to the kernel. Every value a client controls is escaped: `"`, `\\`
+and bytes outside printable ASCII become `\\xHH` (text formats) or JSON escapes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import ipaddress
+import json
+import os
+import re
+import select
+import socket
+import stat
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, Protocol
+
+import httptools
+
+if TYPE_CHECKING:
+    from catalogctl.serve.responses import Prepared
+
+
+class Request(Protocol):
+    """What a line is made of: the connection's view of the request just answered."""
+
+    peer: str
+    url: bytes
+    referer: bytes | None
+    user_agent: bytes | None
+    x_forwarded_for: bytes | None
+    forwarded: bytes | None
+    parser: httptools.HttpRequestParser
+    loop: asyncio.AbstractEventLoop
+
+
+UNIX_PEER = "unix:"  # how a client on a Unix socket is named
+AccessFormat = Literal["text", "json", "common", "combined"]
+FORMATS: tuple[AccessFormat, ...] = ("text", "json", "common", "combined")
+
+FLUSH_EVERY = 0.2  # seconds a line may wait before it is written
+FLUSH_LINES = 512  # or this many lines, whichever comes first
+PIPE_BUF = 4096  # writes up to this size to a pipe are atomic (workers share one)
+
+_UNSAFE = re.compile(rb"[^\x20\x21\x23-\x5b\x5d-\x7e]")
+
+
+def _hex(match: re.Match[bytes]) -> bytes:
+    return b"\\x%02X" % match.group()[0]
+
+
+def clf_escape(value: bytes | None) -> str:
+    """A client-sent value for a quoted CLF field (nginx's `escape=default` rule)."""
+    if value is None:
+        return "-"
+    if _UNSAFE.search(value) is None:
+        return value.decode("ascii")
+    return _UNSAFE.sub(_hex, value).decode("ascii")
+
+
+def json_string(value: bytes | None) -> str:
+    """A client-sent value as a JSON string (bytes outside ASCII kept as U+00XX)."""
+    if value is None:
+        return "null"
+    if _UNSAFE.search(value) is None:
+        return '"' + value.decode("ascii") + '"'
+    return json.dumps(value.decode("latin-1"), ensure_ascii=True)
+
+
+class TrustedProxies:
+    """`--forwarded-allow-ips`: peers whose X-Forwarded-For / Forwarded name the client."""
+
+    def __init__(self, spec: str) -> None:
+        self.any = False
+        self.unix = False
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        for item in (part.strip() for part in spec.split(",")):
+            if not item:
+                continue
+            if item == "*":
+                self.any = True
+            elif item == "unix":
+                self.unix = True
+            else:
+                try:
+                    self.networks.append(ipaddress.ip_network(item, strict=False))
+                except ValueError as exc:
+                    raise ValueError(f"not an IP address or network: {item!r}") from exc
+        self._cache: dict[str, bool] = {}
+
+    def trusts(self, peer: str) -> bool:
+        if self.any:
+            return True
+        if peer == UNIX_PEER:
+            return self.unix
+        known = self._cache.get(peer)
+        if known is None:
+            try:
+                address = ipaddress.ip_address(peer)
+            except ValueError:
+                known = False
+            else:
+                known = any(address in net for net in self.networks)
+            if len(self._cache) < 4096:
+                self._cache[peer] = known
+        return known
+
+    def client(self, peer: str, xff: bytes | None, forwarded: bytes | None) -> str:
+        """The client address a trusted chain of proxies reports (else the peer itself)."""
+        if not self.trusts(peer):
+            return peer
+        hops: list[str] = []
+        if forwarded is not None:
+            hops = _forwarded_for(forwarded.decode("latin-1"))
+        elif xff is not None:
+            hops = [h.strip() for h in xff.decode("latin-1").split(",")]
+        # Walk back from the nearest hop: the first one we do not trust is the client.
+        client = peer
+        for hop in reversed(hops):
+            if not hop:
+                break
+            client = hop
+            if not self.trusts(hop):
+                break
+        return client
+
+
+def _forwarded_for(value: str) -> list[str]:
+    """The `for=` nodes of a Forwarded header (RFC 7239), oldest first, ports dropped."""
+    nodes = []
+    for element in value.split(","):
+        for pair in element.split(";"):
+            name, _, node = pair.strip().partition("=")
+            if name.strip().lower() != "for":
+                continue
+            node = node.strip().strip('"')
+            if node.startswith("["):  # "[2001:db8::1]:4711"
+                node = node[1 : node.find("]")] if "]" in node else node[1:]
+            elif node.count(":") == 1:  # "192.0.2.60:4711"
+                node = node.partition(":")[0]
+            nodes.append(node)
+    return nodes
+
+
+class _Stamp:
+    """Time stamps for log lines, formatted once a second."""
+
+    __slots__ = ("clf", "iso_prefix", "second")
+
+    def __init__(self) -> None:
+        self.second = -1
+        self.clf = ""
+        self.iso_prefix = ""
+
+    def refresh(self, now: float) -> None:
+        second = int(now)
+        if second != self.second:
+            local = dt.datetime.fromtimestamp(second).astimezone()
+            self.clf = local.strftime("%d/%b/%Y:%H:%M:%S %z")
+            self.iso_prefix = dt.datetime.fromtimestamp(second, dt.UTC).strftime(
+                "%Y-%m-%dT%H:%M:%S"
+            )
+            self.second = second
+
+
+class Sink:
+    """Where access lines go: written from the event loop without ever blocking it.
+
+    Regular files take writes at memory speed. A pipe, terminal or socket is written
+    non-blocking (a pipe or terminal through a descriptor of its own, so the flag does not
+    leak to other processes sharing it; a socket with MSG_DONTWAIT); what it cannot take now
+    waits in memory until the loop sees it writable, up to `MAX_BACKLOG` bytes, past which
+    lines are dropped and counted (`dropped`), never silently.
+    """
+
+    MAX_BACKLOG = 16 << 20
+
+    def __init__(self, fd: int) -> None:
+        mode = os.fstat(fd).st_mode
+        self.socket: socket.socket | None = None
+        self.own = False
+        if stat.S_ISSOCK(mode):
+            self.socket = socket.socket(fileno=os.dup(fd))
+            self.fd = self.socket.fileno()
+        elif stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+            try:  # a new open file description: O_NONBLOCK stays ours
+                self.fd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
+                self.own = True
+            except OSError:
+                self.fd = fd
+        else:
+            self.fd = fd
+        # Writes up to PIPE_BUF to a pipe are atomic: workers sharing one never split a line.
+        self.chunk = PIPE_BUF if not stat.S_ISREG(mode) else 1 << 16
+        self.backlog: deque[bytes] = deque()
+        self.backlog_size = 0
+        self.dropped = 0  # lines
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def write(self, data: bytes) -> None:
+        if self.backlog:
+            self._queue(data)
+            return
+        rest = self._write_some(data)
+        if rest:
+            self._queue(rest)
+            self._watch()
+
+    def _queue(self, data: bytes) -> None:
+        if self.backlog_size + len(data) > self.MAX_BACKLOG:
+            self.dropped += data.count(b"\n")
+            return
+        self.backlog.append(data)
+        self.backlog_size += len(data)
+
+    def _write_some(self, data: bytes) -> bytes:
+        """Write what the descriptor takes now; return the rest."""
+        view = memoryview(data)
+        try:
+            while view:
+                if len(view) > self.chunk:  # cut at a line end
+                    cut = bytes(view[: self.chunk]).rfind(b"\n") + 1 or self.chunk
+                else:
+                    cut = len(view)
+                if self.socket is not None:
+                    written = self.socket.send(view[:cut], socket.MSG_DONTWAIT)
+                else:
+                    written = os.write(self.fd, view[:cut])
+                view = view[written:]
+        except BlockingIOError:
+            return bytes(view)
+        except OSError:
+            self.dropped += bytes(view).count(b"\n")  # the reader is gone: nothing to wait for
+            return b""
+        return b""
+
+    def _watch(self) -> None:
+        if self._loop is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: what waits is written by the next `drain`
+            return
+        self._loop = loop
+        loop.add_writer(self.fd, self._writable)
+
+    def _writable(self) -> None:
+        while self.backlog:
+            data = self.backlog.popleft()
+            self.backlog_size -= len(data)
+            rest = self._write_some(data)
+            if rest:
+                self.backlog.appendleft(rest)
+                self.backlog_size += len(rest)
+                return
+        if self._loop is not None:
+            self._loop.remove_writer(self.fd)
+            self._loop = None
+
+    def drain(self, timeout: float) -> None:
+        """On exit: write what waits, for at most `timeout` seconds."""
+        if self._loop is not None:
+            self._loop.remove_writer(self.fd)
+            self._loop = None
+        deadline = time.monotonic() + timeout
+        while self.backlog and time.monotonic() < deadline:
+            select.select([], [self.fd], [], max(0.0, deadline - time.monotonic()))
+            data = self.backlog.popleft()
+            self.backlog_size -= len(data)
+            rest = self._write_some(data)
+            if rest:
+                self.backlog.appendleft(rest)
+                self.backlog_size += len(rest)
+        for data in self.backlog:
+            self.dropped += data.count(b"\n")
+        self.backlog.clear()
+
+    def close(self) -> None:
+        self.drain(2.0)
+        if self.socket is not None:
+            self.socket.close()
+        elif self.own:
+            os.close(self.fd)
+
+
+class AccessLog:
+    """Formats one line per response and hands them to a `Sink` in chunks."""
+
+    def __init__(
+        self,
+        sink: Sink,
+        fmt: AccessFormat = "text",
+        *,
+        trusted: TrustedProxies | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.sink = sink
+        self.format = fmt
+        self.trusted = trusted
+        self.lines: list[str] = []
+        self.stamp = _Stamp()
+        self.clock = clock
+        self.pid = os.getpid()
+        self._timer: asyncio.TimerHandle | None = None
+        self._line = {
+            "text": self._text,
+            "combined": self._combined,
+            "common": self._common,
+            "json": self._json,
+        }[fmt]
+
+    def request(self, conn: Request, prepared: Prepared, body: int, started: int) -> None:
+        self.lines.append(self._line(conn, prepared, body, started))
+        if len(self.lines) >= FLUSH_LINES:
+            self.flush()
+        elif self._timer is None:
+            self._timer = conn.loop.call_later(FLUSH_EVERY, self.flush)
+
+    def flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.lines:
+            data = "".join(self.lines).encode("ascii")
+            self.lines = []
+            self.sink.write(data)
+
+    # --- formats ----------------------------------------------------------------------------
+
+    def _remote(self, conn: Request) -> str:
+        trusted = self.trusted
+        if trusted is not None and (conn.x_forwarded_for or conn.forwarded):
+            return clf_escape(
+                trusted.client(conn.peer, conn.x_forwarded_for, conn.forwarded).encode("latin-1")
+            )
+        return conn.peer
+
+    def _request_line(self, conn: Request) -> str:
+        parser = conn.parser
+        try:
+            method = parser.get_method().decode("ascii")
+            version = parser.get_http_version()
+        except (UnicodeDecodeError, httptools.HttpParserError):
+            return "-"
+        return f"{method} {clf_escape(conn.url)} HTTP/{version}"
+
+    def _common(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+        stamp = self.stamp
+        stamp.refresh(self.clock())
+        return (
+            f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
+            f"{prepared.status} {body or '-'}\n"
+        )
+
+    def _combined(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+        stamp = self.stamp
+        stamp.refresh(self.clock())
+        return (
+            f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
+            f'{prepared.status} {body or "-"} "{clf_escape(conn.referer)}" '
+            f'"{clf_escape(conn.user_agent)}"\n'
+        )
+
+    def _text(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+        stamp = self.stamp
+        stamp.refresh(self.clock())
+        micros = (time.perf_counter_ns() - started) // 1000
+        return (
+            f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
+            f'{prepared.status} {body or "-"} "{clf_escape(conn.referer)}" '
+            f'"{clf_escape(conn.user_agent)}" {micros}us\n'
+        )
+
+    def _json(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+        now = self.clock()
+        stamp = self.stamp
+        stamp.refresh(now)
+        micros = (time.perf_counter_ns() - started) // 1000
+        parser = conn.parser
+        try:
+            method = json_string(parser.get_method())
+            protocol = f'"HTTP/{parser.get_http_version()}"'
+        except httptools.HttpParserError:
+            method = protocol = "null"
+        return (
+            f'{{"time":"{stamp.iso_prefix}.{int(now * 1000) % 1000:03d}Z",'
+            f'"remote":{json_string(self._remote(conn).encode("latin-1"))},'
+            f'"method":{method},"path":{json_string(conn.url)},"protocol":{protocol},'
+            f'"status":{prepared.status},"bytes":{body},"encoding":"{prepared.encoding}",'
+            f'"duration_us":{micros},"referer":{json_string(conn.referer)},'
+            f'"user_agent":{json_string(conn.user_agent)},"pid":{self.pid}}}\n'
+        )

@@ -1,0 +1,46 @@
+"""What `serve` is told (options) and what it reports once it listens (`Ready`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+LogFormat = Literal["text", "json"]
+AccessFormat = Literal["text", "json", "common", "combined"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    unix: Path | None = None  # --unix PATH instead of host:port
+    workers: int = 1
+    access_log: bool = True
+    access_log_path: str = "-"  # "-": standard output
+    access_log_format: AccessFormat = "text"
+    log_format: LogFormat = "text"  # the server's own events, on standard error
+    forwarded_allow_ips: str = ""  # peers whose X-Forwarded-For / Forwarded are believed
+    metrics: tuple[str, int] | None = None  # --metrics HOST:PORT
+    watch: bool = False
+    watch_interval: float = 1.0
+    keepalive_timeout: float = 15.0  # also bounds how long a request head may take to arrive
+    shutdown_timeout: float = 10.0
+    reload_timeout: float = 300.0  # a load that takes longer is abandoned (and reported)
+    max_line_size: int = 8190  # request line, and each header line
+    max_headers: int = 100
+    backlog: int = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    """What the server reports once it listens."""
+
+    url: str
+    base_url: str  # the base URL the documents were rendered for
+    workers: int
+    games: int
+    etag: str
+    source: str
+    pid: int
+    metrics_url: str | None = None

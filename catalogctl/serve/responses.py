@@ -1,0 +1,320 @@
+"""The prepared responses of one `Site`: every answer serialized once, at load time.
+
+A `Prepared` holds the status line and headers of one response as bytes (Date aside) and its
+body. The protocol writes it with one `transport.write`: the head and body are joined once a
+second (when the Date header changes), so a request costs a dictionary lookup and a write.
+The only answers built per request are the 404 problem documents, whose `instance` member
+is the requested path.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from http import HTTPStatus
+
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from catalogctl.contract.routes import API_GAMES, API_PREFIX, HTML, ErrorPage, Site, error_page
+from catalogctl.errors import CatalogError
+from catalogctl.site.load import count_games
+
+SERVER_NAME = "catalogctl"  # the Server header: no version numbers
+GET, HEAD = b"GET", b"HEAD"
+
+KEEP_ALIVE = b""  # HTTP/1.1: persistent by default, nothing to say
+KEEP_ALIVE_10 = b"Connection: keep-alive\r\n"  # HTTP/1.0 keep-alive must be confirmed
+CLOSE = b"Connection: close\r\n"
+
+_UNSAFE_HEADER = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+# Headers a 304 repeats (RFC 9110 §15.4.5): those a 200 would send, bar the body's own.
+_NOT_304 = frozenset({"content-type", "content-encoding", "content-length"})
+
+
+class _Clock:
+    """The Date header (RFC 9110 §6.6.1: to the second), formatted once a second."""
+
+    __slots__ = ("line", "second")
+
+    def __init__(self) -> None:
+        self.second = -1
+        self.line = b""
+
+    def date_line(self) -> tuple[int, bytes]:
+        now = int(time.time())
+        if now != self.second:
+            self.line = f"Date: {email.utils.formatdate(now, usegmt=True)}\r\n".encode("ascii")
+            self.second = now
+        return now, self.line
+
+
+CLOCK = _Clock()
+
+
+class Prepared:
+    """One response as bytes: `head` (status line and headers but Date) and `body`."""
+
+    __slots__ = (
+        "_full",
+        "_head_only",
+        "_second",
+        "body",
+        "body_len",
+        "encoding",
+        "etag",
+        "head",
+        "headers",
+        "status",
+    )
+
+    def __init__(
+        self,
+        status: int,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        *,
+        encoding: str = "identity",
+        etag: str = "",
+        length: bool = True,
+    ) -> None:
+        for name, value in headers:
+            if _UNSAFE_HEADER.search(name + value):
+                raise CatalogError(f"a response header cannot hold control characters: {name}")
+        lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
+        lines += [f"{name}: {value}" for name, value in headers]
+        if length:  # 304s have none (RFC 9110 §8.6: it would describe the selected body)
+            lines.append(f"Content-Length: {len(body)}")
+        self.head = ("\r\n".join(lines) + "\r\n").encode("latin-1")
+        self.status = status
+        self.headers = CIMultiDictProxy(CIMultiDict(headers))  # as sent, Date aside
+        self.etag = etag
+        self.body = body
+        self.body_len = len(body)
+        self.encoding = encoding
+        self._second = -1
+        self._full = b""
+        self._head_only = b""
+
+    def message(self, with_body: bool, connection: bytes) -> bytes:
+        """The whole response; the keep-alive forms are joined at most once a second."""
+        second, date = CLOCK.date_line()
+        if connection is KEEP_ALIVE:
+            if second != self._second:
+                self._head_only = self.head + date + b"\r\n"
+                self._full = self._head_only + self.body
+                self._second = second
+            return self._full if with_body else self._head_only
+        head = self.head + date + connection + b"\r\n"
+        return head + self.body if with_body else head
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    full: dict[str, Prepared]  # encoding → 200
+    not_modified: dict[str, Prepared]  # encoding → 304
+    etags: dict[str, str]  # encoding → ETag
+    encodings: tuple[str, ...]  # the encoded variants on offer, in preference order
+
+
+def _with_server(
+    *groups: list[tuple[str, str]] | tuple[tuple[str, str], ...],
+) -> list[tuple[str, str]]:
+    merged = [("Server", SERVER_NAME)]
+    for group in groups:
+        merged.extend(group)
+    return merged
+
+
+class Table:
+    """The precomputed responses of one `Site`, and the request → response decision."""
+
+    CACHED = 1024  # distinct (method, target, Accept-Encoding, If-None-Match) keys remembered
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.routes: dict[str, Route] = {}
+        for path, res in site.resources.items():
+            full: dict[str, Prepared] = {}
+            not_modified: dict[str, Prepared] = {}
+            etags: dict[str, str] = {}
+            for variant in (res.identity, *res.encoded):
+                own = [("Content-Type", res.content_type), ("ETag", variant.etag)]
+                if variant.encoding != "identity":
+                    own.append(("Content-Encoding", variant.encoding))
+                headers = _with_server(own, res.headers)
+                full[variant.encoding] = Prepared(
+                    200, headers, variant.body, encoding=variant.encoding, etag=variant.etag
+                )
+                kept = [(k, v) for k, v in headers if k.lower() not in _NOT_304]
+                not_modified[variant.encoding] = Prepared(
+                    304, kept, b"", etag=variant.etag, length=False
+                )
+                etags[variant.encoding] = variant.etag
+            self.routes[path] = Route(
+                full, not_modified, etags, tuple(v.encoding for v in res.encoded)
+            )
+        nf = site.not_found
+        self._not_found_headers = _with_server([("Content-Type", nf.content_type)], nf.headers)
+        self.not_found_html = _page(site.errors.get(404), 404, "Not Found", "Nothing here.")
+        self.forbidden = _page(
+            site.errors.get(403), 403, "Forbidden", "This service is read-only: use GET or HEAD."
+        )
+        self.games = count_games(site)
+        self.etag = site.resources[API_GAMES].identity.etag if API_GAMES in site.resources else ""
+        self._cache: dict[tuple[bytes, bytes, bytes | None, bytes | None], Prepared] = {}
+
+    @classmethod
+    def build(cls, site: Site) -> Table:
+        return cls(site)
+
+    def answer(
+        self, method: str, target: str, accept_encoding: str | None, if_none_match: str | None
+    ) -> Prepared:
+        """`respond` for text arguments (tests and comparisons with other deliveries)."""
+        return self.respond(
+            method.encode("latin-1"),
+            target.encode("latin-1"),
+            None if accept_encoding is None else accept_encoding.encode("latin-1"),
+            None if if_none_match is None else if_none_match.encode("latin-1"),
+        )
+
+    def respond(
+        self,
+        method: bytes,
+        target: bytes,
+        accept_encoding: bytes | None,
+        if_none_match: bytes | None,
+    ) -> Prepared:
+        """The response to a request (`target` exactly as sent); remembered for routes."""
+        key = (method, target, accept_encoding, if_none_match)
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        if method not in (GET, HEAD):
+            return self.forbidden
+        path = request_path(target.decode("latin-1"))
+        route = self.routes.get(path)
+        if route is None:
+            if path.startswith(API_PREFIX):
+                body = self.site.not_found.body(path)
+                return Prepared(404, self._not_found_headers, body)
+            return self.not_found_html
+        ae = None if accept_encoding is None else accept_encoding.decode("latin-1")
+        encoding = choose_encoding(ae, route.encodings) if route.encodings else "identity"
+        found = route.full[encoding]
+        if if_none_match is not None and etag_matches(
+            if_none_match.decode("latin-1"), route.etags[encoding]
+        ):
+            found = route.not_modified[encoding]
+        if len(self._cache) < self.CACHED:
+            self._cache[key] = found
+        return found
+
+
+def error_response(status: int, title: str, text: str) -> Prepared:
+    """A response the server sends before (or instead of) reading a request: closes after."""
+    no_store = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
+    headers = _with_server([("Content-Type", HTML)], no_store)
+    return Prepared(status, headers, error_page(status, title, text))
+
+
+def _page(page: ErrorPage | None, status: int, title: str, text: str) -> Prepared:
+    if page is None:
+        return error_response(status, title, text)
+    return Prepared(
+        status, _with_server([("Content-Type", page.content_type)], page.headers), page.body
+    )
+
+
+def request_path(target: str) -> str:
+    """The path of a request target as sent: origin-form up to `?`; absolute-form's path."""
+    if not target.startswith("/") and "://" in target:
+        rest = target.split("://", 1)[1]
+        slash = rest.find("/")
+        target = rest[slash:] if slash >= 0 else "/"
+    return target.partition("?")[0]
+
+
+# --- content negotiation and conditional requests -------------------------------------------
+
+
+def parse_accept_encoding(value: str) -> dict[str, float]:
+    """`gzip;q=0.5, br` → {"gzip": 0.5, "br": 1.0}; malformed q-values count as 0."""
+    weights: dict[str, float] = {}
+    for item in value.split(","):
+        coding, _, params = item.partition(";")
+        coding = coding.strip().lower()
+        if not coding:
+            continue
+        q = 1.0
+        for param in params.split(";"):
+            name, _, raw = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = min(max(float(raw.strip()), 0.0), 1.0)
+                except ValueError:
+                    q = 0.0
+        if coding == "x-gzip":  # RFC 9110 §8.4.1.3: an alias of gzip
+            coding = "gzip"
+        weights[coding] = max(q, weights.get(coding, 0.0))
+    return weights
+
+
+@lru_cache(maxsize=1024)
+def choose_encoding(accept_encoding: str | None, available: tuple[str, ...]) -> str:
+    """The content coding to send: the highest q-value, ties by `available` order (br first).
+
+    No header means identity (RFC 9110 §12.5.3 allows any coding, but a client that sends no
+    Accept-Encoding is often one that cannot decode). Identity is the fallback when nothing
+    listed is available, even when the client ruled it out: sending the plain bytes beats 406.
+    """
+    if not accept_encoding or not available:
+        return "identity"
+    weights = parse_accept_encoding(accept_encoding)
+    star = weights.get("*")
+    best, best_q = "identity", 0.0
+    for coding in available:
+        q = weights.get(coding, star if star is not None else 0.0)
+        if q > best_q:
+            best, best_q = coding, q
+    if best == "identity":
+        return best
+    identity_q = weights.get("identity", star if star is not None else 1.0)
+    # Identity wins only when the client explicitly prefers it over every coding offered.
+    return "identity" if "identity" in weights and identity_q > best_q else best
+
+
+def etag_matches(if_none_match: str, etag: str) -> bool:
+    """If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` is ignored."""
+    value = if_none_match.strip()
+    if value == "*":
+        return True
+    opaque = etag.removeprefix("W/")
+    return any(tag.removeprefix("W/") == opaque for tag in _split_etags(value))
+
+
+def _split_etags(value: str) -> Iterator[str]:
+    # Entity tags cannot contain '"' inside, but may contain ',' — split on quotes, not commas.
+    i, n = 0, len(value)
+    while i < n:
+        while i < n and value[i] in " \t,":
+            i += 1
+        if i >= n:
+            return
+        start = i
+        if value.startswith("W/", i):
+            i += 2
+        if i < n and value[i] == '"':
+            end = value.find('"', i + 1)
+            if end < 0:
+                return
+            yield value[start : end + 1]
+            i = end + 1
+        else:  # not an entity tag: skip to the next comma
+            end = value.find(",", i)
+            i = n if end < 0 else end + 1

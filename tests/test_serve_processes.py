@@ -1,0 +1,289 @@
+"""`catalogctl serve` as processes on real sockets: workers, reloads, signals, listeners.
+
+What only whole processes show: a reload across `--workers` (every worker on the new catalog,
+or every worker on the old one), SIGTERM against clients that never read, a worker that dies,
+`--metrics`, `--unix` and a socket handed over by systemd.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests import conformance
+from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
+from tests.serve_process import ServeProcess
+
+
+def _games(url: str) -> int:
+    reply = conformance.request(url, "/api/v1/games")
+    assert reply.status == 200, reply.status
+    return len(json.loads(reply.body)["games"])
+
+
+def _pids(log: Path, skip: int = 0) -> tuple[set[int], int]:
+    """Worker pids in the access log after its first `skip` lines; and the line count."""
+    deadline = time.monotonic() + 5
+    while True:  # lines are written within a fraction of a second
+        lines = log.read_text().splitlines()
+        if len(lines) > skip or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    lines = log.read_text().splitlines()
+    return {json.loads(line)["pid"] for line in lines[skip:]}, len(lines)
+
+
+def _metrics(url: str) -> dict[str, float]:
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        assert resp.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        text = resp.read().decode()
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
+
+
+def test_serve_workers_reload_as_one(tmp_path: Path) -> None:
+    """--workers 3 --watch: after an edit, 50 new connections all get the new catalog, from
+    new workers only; bad content keeps every worker on the old one; a dead worker is
+    replaced; --metrics counts it all."""
+    root = generate_catalog(tmp_path / "content", 40)
+    log = tmp_path / "access.log"
+    proc = ServeProcess(
+        str(root), "--workers", "3", "--watch", "--metrics", "127.0.0.1:0", access_log=log
+    )
+    try:
+        listening = proc.events[-1]
+        assert listening["workers"] == 3
+        metrics_url = str(listening["metrics"])
+        for _ in range(30):
+            assert _games(proc.url) == 40
+        old, seen = _pids(log)
+        assert len(old) >= 2, old  # the connections are spread over the workers
+
+        (root / "games" / "game-00000.md").unlink()
+        reloaded = str(proc.wait_for("reloaded")["message"])
+        etag = conformance.request(proc.url, "/api/v1/games").header("etag")
+        assert f"39 games, ETag {etag}" in reloaded and "all 3 workers" in reloaded
+        assert [_games(proc.url) for _ in range(50)] == [39] * 50  # 50 new connections
+        new, seen = _pids(log, seen)
+        assert new and not new & old, (old, new)  # no old worker answered
+
+        (root / "games" / "game-00001.md").write_text("---\nname: [\n---\n", encoding="utf-8")
+        failed = str(proc.wait_for("failed")["message"])
+        assert "game-00001.md" in failed and f"previous catalog (39 games, ETag {etag})" in failed
+        assert [_games(proc.url) for _ in range(30)] == [39] * 30
+        same, seen = _pids(log, seen)
+        assert same <= new  # the same workers, still on the old catalog
+
+        victim = next(iter(same))
+        os.kill(victim, signal.SIGKILL)
+        assert str(victim) in str(proc.wait_for("exited unexpectedly")["message"])
+        assert [_games(proc.url) for _ in range(10)] == [39] * 10
+
+        time.sleep(1.2)  # counters reach the shared map once a second
+        figures = _metrics(metrics_url)
+        assert figures["catalogctl_reloads_total"] == 1
+        assert figures["catalogctl_reloads_failed_total"] == 1
+        assert figures["catalogctl_catalog_games"] == 39
+        assert etag is not None
+        quoted = etag.replace('"', '\\"')
+        assert figures[f'catalogctl_catalog_info{{etag="{quoted}"}}'] == 1
+        assert figures["catalogctl_workers"] == 3
+        assert figures["catalogctl_worker_restarts_total"] == 1
+        # 120 answered; a worker killed by SIGKILL takes its last second's counts with it
+        assert 80 <= figures['catalogctl_requests_total{code="200"}'] <= 120
+        # the public port does not answer for metrics
+        assert conformance.request(proc.url, "/metrics").status == 404
+    finally:
+        assert proc.stop() == 0
+
+
+def test_serve_sigterm_with_clients_that_never_read(tmp_path: Path) -> None:
+    """50 clients pipeline requests and never read: the server still exits within
+    --shutdown-timeout (plus a second's grace), with status 0."""
+    root = generate_catalog(tmp_path / "content", 300)
+    proc = ServeProcess(str(root), "--workers", "2", "--shutdown-timeout", "1")
+    host, port, netloc = conformance._address(proc.url)
+    clients = []
+    try:
+        for _ in range(50):
+            sock = socket.create_connection((host, port))
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 20)
+            clients.append(sock)
+        time.sleep(0.5)
+        started = time.monotonic()
+        proc.signal(signal.SIGTERM)
+        assert proc.proc.wait(30) == 0
+        assert time.monotonic() - started < 1 + 1.5
+    finally:
+        for sock in clients:
+            sock.close()
+        proc.stop()
+
+
+def test_serve_shutdown_timeout_zero_closes_at_once(tmp_path: Path) -> None:
+    proc = ServeProcess(str(SAMPLE), "--shutdown-timeout", "0")
+    host, port, netloc = conformance._address(proc.url)
+    sock = socket.create_connection((host, port))
+    sock.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 200)
+    time.sleep(0.3)
+    started = time.monotonic()
+    proc.signal(signal.SIGTERM)
+    assert proc.proc.wait(30) == 0
+    assert time.monotonic() - started < 1.0
+    sock.close()
+    proc.stop()
+
+
+def test_serve_graceful_stop_finishes_the_answer_in_flight(tmp_path: Path) -> None:
+    """SIGTERM while answers are being written to a slow reader: what arrives is whole."""
+    root = generate_catalog(tmp_path / "content", 300)
+    proc = ServeProcess(str(root), "--shutdown-timeout", "20")
+    host, port, netloc = conformance._address(proc.url)
+    slow = socket.create_connection((host, port))
+    slow.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 20)
+    time.sleep(0.5)
+    proc.signal(signal.SIGTERM)
+    received = b""
+    slow.settimeout(30)
+    while chunk := slow.recv(1 << 20):
+        received += chunk
+    slow.close()
+    complete = 0
+    while received:
+        head, _, rest = received.partition(b"\r\n\r\n")
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        assert len(rest) >= length, "a response was cut short"
+        assert json.loads(rest[:length])["schemaVersion"] == 1
+        received, complete = rest[length:], complete + 1
+    assert complete >= 1
+    assert proc.proc.wait(30) == 0
+
+
+def test_serve_unix_socket(tmp_path: Path) -> None:
+    path = tmp_path / "http.sock"
+    proc = ServeProcess(str(SAMPLE), listen=("--unix", str(path)), access_log=tmp_path / "a.log")
+    try:
+        assert proc.url == f"unix:{path}"
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            sock.connect(str(path))
+            sock.sendall(b"GET /api/v1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+        assert data.startswith(b"HTTP/1.1 200 OK\r\n")
+    finally:
+        assert proc.stop() == 0
+    assert not path.exists()  # removed on exit
+    assert json.loads((tmp_path / "a.log").read_text())["remote"] == "unix:"
+
+
+def _first_event(proc: subprocess.Popen[str]) -> dict[str, object]:
+    """The first JSON line on stderr (systemd-socket-activate writes its own lines first)."""
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        if line.startswith("{"):
+            event: dict[str, object] = json.loads(line)
+            return event
+        seen.append(line)
+    raise AssertionError(f"serve said: {seen}")
+
+
+def _listening_socket() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    return sock
+
+
+def test_serve_socket_activation_with_systemd_socket_activate() -> None:
+    """systemd-socket-activate listens, and starts serve (which takes over the socket) on
+    the first connection."""
+    activate = require_program("systemd-socket-activate", package="systemd")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    cmd = [activate, "--listen", f"127.0.0.1:{port}", sys.executable, "-m", "catalogctl"]
+    cmd += ["serve", str(SAMPLE), "--workers", "2", "--log-format", "json", "--quiet"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "systemd-socket-activate did not listen"
+                time.sleep(0.05)
+        assert _games(f"http://127.0.0.1:{port}") == 13  # waits in the backlog until serve
+        event = _first_event(proc)
+        assert event["url"] == f"http://127.0.0.1:{port}" and event["workers"] == 2
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+
+
+def test_serve_socket_passed_as_systemd_does(tmp_path: Path) -> None:
+    """The sd_listen_fds protocol by hand: the socket as descriptor 3, LISTEN_FDS=1 and
+    LISTEN_PID naming the server's own process."""
+    listener = _listening_socket()
+    port = listener.getsockname()[1]
+    fd = listener.fileno()
+    script = f"export LISTEN_PID=$$ LISTEN_FDS=1; exec {sys.executable} -m catalogctl serve " + (
+        f"{SAMPLE} --log-format json --quiet"
+    )
+    proc = subprocess.Popen(
+        ["sh", "-c", script],
+        stderr=subprocess.PIPE,
+        text=True,
+        pass_fds=(fd, 3),  # 3: where preexec_fn puts the socket
+        preexec_fn=lambda: (os.dup2(fd, 3), os.set_inheritable(3, True)),  # noqa: PLW1509
+    )
+    listener.close()
+    try:
+        event = _first_event(proc)
+        assert event["url"] == f"http://127.0.0.1:{port}"
+        assert _games(event["url"]) == 13
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+
+
+def test_serve_reload_renders_once_not_per_worker(tmp_path: Path) -> None:
+    """SIGHUP: one load for all workers (a game added is served by every one at once)."""
+    root = generate_catalog(tmp_path / "content", 20)
+    proc = ServeProcess(str(root), "--workers", "2")
+    try:
+        (root / "games" / "new.md").write_text(game_yaml("New"), encoding="utf-8")
+        proc.signal(signal.SIGHUP)
+        assert "21 games" in str(proc.wait_for("reloaded")["message"])
+        assert {_games(proc.url) for _ in range(20)} == {21}
+        assert sum("reloaded" in str(e.get("message")) for e in proc.events) == 1
+    finally:
+        assert proc.stop() == 0
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_reports_ready_with_catalog_etag(workers: str) -> None:
+    proc = ServeProcess(str(SAMPLE), "--workers", workers)
+    try:
+        event = proc.events[-1]
+        etag = conformance.request(proc.url, "/api/v1/games").header("etag")
+        assert event["etag"] == etag and event["games"] == 13
+    finally:
+        assert proc.stop() == 0

@@ -178,4 +178,3 @@ def generated(tmp_path: Path) -> Callable[[int], Path]:
         return generate_catalog(tmp_path / f"generated-{n}", n)
 
     return make
-

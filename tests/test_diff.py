@@ -617,6 +617,7 @@ def test_diff_markdown_and_table_output(pair: tuple[Path, Path]) -> None:
     proc = run(*pair)
     assert proc.returncode == 1
     assert "Changed (2)" in proc.stdout and "+Arcade" in proc.stdout
+    assert "Breaking catalog changes" in proc.stdout and "game-removed" in proc.stdout
     assert "1 added, 1 removed, 2 changed, 1 reordered" in proc.stderr
 
 

@@ -281,9 +281,11 @@ def to_renderables(result: DiffResult, width: int = NARROW) -> list[RenderableTy
         return rows
 
     if result.breaks:
-        t = table("Breaking catalog changes", "Game", "Kind", "Change")
-        for b in result.breaks:
-            t.add_row(Text(b.id), Text(b.kind, style="red"), Text(b.message))
+        rows = section("Breaking catalog changes", "Game", "Kind", "Change")
+        rows += [
+            [Text(clean(b.id)), Text(clean(b.kind), style="red"), Text(clean(b.message))]
+            for b in result.breaks
+        ]
     if result.breaking:
         rows = section("Breaking contract changes (need /api/v2)", "Where", "Change")
         rows += [

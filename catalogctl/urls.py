@@ -39,8 +39,14 @@ def shown(value: str, limit: int = 80) -> str:
     return repr(cut)
 
 
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]")
+
+
 def _char_problem(value: str) -> str | None:
-    for i, ch in enumerate(value):
+    m = _NOT_ALLOWED.search(value)
+    if m is None:
+        return None
+    for i, ch in enumerate(value[m.start() :], m.start()):
         if ch in _ALLOWED:
             continue
         where = f"at position {i + 1}"
@@ -96,8 +102,14 @@ def _host_problem(host: str) -> str | None:
     return None
 
 
-def url_problem(value: object, *, schemes: Collection[str] = ("https",)) -> str | None:
-    """None when `value` is an absolute URI with one of `schemes` and a host, else the reason."""
+def url_problem(
+    value: object, *, schemes: Collection[str] = ("https",), loopback_http: bool = False
+) -> str | None:
+    """None when `value` is an absolute URI with one of `schemes` and a host, else the reason.
+
+    `loopback_http` also accepts `http://` for a loopback host (localhost, 127.0.0.0/8, ::1):
+    a catalog under test, served and checked on this machine only.
+    """
     if not isinstance(value, str):
         return "must be a string"
     if not value:
@@ -112,7 +124,8 @@ def url_problem(value: object, *, schemes: Collection[str] = ("https",)) -> str 
     if m is None:
         return f"must be an absolute URL starting with {wanted}"
     scheme = m.group()[:-1].lower()
-    if scheme not in schemes:
+    local_only = loopback_http and scheme == "http" and scheme not in schemes
+    if scheme not in schemes and not local_only:
         return f"must start with {wanted}, not {scheme}:"
     rest = value[m.end() :]
     if not rest.startswith("//"):
@@ -143,6 +156,8 @@ def url_problem(value: object, *, schemes: Collection[str] = ("https",)) -> str 
     problem = _host_problem(host)
     if problem:
         return problem
+    if local_only and not is_loopback_host(host):
+        return f"must start with {wanted}, not http: (plain http only for a loopback host)"
     if "[" in tail or "]" in tail:
         return "has '[' or ']' outside an IPv6 host; encode them as %5B and %5D"
     if tail.count("#") > 1:
@@ -155,8 +170,10 @@ def url_problem(value: object, *, schemes: Collection[str] = ("https",)) -> str 
     return None
 
 
-def is_url(value: object, *, schemes: Collection[str] = ("https",)) -> bool:
-    return url_problem(value, schemes=schemes) is None
+def is_url(
+    value: object, *, schemes: Collection[str] = ("https",), loopback_http: bool = False
+) -> bool:
+    return url_problem(value, schemes=schemes, loopback_http=loopback_http) is None
 
 
 def is_loopback_host(host: str) -> bool:

@@ -10,7 +10,8 @@ import pytest
 from pydantic_core import ValidationError
 
 from catalogctl.content import loader as content_module
-from catalogctl.content.loader import load, load_catalog, locate, with_params
+from catalogctl.content.frontmatter import parse_page
+from catalogctl.content.loader import load, load_catalog, with_params
 from catalogctl.content.settings import SCHEMA_FILE, generate, validator
 from catalogctl.contract.model import Game, GameCatalog
 from tests.conftest import ContentFactory, game_yaml
@@ -54,12 +55,23 @@ def test_content_attribution_params_keep_the_url_own(url: str, expected: str) ->
     assert with_params(url, {"a": "1", "b": "2"}) == expected
 
 
-def test_content_locate_finds_nested_keys() -> None:
-    yaml_text = "name: x\nstores:\n  ios: a\n  android: b\n"
-    assert locate(yaml_text, ["stores", "android"], "yaml") == 4
-    toml_text = 'name = "x"\n\n[stores]\nios = "a"\nandroid = "b"\n'
-    assert locate(toml_text, ["stores", "android"], "toml") == 5
-    assert locate(toml_text, ["missing"], "toml") is None
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"---\nname: x\nstores:\n  ios: a\n  android:   b\n---\n",
+        b'+++\nname = "x"\n[stores]\nios = "a"\nandroid =   "b"\n+++\n',
+        b'{\n"name": "x",\n"stores": {"ios": "a",\n  "android":   "b"}}\n',
+        b"---\nname: x\nstores: {ios: a,\n  android:   b}\n---\n",
+        b'+++\nname = "x"\nstores = {ios = "a", android =   "b"}\n+++\n',
+    ],
+    ids=["yaml", "toml", "json", "yaml-flow", "toml-inline"],
+)
+def test_content_positions_are_the_values_line_and_column(text: bytes) -> None:
+    doc = parse_page(text, "x.md", complete=True)
+    line, column = doc.value_pos(("stores", "android"))
+    lines = text.decode().splitlines()
+    assert lines[line - 1][column - 1 :].lstrip('"').startswith("b"), (line, column)
+    assert doc.value_pos(("missing",)) == (1, 1)
 
 
 def test_content_toml_and_yaml_give_the_same_game(make_content: ContentFactory) -> None:

@@ -61,7 +61,7 @@ def game(i: int, *, weight: int | None = None, name: str | None = None, **kw: An
     """Game `i` of `games()`, with some fields overridden."""
     kw.setdefault("ios", f"https://apps.apple.com/app/g{i}/id{i}")
     kw.setdefault("android", f"https://play.google.com/store/apps/details?id=com.example.g{i}")
-    extra = f"weight: {i if weight is None else weight}\n"
+    extra = f"weight: {i + 1 if weight is None else weight}\n"
     return game_yaml(name or f"Game {i}", extra=extra, **kw)
 
 

@@ -184,7 +184,13 @@ def server() -> Iterator[LinkServer]:
 
 
 def local_site(server: LinkServer) -> str:
-    return SITE_TOML.replace("https://games.example.com", server.base)
+    # Store links point at the local server: stores of kind "other" (any URL), plain http on
+    # the loopback address.
+    return (
+        SITE_TOML.replace("https://games.example.com", server.base)
+        .replace('name = "App Store"', 'name = "App Store"\nkind = "other"')
+        .replace('name = "Google Play"', 'name = "Google Play"\nkind = "other"')
+    )
 
 
 def local_game(server: LinkServer, name: str, *, icon: str, ios: str, android: str) -> str:

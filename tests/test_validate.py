@@ -239,7 +239,19 @@ def test_validate_sample_content_is_clean(sample: Path) -> None:
     assert json.loads(proc.stdout)["summary"]["games"] >= 12
 
 
-def test_validate_defaults_to_bundled_sample(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", ["validate", "build", "check-links"])
+def test_no_content_and_no_default_folder_is_a_usage_error(tmp_path: Path, command: str) -> None:
+    # A pre-commit hook run in the wrong folder must not pass on the bundled sample.
+    proc = run(command, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "no ./content" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_validate_uses_the_content_folder_by_default(tmp_path: Path, sample: Path) -> None:
+    import shutil
+
+    shutil.copytree(sample, tmp_path / "content")
     proc = run("validate", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["summary"]["games"] >= 12

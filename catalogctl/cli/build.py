@@ -110,6 +110,7 @@ def build(
             "bytes": result.bytes,
             "routes": sorted(site.resources),
             "seconds": round(elapsed, 3),
+            "read": catalog.summary.to_json(),
         }
         print_json(envelope("build", ok=True, summary=summary, items=[]))
         return
@@ -118,3 +119,4 @@ def build(
         f"({plural(result.files, 'file')}, {result.bytes / 1024:,.0f} KiB) in {elapsed:.2f} s",
         markup=True,
     )
+    err().print(f"· {catalog.summary.describe()}", markup=False, highlight=False)

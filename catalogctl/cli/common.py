@@ -12,10 +12,7 @@ import typer
 
 from catalogctl.output.console import BasicFormat, Format
 
-CONTENT_HELP = (
-    "Content tree (site.toml + games/*.md). Default: ./content, or the bundled sample content "
-    "when there is none."
-)
+CONTENT_HELP = "Content tree (the folder of site.toml). Default: ./content."
 ContentArg = Annotated[Path | None, typer.Argument(help=CONTENT_HELP, show_default=False)]
 FormatOpt = Annotated[
     Format,
@@ -39,17 +36,31 @@ OutputOpt = Annotated[
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")]
 
 
-def resolve_content(path: Path | None) -> tuple[Path, str]:
-    """The content tree to use and how to name it in messages."""
-    from catalogctl.content.loader import sample_content
+def resolve_content(path: Path | None, *, sample: bool = False) -> tuple[Path, str]:
+    """The content tree to use and how to name it in messages.
+
+    Without CONTENT: ./content. When there is none, only `serve` (`sample=True`) falls back to
+    the bundled sample, and says so on stderr; every other command stops (exit 2), so that a
+    check run in the wrong folder can never pass on the sample.
+    """
+    from catalogctl.errors import InputError
 
     if path is not None:
         return path, str(path)
     default = Path("content")
     if default.is_dir():
         return default, "content"
-    sample = sample_content()
-    return sample, str(sample)
+    if not sample:
+        raise InputError(
+            "no CONTENT given and no ./content folder here: name the content tree "
+            "(the folder of site.toml), e.g. `catalogctl validate site/content`"
+        )
+    from catalogctl.content.loader import sample_content
+    from catalogctl.output.console import status
+
+    found = sample_content()
+    status("!", "yellow", f"no ./content here: using the bundled sample content ({found})")
+    return found, str(found)
 
 
 # --- option values checked when parsed (exit 2 naming the option) ----------------------------

@@ -191,7 +191,7 @@ def serve(
 
     # With JSON log lines, a start-up error is the JSON error envelope too.
     use_format("serve", "json" if log_format is LogFormat.json else "table")
-    root, display = resolve_content(source)
+    root, display = resolve_content(source, sample=True)
     options = ServeOptions(
         host=host,
         port=port,

@@ -2,11 +2,40 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from catalogctl.cli.common import ContentArg, FormatOpt, OutputOpt, StrictOpt, resolve_content
 from catalogctl.errors import ExitCode
-from catalogctl.output.console import Format, use_format
+from catalogctl.output.console import Format, print_json, use_format
+
+
+def _list_rules(fmt: Format) -> None:
+    from catalogctl.content.rules.registry import rules_table
+
+    rules = rules_table()
+    if fmt == Format.json:
+        print_json(
+            {
+                "rules": [
+                    {
+                        "id": r.id,
+                        "severity": r.severity,
+                        "configurable": r.configurable,
+                        "summary": r.summary,
+                    }
+                    for r in rules
+                ]
+            }
+        )
+        return
+    import sys
+
+    width = max(len(r.id) for r in rules)
+    for r in rules:
+        fixed = "" if r.configurable else "  (always an error)"
+        sys.stdout.write(f"{r.id:<{width}}  {r.severity:<7}  {r.summary}{fixed}\n")
 
 
 def validate(
@@ -14,11 +43,16 @@ def validate(
     fmt: FormatOpt = Format.table,
     output: OutputOpt = None,
     strict: StrictOpt = False,
+    list_rules: Annotated[
+        bool,
+        typer.Option("--list-rules", help="List every rule: id, default severity, what it checks."),
+    ] = False,
 ) -> None:
-    """Check the content: every problem at once, with its file, line and field.
+    """Check the content: every problem at once, with its rule, file, line, column and field.
 
-    Exit 0 when the content is valid, 1 when it has errors (or warnings with --strict),
-    2 when it cannot be read at all.
+    Exit 0 when the content is valid, 1 when it has errors (or warnings with --strict) or
+    publishes no game, 2 when it cannot be read at all. `[rules]` in site.toml sets a rule to
+    "error", "warning" or "off".
 
     [bold]Examples[/]
 
@@ -27,7 +61,11 @@ def validate(
       catalogctl validate --format json | jq '.findings[]'
       catalogctl validate --format github      # annotations on the pull request
       catalogctl validate --format sarif --output catalogctl.sarif
+      catalogctl validate --list-rules
     """
+    if list_rules:
+        _list_rules(fmt)
+        return
     from catalogctl.content.loader import load
     from catalogctl.output.reports import report_validate
 
@@ -35,13 +73,14 @@ def validate(
 
     root, display = resolve_content(content)
     result = load(root, display=display)
-    games = sum(not e.source.draft for e in result.entries)
     ok = report_validate(
         result.findings,
         fmt,
         strict=strict,
-        pages=[e.front.file for e in result.entries],
+        pages=[e.file for e in result.entries],
         files=result.files,
-        games=games,
+        games=result.summary.published,
+        read=result.summary.to_json(),
+        read_line=result.summary.describe(),
     )
     raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))

@@ -1,61 +1,119 @@
-"""Content tree → catalog: the loader and every rule of `validate`.
+"""Content tree → catalog: reading site.toml and the game pages, and every rule of `validate`.
 
-`load()` never raises for bad content: every problem becomes a `Finding` located by file,
-line (where the parser knows it) and field, so that `validate` can report all of them at once.
+`load()` never raises for bad content: every problem becomes a `Finding` with its rule id,
+file, line, column and field, so that `validate` can report all of them at once, and a
+`ReadSummary` says what was read and what was skipped. `load_catalog()` raises `ContentInvalid`
+when the content has errors, and otherwise returns the catalog as published.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-import re
-import tomllib
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
-from urllib.parse import quote, urlsplit
+from typing import Any
 
-from catalogctl.content.settings import GamePage, SiteSettings, StoreSettings, validator
+from catalogctl.content.discovery import Discovery, PageFile, discover, read_head
+from catalogctl.content.document import Document, Problem
+from catalogctl.content.fields import DEFAULT_FIELDS, FieldMap
+from catalogctl.content.frontmatter import HEAD_BYTES, decode, parse_page
+from catalogctl.content.limits import MAX_SITE_BYTES
+from catalogctl.content.rules.page import (
+    DRAFT,
+    EXPIRED,
+    PUBLISHED,
+    SCHEDULED,
+    Entry,
+    PageContext,
+    check_page,
+)
+from catalogctl.content.rules.registry import DEFAULT_SEVERITIES, Findings, Severities
+from catalogctl.content.rules.site import check_site, severities_of
+from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, with_params
+from catalogctl.content.settings import SiteSettings
+from catalogctl.content.tomldoc import read_toml
 from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
-from catalogctl.findings import ERROR, WARNING, Finding, Severity
+from catalogctl.findings import ERROR, WARNING, Finding
+from catalogctl.text import plural
+from catalogctl.urls import url_problem
+
+__all__ = [
+    "GAMES_DIR",
+    "SITE_FILE",
+    "SPEC_STORE_PARAMS",
+    "Catalog",
+    "Content",
+    "ReadSummary",
+    "games_folder",
+    "load",
+    "load_catalog",
+    "sample_content",
+    "with_params",
+]
 
 SITE_FILE = "site.toml"
 GAMES_DIR = "games"
-
-# A slug must be usable as one URL path segment as it stands.
-_ID_RE = re.compile(r"^[^\s/\\?#%\"<>`{}|^\x00-\x1f\x7f]+$")
-_CANONICAL_ID_RE = re.compile(r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$")
-_TOML_POS_RE = re.compile(r"\(at line (\d+), column (\d+)\)")
-_DIGITS_RE = re.compile(r"^[0-9]+$")
-
-# SPEC §2.4: the attribution parameters each store carries.
-SPEC_STORE_PARAMS: dict[str, dict[str, str | None]] = {
-    "ios": {"pt": None, "ct": "service_api_game_catalog", "mt": "8"},
-    "android": {"utm_source": "service_api", "utm_campaign": "game_catalog"},
-}
+# Below this many pages a process pool costs more than it saves.
+PARALLEL_THRESHOLD = 1500
 
 
-@dataclass(slots=True)
-class FrontMatter:
-    """A parsed text block and where it sits in its file (for locating fields)."""
+@dataclass(frozen=True, slots=True)
+class ReadSummary:
+    """What a command read from a content tree, and what it left out."""
 
-    file: str
-    text: str
-    syntax: Literal["yaml", "toml"]
-    first_line: int  # file line number of the block's first line
+    pages: int = 0  # page files read in the published language
+    published: int = 0
+    drafts: int = 0
+    scheduled: int = 0  # publishDate in the future
+    expired: int = 0  # expiryDate in the past
+    translations: int = 0  # pages in other languages, skipped
+    sections: int = 0  # _index.md section pages, skipped
+    ignored: int = 0  # files that are not pages
+    resources: int = 0  # files of leaf bundles besides their index.md
+    failed: int = 0  # pages that could not be read or checked
 
-    def line_of(self, loc: Sequence[str | int]) -> int:
-        found = locate(self.text, loc, self.syntax)
-        # A missing key is reported on the block's opening line.
-        return self.first_line - 1 + found if found else max(1, self.first_line - 1)
+    def describe(self) -> str:
+        """One line: `read 14 pages: 12 published, 1 draft, …`."""
+        parts = [f"{self.published} published"]
+        for n, word in (
+            (self.drafts, "draft"),
+            (self.scheduled, "scheduled"),
+            (self.expired, "expired"),
+            (self.failed, "with errors"),
+        ):
+            if n:
+                parts.append(
+                    f"{n} {word}"
+                    if word in ("scheduled", "expired", "with errors")
+                    else plural(n, word)
+                )
+        text = f"read {plural(self.pages, 'page')}: {', '.join(parts)}"
+        skipped = [
+            plural(n, word)
+            for n, word in ((self.translations, "translation"), (self.sections, "section page"))
+            if n
+        ]
+        if skipped:
+            text += f"; skipped {' and '.join(skipped)}"
+        if self.ignored:
+            text += f"; ignored {plural(self.ignored, 'other file')}"
+        return text
 
-
-@dataclass(slots=True)
-class GameEntry:
-    id: str
-    source: GamePage
-    front: FrontMatter
+    def to_json(self) -> dict[str, int]:
+        return {
+            "pages": self.pages,
+            "published": self.published,
+            "drafts": self.drafts,
+            "scheduled": self.scheduled,
+            "expired": self.expired,
+            "translations": self.translations,
+            "sections": self.sections,
+            "ignored": self.ignored,
+            "resources": self.resources,
+            "failed": self.failed,
+        }
 
 
 @dataclass(slots=True)
@@ -64,10 +122,9 @@ class Content:
 
     root: Path
     site: SiteSettings | None
-    site_front: FrontMatter | None
-    entries: list[GameEntry]
+    entries: list[Entry]
     findings: list[Finding]
-    files: int
+    summary: ReadSummary
 
     @property
     def errors(self) -> list[Finding]:
@@ -77,6 +134,17 @@ class Content:
     def warnings(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == WARNING]
 
+    @property
+    def files(self) -> int:
+        """Files read: site.toml and the pages."""
+        return self.summary.pages + 1
+
+    def published(self) -> list[dict[str, Any]]:
+        """The published games, in Hugo's order."""
+        games = [e for e in self.entries if e.state == PUBLISHED]
+        games.sort(key=lambda e: e.order)
+        return [e.game for e in games]
+
 
 @dataclass(frozen=True, slots=True)
 class Catalog:
@@ -84,6 +152,7 @@ class Catalog:
 
     site: SiteSettings
     games: list[dict[str, Any]] = field(default_factory=list)
+    summary: ReadSummary = field(default_factory=ReadSummary)
 
     @property
     def publication(self) -> Publication:
@@ -98,523 +167,234 @@ class Catalog:
         )
 
 
-# --- locating -----------------------------------------------------------------------------
+# --- site.toml ------------------------------------------------------------------------------
 
 
-def locate(text: str, loc: Sequence[str | int], syntax: str) -> int | None:
-    """1-based line of the deepest key of `loc` found in a YAML or TOML text, or None."""
-    lines = text.splitlines()
-    start, found = 0, None
-    for key in loc:
-        if not isinstance(key, str) or key.startswith("["):
-            break
-        k = re.escape(key)
-        if syntax == "yaml":
-            pat = re.compile(rf"(?:^|[\s{{,])[\"']?{k}[\"']?\s*:")
-        else:
-            pat = re.compile(rf"(?:^|[\s{{,.\[])[\"']?{k}[\"']?\s*(?:=|\]|\.)")
-        for i in range(start, len(lines)):
-            if pat.search(lines[i]):
-                found = start = i
-                break
-        else:
-            break
-    return None if found is None else found + 1
+def _inside(path: str, root_real: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
-# --- reading files ------------------------------------------------------------------------
-
-
-class _FileProblem(Exception):
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-def _read_text(path: Path) -> str:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise _FileProblem(f"cannot read file: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise _FileProblem(
-            f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-            "save it as UTF-8",
-            line,
-        ) from None
-    return text.removeprefix("\ufeff")
-
-
-def split_front_matter(text: str, file: str) -> FrontMatter:
-    """Find the front matter block (YAML `---` or TOML `+++`) at the top of a Markdown file."""
-    if not text.strip():
-        raise _FileProblem("file is empty; expected front matter between '---' lines", 1)
-    first_nl = text.find("\n")
-    first = (text if first_nl < 0 else text[:first_nl]).rstrip()
-    if first not in ("---", "+++"):
-        raise _FileProblem(
-            "no front matter: the file must start with a '---' (YAML) or '+++' (TOML) line", 1
-        )
-    syntax: Literal["yaml", "toml"] = "yaml" if first == "---" else "toml"
-    closing = re.compile(rf"^{re.escape(first)}[ \t]*\r?$", re.MULTILINE)
-    body_start = first_nl + 1 if first_nl >= 0 else len(text)
-    match = closing.search(text, body_start)
-    if match is None:
-        raise _FileProblem(f"front matter opened with '{first}' on line 1 is never closed", 1)
-    return FrontMatter(file, text[body_start : match.start()], syntax, 2)
-
-
-def _yaml_loader() -> Any:
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def parse_block(front: FrontMatter) -> dict[str, Any]:
-    """Parse a YAML or TOML block into a mapping; problems carry the file line."""
-    if front.syntax == "toml":
-        try:
-            return tomllib.loads(front.text)
-        except tomllib.TOMLDecodeError as exc:
-            msg = str(exc)
-            m = _TOML_POS_RE.search(msg)
-            line = front.first_line - 1 + int(m.group(1)) if m else None
-            msg = _TOML_POS_RE.sub("", msg).strip()
-            raise _FileProblem(f"invalid TOML: {msg}", line) from None
-    import yaml
-
-    try:
-        data = yaml.load(front.text, Loader=_yaml_loader())  # noqa: S506 - a safe loader
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = front.first_line + mark.line if mark else None
-        problem = exc.problem or exc.context or "syntax error"
-        raise _FileProblem(f"invalid YAML: {problem}", line) from None
-    except yaml.YAMLError as exc:
-        raise _FileProblem(f"invalid YAML: {exc}") from None
-    if data is None:
-        raise _FileProblem("front matter is empty", front.first_line - 1)
-    if not isinstance(data, dict):
-        raise _FileProblem(
-            f"front matter must be a mapping of keys to values, not {_kind(data)}",
-            front.first_line,
-        )
-    return data
-
-
-# --- pydantic errors → findings ---------------------------------------------------------------
-
-
-def _kind(value: object) -> str:
-    names = {
-        str: "a string",
-        int: "a number",
-        float: "a number",
-        bool: "true/false",
-        list: "a list",
-        dict: "a mapping",
-        type(None): "empty",
-    }
-    return names.get(type(value), f"a {type(value).__name__}")
-
-
-def _message(err: Any) -> str:
-    kind, value = err["type"], err.get("input")
-    loc = err["loc"]
-    if kind == "missing":
-        return "required field is missing"
-    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return "unknown key"
-    if kind == "too_short":
-        return "must not be empty" if isinstance(value, str) else "must have at least 1 item"
-    if kind in ("string_type", "string_sub_type"):
-        if loc and loc[-1] == "[key]":
-            return f"key must be a string, not {_kind(value)}"
-        return f"must be a string, not {_kind(value)}"
-    if kind == "list_type":
-        return f"must be a list, not {_kind(value)}"
-    if kind == "dict_type":
-        return f"must be a mapping, not {_kind(value)}"
-    if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"must be a whole number, not {_kind(value)}"
-    if kind == "bool_type":
-        return f"must be true or false, not {_kind(value)}"
-    if kind == "model_type":
-        return f"must be a table, not {_kind(value)}"
-    if kind == "literal_error":
-        expected = err.get("ctx", {}).get("expected", "")
-        return f"must be one of {expected}, not {value!r}"
-    return str(err["msg"])
-
-
-def _loc_name(loc: Sequence[str | int]) -> str:
-    parts = [str(p) for p in loc if p != "[key]"]
-    return ".".join(parts) if parts else "(front matter)"
-
-
-def _validate(
-    kind: Literal["site", "game"], data: dict[str, Any], front: FrontMatter, severity: Severity
-) -> tuple[Any, list[Finding]]:
-    from pydantic_core import ValidationError
-
-    try:
-        return validator(kind).validate_python(data), []
-    except ValidationError as exc:
-        findings = [
-            Finding(
-                front.file,
-                front.line_of(err["loc"]),
-                _loc_name(err["loc"]),
-                _message(err),
-                severity,
-            )
-            for err in exc.errors(include_url=False)
-        ]
-        return None, findings
-
-
-# --- site.toml ----------------------------------------------------------------------------
-
-
-_HTTP_URL_RE = re.compile(r"^https?://[^\s/?#@]+(?:[/?#][^\s]*)?$", re.IGNORECASE)
-
-
-def _is_http_url(url: str, *, https_only: bool = False) -> bool:
-    """An absolute http(s) URL with a host and no white space."""
-    if _HTTP_URL_RE.match(url) is None:
-        return False
-    return not https_only or url[:8].lower() == "https://"
-
-
-def game_url(site: SiteSettings, game_id: str) -> str:
-    return site.game_url.replace("{base_url}", site.base_url).replace(
-        "{id}", quote(game_id, safe="")
-    )
-
-
-def _check_site(site: SiteSettings, front: FrontMatter) -> list[Finding]:
-    out: list[Finding] = []
-
-    def add(loc: Sequence[str | int], msg: str, severity: Severity = ERROR) -> None:
-        out.append(Finding(front.file, front.line_of(loc), _loc_name(loc), msg, severity))
-
-    base = site.base_url
-    if not _is_http_url(base):
-        add(["base_url"], f"must be an absolute http(s) URL, got {base!r}")
-    elif base.endswith("/"):
-        add(["base_url"], f"must not end with '/': use {base.rstrip('/')!r}")
-    elif urlsplit(base).query or urlsplit(base).fragment:
-        add(["base_url"], "must not carry a query or fragment")
-    if "{id}" not in site.game_url:
-        add(["game_url"], "must contain '{id}', the place of the game's id in its page URL")
-    elif not _is_http_url(game_url(site, "x")):
-        add(["game_url"], "must give an absolute http(s) URL once {base_url} and {id} are filled")
-
-    for key, store in site.stores.items():
-        out.extend(_check_store_params(key, store, add))
-
-    v1 = site.api.v1
-    loc = ["api", "v1"]
-    if v1.status == "deprecated" and v1.deprecation is None:
-        add([*loc, "deprecation"], "a 'deprecated' status needs a deprecation date (RFC 9745)")
-    if v1.status == "deprecated" and v1.migration is None:
-        add([*loc, "migration"], "a deprecated version should link a migration guide", WARNING)
-    if v1.status == "supported" and v1.deprecation is not None:
-        add([*loc, "status"], "a deprecation date is set but status is 'supported'")
-    if v1.sunset is not None:
-        if v1.deprecation is None:
-            add([*loc, "sunset"], "a sunset needs a deprecation date first (SPEC §9)")
-        else:
-            notice = (_as_date(v1.sunset) - _as_date(v1.deprecation)).days
-            if notice < 90:
-                add(
-                    [*loc, "sunset"],
-                    f"sunset is {notice} days after deprecation; SPEC §9 requires at least 90",
-                )
-    if v1.migration is not None and not _is_http_url(v1.migration):
-        add([*loc, "migration"], f"must be an absolute http(s) URL, got {v1.migration!r}")
-    return out
-
-
-def _as_date(value: Any) -> Any:
-    import datetime as dt
-
-    return value.date() if isinstance(value, dt.datetime) else value
-
-
-def _check_store_params(key: str, store: StoreSettings, add: Any) -> list[Finding]:
-    pt = store.params.get("pt")
-    if pt is not None and not _DIGITS_RE.match(pt):
-        add(["stores", key, "params", "pt"], f"the provider token 'pt' must be numeric, got {pt!r}")
-    expected = SPEC_STORE_PARAMS.get(key.lower())
-    for name, value in (expected or {}).items():
-        have = store.params.get(name)
-        if have is None:
-            add(
-                ["stores", key, "params"],
-                f"SPEC §2.4 expects the attribution parameter {name!r} on this store",
-                WARNING,
-            )
-        elif value is not None and have != value:
-            add(
-                ["stores", key, "params", name],
-                f"SPEC §2.4 expects {name}={value!r}, got {have!r}",
-                WARNING,
-            )
-    return []
+def _site_document(raw: bytes, complete: bool, file: str) -> Document:
+    if not complete:
+        raise Problem("limit", f"site.toml is larger than {MAX_SITE_BYTES // 1024:,} KiB", 1, 1)
+    return read_toml(decode(raw.removeprefix(b"\xef\xbb\xbf")), file, 1, (1, 1))
 
 
 def _load_site(
-    root: Path, display: str
-) -> tuple[SiteSettings | None, FrontMatter | None, list[Finding]]:
-    path = root / SITE_FILE
-    file = str(Path(display) / SITE_FILE)
-    if not path.is_file():
-        return None, None, [Finding(file, None, None, "site.toml is missing from the content tree")]
+    root: Path, shown: str
+) -> tuple[SiteSettings | None, Document | None, Severities, list[Finding]]:
+    path = os.path.join(root, SITE_FILE)
+    file = os.path.join(shown, SITE_FILE)
+    out = Findings(file, DEFAULT_SEVERITIES)
+    if not os.path.lexists(path):
+        out.add("site-missing", "site.toml is missing from the content tree")
+        return None, None, DEFAULT_SEVERITIES, out.items
+    if os.path.islink(path) and not _inside(path, os.path.realpath(root)):
+        out.add("symlink-outside", "site.toml is a symlink out of the content tree; it is not read")
+        return None, None, DEFAULT_SEVERITIES, out.items
     try:
-        text = _read_text(path)
-        front = FrontMatter(file, text, "toml", 1)
-        data = parse_block(front)
-    except _FileProblem as exc:
-        return None, None, [Finding(file, exc.line, None, str(exc))]
-    site: SiteSettings | None
-    site, findings = _validate("site", data, front, ERROR)
-    if site is not None:
-        findings.extend(_check_site(site, front))
-    return site, front, findings
+        raw, complete = read_head(os.path.realpath(path), MAX_SITE_BYTES)
+        doc = _site_document(raw, complete, file)
+    except OSError as exc:
+        out.add("unreadable-file", f"cannot read site.toml: {exc.strerror or exc}")
+        return None, None, DEFAULT_SEVERITIES, out.items
+    except Problem as p:
+        out.add(p.rule, p.message, line=p.line, column=p.column)
+        return None, None, DEFAULT_SEVERITIES, out.items
+    severities = severities_of(doc.data)
+    out.severities = severities
+    site = check_site(doc, out)
+    return site, doc, severities, out.items
 
 
-# --- games --------------------------------------------------------------------------------
+# --- pages ----------------------------------------------------------------------------------
 
 
-def _suggest(value: str, allowed: Iterable[str]) -> str:
-    import difflib
+@dataclass(slots=True)
+class _Outcome:
+    entry: Entry | None
+    findings: list[Finding]
+    failed: bool
 
-    close = difflib.get_close_matches(value, list(allowed), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+
+_CONTEXT: PageContext | None = None  # set before the pages are checked (inherited by workers)
 
 
-def _check_game(entry: GameEntry, site: SiteSettings | None) -> list[Finding]:
-    src, front = entry.source, entry.front
-    severity = WARNING if src.draft else ERROR
+def _check_one(page: PageFile) -> _Outcome:
+    ctx = _CONTEXT
+    assert ctx is not None
+    out = Findings(page.file, ctx.severities)
+    try:
+        raw, complete = read_head(page.path, HEAD_BYTES)
+        doc = parse_page(raw, page.file, complete=complete)
+    except OSError as exc:
+        out.add("unreadable-file", f"cannot read: {exc.strerror or exc}")
+        return _Outcome(None, out.items, True)
+    except Problem as p:
+        out.add(p.rule, p.message, line=p.line, column=p.column)
+        return _Outcome(None, out.items, True)
+    entry = check_page(doc, page.id, page.date, ctx, out)
+    failed = entry is None or any(f.severity == ERROR for f in out.items)
+    return _Outcome(entry, out.items, failed)
+
+
+def _crashed(page: PageFile, why: str) -> _Outcome:
+    finding = Finding(
+        page.file,
+        None,
+        None,
+        f"the parser process {why} while reading this file; it is not read",
+        ERROR,
+        rule="parser-crash",
+    )
+    return _Outcome(None, [finding], True)
+
+
+def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
+    global _CONTEXT  # noqa: PLW0603 - read by forked workers
+    _CONTEXT = ctx
+    try:
+        from catalogctl.content.pool import cpu_count, parallel_map
+
+        workers = min(cpu_count(), 8)
+        if len(pages) < PARALLEL_THRESHOLD or workers < 2 or not hasattr(os, "fork"):
+            return [_check_one(p) for p in pages]
+        return parallel_map(_check_one, pages, workers, _crashed)
+    finally:
+        _CONTEXT = None
+
+
+def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]:
     out: list[Finding] = []
-
-    def add(loc: Sequence[str | int], msg: str, sev: Severity = severity) -> None:
-        out.append(Finding(front.file, front.line_of(loc), _loc_name(loc), msg, sev))
-
-    id_loc = ["slug"] if src.slug is not None else []
-    if not _ID_RE.match(entry.id) or entry.id in (".", ".."):
-        add(id_loc, f"id {entry.id!r} cannot be a URL path segment (no spaces, '/', '?', '#', '%')")
-    elif not _CANONICAL_ID_RE.match(entry.id):
-        add(id_loc, f"id {entry.id!r} is not a lowercase slug (a-z, 0-9, '-')", WARNING)
-    for name in ("name", "description"):
-        if not getattr(src, name).strip():
-            add([name], "must not be blank")
-
-    icon = src.icon
-    if icon.startswith("/") and not icon.startswith("//"):
-        pass  # a site path, resolved against base_url
-    elif _is_http_url(icon, https_only=True):
-        pass
-    elif _is_http_url(icon):
-        add(["icon"], "icon is served over plain http; use https", WARNING)
-    else:
-        add(
-            ["icon"],
-            f"must be an absolute https:// URL or a site path like /icons/x.png, got {icon!r}",
-        )
-
-    for vocab_name in ("platforms", "genres"):
-        values: list[str] = getattr(src, vocab_name)
-        allowed = getattr(site, vocab_name) if site is not None else None
-        seen: set[str] = set()
-        for i, value in enumerate(values):
-            if value in seen:
-                add([vocab_name, i], f"{value!r} is listed twice", WARNING)
-            seen.add(value)
-            if allowed is not None and value not in allowed:
-                add(
-                    [vocab_name, i],
-                    f"{value!r} is not in the {vocab_name} of site.toml{_suggest(value, allowed)}",
-                )
-
-    for key, url in src.stores.items():
-        if site is not None and key not in site.stores:
-            known = ", ".join(site.stores) or "none"
-            add(["stores", key], f"unknown store key {key!r}; site.toml defines: {known}")
-        if not _is_http_url(url):
-            add(["stores", key], f"store URL must be an absolute http(s) URL, got {url!r}")
-
-    platform_keys = {p.lower() for p in src.platforms}
-    store_keys = {k.lower() for k in src.stores}
-    for key in sorted(SPEC_STORE_PARAMS.keys() & platform_keys - store_keys):
-        add(["stores"], f"lists platform {key!r} but has no {key!r} store link", WARNING)
-    for key in sorted(SPEC_STORE_PARAMS.keys() & store_keys - platform_keys):
-        add(["platforms"], f"has a {key!r} store link but does not list that platform", WARNING)
-    return out
-
-
-# A parsed file: (display name, stem, front matter and its data) or (display name, problem).
-_Parsed = tuple[str, str, FrontMatter | None, dict[str, Any] | None, Finding | None]
-# Below this many files a process pool costs more than it saves.
-PARALLEL_THRESHOLD = 1500
-
-
-def _parse_game_file(path: str, file: str) -> _Parsed:
-    stem = os.path.basename(path).removesuffix(".md")
-    try:
-        front = split_front_matter(_read_text(Path(path)), file)
-        return file, stem, front, parse_block(front), None
-    except _FileProblem as exc:
-        return file, stem, None, None, Finding(file, exc.line, None, str(exc))
-
-
-def _parse_chunk(chunk: list[tuple[str, str]]) -> list[_Parsed]:
-    return [_parse_game_file(path, file) for path, file in chunk]
-
-
-def _parse_all(jobs: list[tuple[str, str]]) -> list[_Parsed]:
-    """Read and parse every game file; big trees are parsed on every core."""
-    workers = min(os.cpu_count() or 1, 8)
-    if len(jobs) < PARALLEL_THRESHOLD or workers < 2:
-        return _parse_chunk(jobs)
-    import multiprocessing
-
-    try:
-        ctx = multiprocessing.get_context("fork")
-    except ValueError:  # pragma: no cover - platforms without fork
-        return _parse_chunk(jobs)
-    size = -(-len(jobs) // (workers * 4))
-    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
-    with ctx.Pool(workers) as pool:
-        return [item for part in pool.map(_parse_chunk, chunks) for item in part]
-
-
-def _game_entry(
-    parsed: _Parsed, site: SiteSettings | None
-) -> tuple[GameEntry | None, list[Finding]]:
-    _file, stem, front, data, problem = parsed
-    if front is None or data is None:
-        return None, [problem] if problem else []
-    severity = WARNING if data.get("draft") is True else ERROR
-    source: GamePage | None
-    source, findings = _validate("game", data, front, severity)
-    if source is None:
-        return None, findings
-    entry = GameEntry(source.slug if source.slug is not None else stem, source, front)
-    findings.extend(_check_game(entry, site))
-    return entry, findings
-
-
-def _game_files(root: Path) -> list[str]:
-    games = root / GAMES_DIR
-    if not games.is_dir():
-        return []
-    # Hugo-style section files (_index.md) and editor droppings are not games.
-    with os.scandir(games) as it:
-        return sorted(
-            e.name for e in it if e.name.endswith(".md") and e.name[0] not in "._" and e.is_file()
-        )
-
-
-def load(root: Path, *, display: str | None = None) -> Content:
-    """Load a content tree; every problem becomes a finding. Raises only for a bad root."""
-    if not root.exists():
-        raise InputError(f"content directory not found: {root}")
-    if not root.is_dir():
-        raise InputError(f"not a content directory: {root}")
-    shown = display if display is not None else str(root)
-    site, site_front, findings = _load_site(root, shown)
-    entries: list[GameEntry] = []
-    names = _game_files(root)
-    games_dir, shown_dir = os.path.join(root, GAMES_DIR), os.path.join(shown, GAMES_DIR)
-    if not os.path.isdir(games_dir):
-        findings.append(Finding(shown_dir, None, None, "games/ directory is missing"))
-    jobs = [(os.path.join(games_dir, n), os.path.join(shown_dir, n)) for n in names]
-    for parsed in _parse_all(jobs):
-        entry, found = _game_entry(parsed, site)
-        findings.extend(found)
-        if entry is not None:
-            entries.append(entry)
-    findings.extend(_cross_checks(entries))
-    return Content(root, site, site_front, entries, findings, len(names) + 1)
-
-
-def _cross_checks(entries: list[GameEntry]) -> list[Finding]:
-    out: list[Finding] = []
-    by_id: dict[str, list[GameEntry]] = {}
+    by_id: dict[str, list[Entry]] = {}
     for e in entries:
         by_id.setdefault(e.id, []).append(e)
     for game_id, same in by_id.items():
         if len(same) < 2:
             continue
-        published = [e for e in same if not e.source.draft]
-        severity = ERROR if len(published) > 1 else WARNING
+        published = sum(e.state != DRAFT for e in same)
         for e in same:
-            others = ", ".join(o.front.file for o in same if o is not e)
-            loc = ["slug"] if e.source.slug is not None else []
-            out.append(
-                Finding(
-                    e.front.file,
-                    e.front.line_of(loc),
-                    "slug" if loc else "id",
-                    f"id {game_id!r} is also used by {others}",
-                    severity,
-                )
+            others = [o.file for o in same if o is not e]
+            named = ", ".join(others[:3]) + (
+                f" and {len(others) - 3} more" if len(others) > 3 else ""
             )
-    if not any(not e.source.draft for e in entries):
-        out.append(Finding("games", None, None, "the catalog has no published games", WARNING))
+            found = Findings(e.file, severities, draft=published < 2)
+            found.add(
+                "duplicate-id",
+                f"id {game_id!r} is also used by {named}",
+                line=e.id_pos[0],
+                column=e.id_pos[1],
+                field=e.id_field,
+            )
+            out.extend(found.items)
     return out
 
 
-# --- the catalog ----------------------------------------------------------------------------
+# --- the tree -------------------------------------------------------------------------------
 
 
-def order_key(entry: GameEntry) -> tuple[int, int, str, str]:
-    """Hugo's list order: by weight, then unweighted games; ties by name, then id."""
-    w = entry.source.weight
-    return (0 if w is not None else 1, w or 0, entry.source.name, entry.id)
+def games_folder(root: Path) -> Path:
+    """The games folder of a content tree, as its site.toml names it (for watching files)."""
+    try:
+        raw, _ = read_head(os.path.join(root, SITE_FILE), MAX_SITE_BYTES)
+        data = read_toml(decode(raw), SITE_FILE, 1, (1, 1)).data
+        games = data.get("content", {}).get("games", GAMES_DIR)
+        return root / (games if isinstance(games, str) else GAMES_DIR)
+    except (OSError, Problem, AttributeError):
+        return root / GAMES_DIR
 
 
-def with_params(url: str, params: dict[str, str]) -> str:
-    """Add attribution parameters, keeping the URL's own (an author's value is replaced)."""
-    if not params:
-        return url
-    base, _, fragment = url.partition("#")
-    path, _, query = base.partition("?")
-    kept = [p for p in query.split("&") if p and p.split("=", 1)[0] not in params]
-    kept.extend(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in params.items())
-    out = f"{path}?{'&'.join(kept)}"
-    return f"{out}#{fragment}" if fragment else out
+def load(
+    root: Path,
+    *,
+    display: str | None = None,
+    base_url: str | None = None,
+    now: dt.datetime | None = None,
+) -> Content:
+    """Load a content tree; every problem becomes a finding. Raises only for a bad root or
+    a bad `base_url` override."""
+    if not root.exists():
+        raise InputError(f"content directory not found: {root}")
+    if not root.is_dir():
+        raise InputError(f"not a content directory: {root}")
+    shown = display if display is not None else str(root)
+    site, _doc, severities, findings = _load_site(root, shown)
+    if site is not None and base_url is not None:
+        problem = url_problem(base_url, schemes=("http", "https"))
+        if problem is None and base_url.endswith("/"):
+            problem = "must not end with '/'"
+        if problem:
+            raise InputError(f"--base-url {problem}: {base_url!r}")
+        site = site.replace(base_url=base_url)
 
+    games_name = site.content.games if site is not None else GAMES_DIR
+    language = site.content.language if site is not None else "en"
+    games_dir = os.path.normpath(os.path.join(root, games_name))
+    games_shown = os.path.normpath(os.path.join(shown, games_name))
+    found = Discovery()
+    sitefile = Findings(os.path.join(shown, SITE_FILE), severities)
+    root_real = os.path.realpath(root)
+    if not any(f.rule == "games-folder" for f in findings):
+        if not os.path.isdir(games_dir):
+            sitefile.add(
+                "games-folder",
+                f"the games folder {games_name!r} is missing"
+                + ("" if site is None else " (set [content] games in site.toml)"),
+                file=games_shown,
+            )
+        elif not _inside(games_dir, root_real):
+            sitefile.add(
+                "games-folder",
+                f"the games folder {games_name!r} leads out of the content tree",
+                file=games_shown,
+            )
+        else:
+            found = discover(games_dir, games_shown, str(root), language)
+    for p in found.problems:
+        sitefile.add(p.rule, p.message, file=p.file)
 
-def published_games(site: SiteSettings, entries: list[GameEntry]) -> list[dict[str, Any]]:
-    base = site.base_url
-    games = []
-    for e in sorted((e for e in entries if not e.source.draft), key=order_key):
-        src = e.source
-        icon = base + src.icon if src.icon.startswith("/") else src.icon
-        stores = [
-            {"name": conf.name, "url": with_params(src.stores[key], conf.params)}
-            for key, conf in site.stores.items()
-            if key in src.stores
-        ]
-        games.append(
-            {
-                "id": e.id,
-                "name": src.name,
-                "description": src.description,
-                "url": game_url(site, e.id),
-                "platforms": list(src.platforms),
-                "genres": list(src.genres),
-                "icon": icon,
-                "stores": stores,
-            }
-        )
-    return games
+    ctx = PageContext(
+        site,
+        FieldMap.from_settings(site.fields) if site is not None else DEFAULT_FIELDS,
+        severities,
+        now or dt.datetime.now(dt.UTC),
+    )
+    outcomes = _check_pages(found.pages, ctx)
+    entries: list[Entry] = []
+    counts = {PUBLISHED: 0, DRAFT: 0, SCHEDULED: 0, EXPIRED: 0}
+    failed = 0
+    for outcome in outcomes:
+        findings.extend(outcome.findings)
+        entry = outcome.entry
+        if entry is not None:
+            entries.append(entry)
+        if entry is not None and entry.state == DRAFT:
+            counts[DRAFT] += 1
+        elif outcome.failed or entry is None:
+            failed += 1
+        else:
+            counts[entry.state] += 1
+    findings.extend(sitefile.items)
+    findings.extend(_cross_checks(entries, severities))
+
+    summary = ReadSummary(
+        pages=len(found.pages),
+        published=counts[PUBLISHED],
+        drafts=counts[DRAFT],
+        scheduled=counts[SCHEDULED],
+        expired=counts[EXPIRED],
+        translations=found.translations,
+        sections=found.sections,
+        ignored=found.ignored,
+        resources=found.resources,
+        failed=failed,
+    )
+    if summary.published == 0 and failed == 0:
+        empty = Findings(games_shown, severities)
+        empty.add("empty-catalog", f"no game is published ({summary.describe()})")
+        findings.extend(empty.items)
+    return Content(root, site, entries, findings, summary)
 
 
 def load_catalog(
@@ -628,19 +408,12 @@ def load_catalog(
 
     `base_url` replaces the one of site.toml (e.g. to serve the catalog locally).
     """
-    content = load(root, display=display)
+    content = load(root, display=display, base_url=base_url)
     failing = content.errors + (content.warnings if strict else [])
     if failing or content.site is None:
         n = len(failing)
         raise ContentInvalid(f"content is invalid ({n} problem{'s' * (n != 1)})", content.findings)
-    site = content.site
-    if base_url is not None:
-        if not _is_http_url(base_url) or base_url.endswith("/"):
-            raise InputError(
-                f"--base-url must be an absolute http(s) URL without a trailing '/': {base_url!r}"
-            )
-        site = site.replace(base_url=base_url)
-    return Catalog(site, published_games(site, content.entries))
+    return Catalog(content.site, content.published(), content.summary)
 
 
 def sample_content() -> Path:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from pydantic_core import SchemaValidator
 
 ApiStatus = Literal["supported", "deprecated"]
+StoreKind = Literal["apple", "google-play", "other"]
+RuleLevel = Literal["error", "warning", "off"]
 
 
 @dataclass(slots=True)
@@ -38,6 +40,13 @@ class StoreSettings:
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
 
     name: Annotated[str, Field(min_length=1, description="Store name published in the catalog.")]
+    kind: Annotated[
+        StoreKind | None,
+        Field(
+            description="`apple`, `google-play` or `other`: decides the rule for its URLs. "
+            "Inferred from the key or name when not set."
+        ),
+    ] = None
     params: Annotated[
         dict[str, str],
         Field(description="Attribution query parameters added to every download URL."),
@@ -75,6 +84,25 @@ class ApiSettings:
 
 
 @dataclass(slots=True)
+class ContentSettings:
+    """`[content]`: where the game pages are, and in which language."""
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
+
+    games: Annotated[
+        str, Field(min_length=1, description="The games folder, relative to site.toml.")
+    ] = "games"
+    language: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="The language published: `<id>.<lang>.md` pages in other languages "
+            "are skipped; an untagged page is in this language.",
+        ),
+    ] = "en"
+
+
+@dataclass(slots=True)
 class SiteSettings:
     """`content/site.toml`."""
 
@@ -93,6 +121,18 @@ class SiteSettings:
     platforms: Annotated[list[str] | None, Field(description="Allowed platforms.")] = None
     genres: Annotated[list[str] | None, Field(description="Allowed genres.")] = None
     api: ApiSettings = field(default_factory=ApiSettings)
+    content: ContentSettings = field(default_factory=ContentSettings)
+    fields: Annotated[
+        dict[str, str | dict[str, str]],
+        Field(
+            description="Front-matter key of a catalog key, dotted into nested tables "
+            '(`name = "title"`, `icon = "params.icon"`); `[fields.stores]` maps store keys.'
+        ),
+    ] = field(default_factory=dict)
+    rules: Annotated[
+        dict[str, RuleLevel],
+        Field(description="Severity per rule id: `error`, `warning` or `off`."),
+    ] = field(default_factory=dict)
 
     def replace(self, **changes: Any) -> SiteSettings:
         return dataclasses.replace(self, **changes)
@@ -100,7 +140,7 @@ class SiteSettings:
 
 @dataclass(slots=True)
 class GamePage:
-    """Front matter of one `games/<id>.md` file."""
+    """The catalog keys of one game page, once `[fields]` has mapped them."""
 
     # Unknown keys belong to the website and are ignored.
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "ignore", "strict": True}
@@ -118,9 +158,54 @@ class GamePage:
         dict[str, Annotated[str, Field(min_length=1)]],
         Field(min_length=1, description="Store key → plain download URL."),
     ]
-    weight: Annotated[int | None, Field(description="Catalog order (ascending).")] = None
+    weight: Annotated[
+        int | None, Field(description="Catalog order, ascending; 0 or none after weighted games.")
+    ] = None
+    date: Annotated[
+        dt.datetime | dt.date | str | None,
+        Field(description="Order among equal weights: newest first."),
+    ] = None
+    publishDate: Annotated[
+        dt.datetime | dt.date | str | None,
+        Field(description="A game is left out until this date."),
+    ] = None
+    expiryDate: Annotated[
+        dt.datetime | dt.date | str | None,
+        Field(description="A game is left out from this date."),
+    ] = None
     slug: Annotated[str | None, Field(min_length=1, description="Overrides the id.")] = None
     draft: Annotated[bool, Field(description="`true` leaves the game out.")] = False
+
+
+# The keys a game page may set, in the order of GamePage.
+CATALOG_KEYS: tuple[str, ...] = (
+    "name",
+    "description",
+    "platforms",
+    "genres",
+    "icon",
+    "stores",
+    "weight",
+    "date",
+    "publishDate",
+    "expiryDate",
+    "slug",
+    "draft",
+)
+REQUIRED_KEYS = frozenset({"name", "description", "platforms", "genres", "icon", "stores"})
+SITE_KEYS: tuple[str, ...] = (
+    "base_url",
+    "title",
+    "description",
+    "game_url",
+    "stores",
+    "platforms",
+    "genres",
+    "api",
+    "content",
+    "fields",
+    "rules",
+)
 
 
 SETTINGS_MODELS = {"site": SiteSettings, "game": GamePage}

@@ -8,7 +8,7 @@ leaves the summary line for the terminal. May import: the cores and below.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from catalogctl.output import console
@@ -60,12 +60,25 @@ def report_validate(
     pages: Sequence[str],
     files: int,
     games: int,
+    read: Mapping[str, int] | None = None,
+    read_line: str = "",
 ) -> bool:
-    """validate's report; whether the content passes (exit 0)."""
+    """validate's report; whether the content passes (exit 0).
+
+    `read` counts what the content tree held (pages, published, drafts, skipped, ignored);
+    `read_line` says it in words, after the summary line.
+    """
     from catalogctl.output.validate import findings_report
 
     report = findings_report(
-        "validate", findings, strict=strict, pages=pages, files=files, games=games
+        "validate",
+        findings,
+        strict=strict,
+        pages=pages,
+        files=files,
+        games=games,
+        read=read,
+        read_line=read_line,
     )
     write(report, fmt)
     return report.ok

@@ -6,8 +6,8 @@ One JUnit test case per page (a game, passed or failed) and per other file with 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from catalogctl.findings import Finding, Rule, Severity
 from catalogctl.output.envelope import envelope, finding_json, findings_summary
@@ -52,6 +52,8 @@ def findings_report(
     pages: Sequence[str] = (),
     files: int | None = None,
     games: int | None = None,
+    read: Mapping[str, int] | None = None,
+    read_line: str = "",
 ) -> Report:
     """The findings of `command` (validate, or build and serve when the content is invalid)."""
     items = sort_findings(findings)
@@ -64,11 +66,15 @@ def findings_report(
         if case is None:
             case = cases[f.file] = Case(f.file, command, f.file)
         case.results.append(_result(f, strict))
-    summary: dict[str, int | None] = {**counts, "files": files, "games": games}
+    summary: dict[str, Any] = {**counts, "files": files, "games": games}
+    if read is not None:
+        summary["read"] = dict(read)
     where = "" if files is None else f" in {plural(files, 'file')}"
     if games is not None:
         where += f" ({plural(games, 'game')})"
     line = f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}{where}"
+    if read_line:
+        line += f"; {read_line}"
     if counts["errors"]:
         mark = ("✗", "red")
     elif counts["warnings"]:

@@ -1,0 +1,312 @@
+"""Finding the game pages under the games folder, as Hugo, Zola and Jekyll lay them out.
+
+- `<id>.md`, `<id>.markdown` at any depth (sections are folders); a Jekyll-style
+  `YYYY-MM-DD-<id>.md` name gives the id and, unless the page sets one, the date;
+- `<id>/index.md` is a leaf bundle: the id is the folder's name, its other files are resources;
+- `_index.md` (a section's own page) is skipped and counted;
+- `<id>.<lang>.md` and `index.<lang>.md` are translations: only `[content] language` is read (an
+  untagged page is in that language), the others are skipped and counted;
+- files whose names start with `.` or `_`, and files that are not pages, are ignored and counted.
+
+The content tree is a boundary: a symlink is followed only when its target stays inside the
+tree (a loop, a dangling link or a target outside is a finding naming it); anything that is not
+a regular file where a page is expected (a FIFO, a socket, a device) is a finding; a file name
+that is not UTF-8 is a finding. Nothing is skipped without being counted or reported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+
+from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES
+
+PAGE_SUFFIXES = (".md", ".markdown")
+_LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
+_JEKYLL_DATE_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-(.+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class PageFile:
+    path: str  # what to open: the file, or the target of a symlink inside the tree
+    file: str  # how findings name it
+    id: str  # the id it gives unless the page sets a slug
+    date: str | None = None  # from a Jekyll-style file name
+
+
+@dataclass(frozen=True, slots=True)
+class TreeProblem:
+    rule: str
+    file: str
+    message: str
+
+
+@dataclass(slots=True)
+class Discovery:
+    pages: list[PageFile] = field(default_factory=list)
+    problems: list[TreeProblem] = field(default_factory=list)
+    translations: int = 0
+    sections: int = 0
+    ignored: int = 0
+    resources: int = 0
+
+
+def safe_name(name: str) -> str:
+    """A file name fit for a terminal: undecodable bytes and control characters escaped."""
+    if name.isprintable():
+        return name
+    out = []
+    for ch in name:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif ch.isprintable():
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def _valid_name(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def split_page_name(name: str) -> tuple[str, str | None] | None:
+    """`tidal.fr.md` → ("tidal", "fr"); `tidal.md` → ("tidal", None); None: not a page."""
+    lower = name.lower()
+    for suffix in PAGE_SUFFIXES:
+        if lower.endswith(suffix):
+            stem = name[: -len(suffix)]
+            break
+    else:
+        return None
+    base, dot, tag = stem.rpartition(".")
+    if dot and base and _LANG_RE.match(tag):
+        return base, tag.lower().replace("_", "-")
+    return stem, None
+
+
+def _inside(real: str, root_real: str) -> bool:
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+class _Walker:
+    def __init__(self, root_real: str, language: str) -> None:
+        self.root_real = root_real
+        self.language = language.lower().replace("_", "-")
+        self.found = Discovery()
+        self.visited: set[tuple[int, int]] = set()
+
+    def problem(self, rule: str, file: str, message: str) -> None:
+        self.found.problems.append(TreeProblem(rule, file, message))
+
+    def resolve(self, path: str, shown: str) -> tuple[str, os.stat_result] | None:
+        """The target of a symlink inside the tree and its stat, or None (a finding)."""
+        try:
+            real = os.path.realpath(path, strict=True)
+        except OSError as exc:
+            what = "loops" if exc.errno == 40 else "is dangling (its target does not exist)"
+            self.problem("broken-symlink", shown, f"symlink {what}")
+            return None
+        if not _inside(real, self.root_real):
+            self.problem(
+                "symlink-outside", shown, "symlink leads out of the content tree; it is not read"
+            )
+            return None
+        try:
+            return real, os.stat(real)
+        except OSError as exc:
+            self.problem("unreadable-file", shown, f"cannot read: {exc.strerror or exc}")
+            return None
+
+    def walk(self, top: str, shown_top: str) -> Discovery:
+        stack: list[tuple[str, str, int]] = [(top, shown_top, 0)]
+        try:
+            st = os.stat(top)
+            self.visited.add((st.st_dev, st.st_ino))
+        except OSError:
+            pass
+        while stack:
+            folder, shown, depth = stack.pop()
+            try:
+                with os.scandir(folder) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                self.problem("unreadable-file", shown, f"cannot list folder: {exc.strerror or exc}")
+                continue
+            subdirs = self.folder(folder, shown, depth, entries)
+            stack.extend(reversed(subdirs))
+        return self.found
+
+    def folder(
+        self, folder: str, shown: str, depth: int, entries: list[os.DirEntry[str]]
+    ) -> list[tuple[str, str, int]]:
+        found = self.found
+        names = {e.name: e for e in entries}
+        # A leaf bundle: the folder is the page, named by index.md (or index.<lang>.md).
+        if depth > 0:
+            index = [n for n in names if (s := split_page_name(n)) is not None and s[0] == "index"]
+            if index:
+                bundle_id = os.path.basename(folder)
+                for name in sorted(index):
+                    self.page(names[name], shown, bundle_id)
+                found.resources += len(entries) - len(index)
+                return []
+        subdirs: list[tuple[str, str, int]] = []
+        for entry in entries:
+            name = entry.name
+            child = os.path.join(shown, safe_name(name))
+            if not _valid_name(name):
+                self.problem("file-name", child, "file name is not valid UTF-8; rename it")
+                continue
+            if name.startswith("."):
+                found.ignored += 1
+                continue
+            try:
+                is_link = entry.is_symlink()
+                is_dir = not is_link and entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_link, is_dir = False, False
+            if is_link:
+                target = self.resolve(entry.path, child)
+                if target is None:
+                    continue
+                if stat.S_ISDIR(target[1].st_mode):
+                    self.subdir(target[0], target[1], child, depth, subdirs)
+                else:
+                    self.page(entry, shown, None, target)
+                continue
+            if is_dir:
+                try:
+                    self.subdir(
+                        entry.path, entry.stat(follow_symlinks=False), child, depth, subdirs
+                    )
+                except OSError as exc:
+                    self.problem("unreadable-file", child, f"cannot read: {exc.strerror or exc}")
+                continue
+            self.page(entry, shown, None)
+        return subdirs
+
+    def subdir(
+        self,
+        path: str,
+        st: os.stat_result,
+        shown: str,
+        depth: int,
+        subdirs: list[tuple[str, str, int]],
+    ) -> None:
+        key = (st.st_dev, st.st_ino)
+        if key in self.visited:
+            self.problem("broken-symlink", shown, "folder is reached twice (a symlink loop)")
+            return
+        if depth + 1 > MAX_DIR_DEPTH:
+            self.problem("limit", shown, f"folders nested deeper than {MAX_DIR_DEPTH} levels")
+            return
+        self.visited.add(key)
+        subdirs.append((path, shown, depth + 1))
+
+    def page(
+        self,
+        entry: os.DirEntry[str],
+        shown: str,
+        bundle_id: str | None,
+        target: tuple[str, os.stat_result] | None = None,
+    ) -> None:
+        found = self.found
+        name = entry.name
+        child = os.path.join(shown, safe_name(name))
+        split = split_page_name(name)
+        if split is None:
+            found.ignored += 1
+            return
+        stem, lang = split
+        if stem == "_index":
+            found.sections += 1
+            return
+        if bundle_id is None and (stem.startswith("_") or stem == "index"):
+            # `index.md` directly in the games folder is the folder's own page, like `_index.md`.
+            if stem == "index":
+                found.sections += 1
+            else:
+                found.ignored += 1
+            return
+        if lang is not None and lang != self.language:
+            found.translations += 1
+            return
+        path = entry.path
+        try:
+            if target is None and entry.is_symlink():
+                target = self.resolve(path, child)
+                if target is None:
+                    return
+            if target is not None:
+                path, st = target
+            else:
+                st = entry.stat(follow_symlinks=False)
+        except OSError as exc:
+            self.problem("unreadable-file", child, f"cannot read: {exc.strerror or exc}")
+            return
+        if not stat.S_ISREG(st.st_mode):
+            what = (
+                "a FIFO"
+                if stat.S_ISFIFO(st.st_mode)
+                else "a socket"
+                if stat.S_ISSOCK(st.st_mode)
+                else "a folder"
+                if stat.S_ISDIR(st.st_mode)
+                else "a device"
+                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "not a regular file"
+            )
+            self.problem("not-a-file", child, f"is {what}, not a page file; it is not read")
+            return
+        if len(found.pages) >= MAX_PAGES:
+            if len(found.pages) == MAX_PAGES:
+                self.problem(
+                    "limit", child, f"more than {MAX_PAGES:,} pages; the rest are not read"
+                )
+            return
+        game_id, date = (bundle_id, None) if bundle_id is not None else (stem, None)
+        if bundle_id is None:
+            m = _JEKYLL_DATE_RE.match(stem)
+            if m:
+                date, game_id = m.group(1), m.group(2)
+        found.pages.append(PageFile(path, child, game_id, date))
+
+
+def discover(games_dir: str, shown: str, root: str, language: str) -> Discovery:
+    """The pages under `games_dir` (inside the content tree `root`), and what was skipped."""
+    walker = _Walker(os.path.realpath(root), language)
+    return walker.walk(games_dir, shown)
+
+
+def read_head(path: str, limit: int) -> tuple[bytes, bool]:
+    """The first `limit` bytes of a regular file, and whether that is the whole file.
+
+    Opened without following a symlink (the walk resolved it) and without blocking (a FIFO put
+    in place after the walk is refused, not waited on).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, min(1 << 20, limit - size))
+            if not chunk:
+                return b"".join(chunks), True
+            chunks.append(chunk)
+            size += len(chunk)
+        complete = not os.read(fd, 1)
+        return b"".join(chunks), complete
+    finally:
+        os.close(fd)

@@ -1,0 +1,90 @@
+"""A parsed front matter (or site.toml): its data, and where each key and value is.
+
+Positions come from the parsers themselves: PyYAML's composed nodes for YAML, and for TOML and
+JSON (whose standard-library parsers keep none) a scan of the same text that runs only when a
+finding needs a place. Lines are lines of the file, columns count characters from 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Path = tuple[str | int, ...]
+Pos = tuple[int, int]  # (line, column), 1-based, in the file
+Syntax = Literal["yaml", "toml", "json"]
+
+
+class Problem(Exception):
+    """A file that cannot be parsed: a finding of `rule` at a line and column (if known)."""
+
+    def __init__(
+        self, rule: str, message: str, line: int | None = None, column: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.line = line
+        self.column = column
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(slots=True)
+class Duplicate:
+    """A key given twice in one mapping."""
+
+    path: Path  # the mapping's path
+    key: str
+    first: Pos
+    second: Pos
+
+
+@dataclass(slots=True)
+class Positions:
+    values: dict[Path, Pos] = field(default_factory=dict)
+    keys: dict[Path, Pos] = field(default_factory=dict)
+    duplicates: list[Duplicate] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Document:
+    """Data of one front matter or site.toml, and the positions of its keys and values."""
+
+    file: str
+    syntax: Syntax
+    data: dict[str, Any]
+    start: Pos  # where the block starts (its opening line), for findings about the whole block
+    _positions: Positions | None = None
+    _scan: Callable[[], Positions] | None = None
+    may_repeat_keys: bool = True  # False when the parser already refused repeated keys
+
+    @property
+    def duplicates(self) -> list[Duplicate]:
+        return self.positions.duplicates if self.may_repeat_keys else []
+
+    @property
+    def positions(self) -> Positions:
+        if self._positions is None:
+            scan, self._scan = self._scan, None
+            try:
+                self._positions = scan() if scan is not None else Positions()
+            except (ValueError, IndexError, RecursionError):  # a locator never fails a check
+                self._positions = Positions()
+        return self._positions
+
+    def value_pos(self, path: Path) -> Pos:
+        """The value at `path`, else the nearest enclosing value or key that is known."""
+        pos = self.positions
+        for end in range(len(path), 0, -1):
+            sub = path[:end]
+            found = pos.values.get(sub) or pos.keys.get(sub)
+            if found is not None:
+                return found
+        return self.start
+
+    def key_pos(self, path: Path) -> Pos:
+        found = self.positions.keys.get(path)
+        return found if found is not None else self.value_pos(path)

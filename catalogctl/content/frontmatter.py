@@ -1,0 +1,92 @@
+"""Front matter at the top of a page: YAML (`---` … `---` or `...`), TOML (`+++` … `+++`) or
+JSON (a top-level `{…}` object), as Hugo, Zola and Jekyll read it.
+
+Only the front matter is decoded and parsed; the Markdown body is the website's. A page is read
+up to `MAX_FRONT_MATTER_BYTES` past its opening line: front matter that is not closed by then
+is a `limit` finding, never a whole file in memory.
+"""
+
+from __future__ import annotations
+
+import re
+
+from catalogctl.content.document import Document, Problem
+from catalogctl.content.jsondoc import object_end, read_json
+from catalogctl.content.limits import MAX_FRONT_MATTER_BYTES
+from catalogctl.content.tomldoc import read_toml
+from catalogctl.content.yamldoc import read_yaml
+
+HEAD_BYTES = MAX_FRONT_MATTER_BYTES + 4096  # what is read of a page at most
+_YAML_CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_TOML_CLOSE = re.compile(rb"^\+\+\+[ \t]*\r?$", re.MULTILINE)
+_BOM = b"\xef\xbb\xbf"
+
+
+def decode(raw: bytes, line0: int = 1) -> str:
+    """UTF-8 text, or an `encoding` problem at the line and column of the first bad byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = line0 + raw.count(b"\n", 0, exc.start)
+        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise Problem(
+            "encoding",
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
+            line,
+            col,
+        ) from None
+
+
+def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
+    """The front matter of a page whose first bytes are `raw` (`complete`: the whole file)."""
+    raw = raw.removeprefix(_BOM)
+    if not raw.strip():
+        raise Problem(
+            "front-matter", "file is empty; expected front matter between '---' lines", 1, 1
+        )
+    first_end = raw.find(b"\n")
+    first = (raw if first_end < 0 else raw[:first_end]).rstrip()
+    body = len(raw) if first_end < 0 else first_end + 1
+    if first.startswith(b"{"):
+        text = decode(raw if complete else raw[: raw.rfind(b"\n") + 1] or raw)
+        end = object_end(text)  # raises when never closed, or too deep
+        if end > MAX_FRONT_MATTER_BYTES:
+            raise _too_big()
+        return read_json(text[:end], file, 1, (1, 1))
+    if first == b"---":
+        closing = _YAML_CLOSE
+    elif first == b"+++":
+        closing = _TOML_CLOSE
+    else:
+        raise Problem(
+            "front-matter",
+            "no front matter: the file must start with a '---' (YAML), '+++' (TOML) or '{' "
+            "(JSON) line",
+            1,
+            1,
+        )
+    m = closing.search(raw, body)
+    if m is None:
+        if not complete:
+            raise _too_big()
+        raise Problem(
+            "front-matter",
+            f"front matter opened with {first.decode()!r} on line 1 is never closed",
+            1,
+            1,
+        )
+    if m.start() - body > MAX_FRONT_MATTER_BYTES:
+        raise _too_big()
+    text = decode(raw[body : m.start()], 2)
+    if first == b"---":
+        return read_yaml(text, file, 2, (1, 1))
+    return read_toml(text, file, 2, (1, 1))
+
+
+def _too_big() -> Problem:
+    return Problem(
+        "limit",
+        f"front matter is larger than {MAX_FRONT_MATTER_BYTES // 1024:,} KiB (or never closed)",
+        1,
+        1,
+    )

@@ -1,0 +1,91 @@
+"""Limits on what a content tree may hold, checked before any parser runs.
+
+Real front matter is a few kilobytes, a few levels deep; these limits are far above that and
+far below what could exhaust memory or the C stack. Each over-limit input is a `limit` finding
+naming its file (and line where known), never a crash.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_FRONT_MATTER_BYTES = 1024 * 1024  # one page's front matter
+MAX_SITE_BYTES = 1024 * 1024  # site.toml
+MAX_DEPTH = 64  # nested mappings and lists
+MAX_NODES = 200_000  # keys, list items and values of one document, aliases expanded
+MAX_INT_DIGITS = 100  # digits of an integer literal
+MAX_PAGES = 1_000_000  # page files in one tree
+MAX_DIR_DEPTH = 64  # folders below the games folder
+WORKER_FILE_SECONDS = 60.0  # a parser process that spends longer on one file is stopped
+
+_YAML_BLOCK_RUN = re.compile(r"^[ \t?:\-]*", re.MULTILINE)
+
+
+def bracket_count(text: str) -> int:
+    return text.count("[") + text.count("{")
+
+
+def yaml_depth_bound(text: str) -> int:
+    """An upper bound on the nesting depth of a YAML document, from its text alone.
+
+    Flow collections need one bracket per level. A block collection nested in another starts
+    at a greater column (or, for a sequence under a mapping key, one level at the same column),
+    and that column is made of the indentation and the `- `, `? `, `: ` indicators before it.
+    """
+    run = max((len(m) for m in _YAML_BLOCK_RUN.findall(text)), default=0)
+    return bracket_count(text) + 2 * (run + 1)
+
+
+def too_deep(text: str, *, toml: bool, limit: int = MAX_DEPTH) -> int:
+    """Where bracket nesting outside strings (and TOML comments) passes `limit`, or -1.
+
+    Exact for JSON and TOML, whose strings and comments are unambiguous; YAML's depth is counted
+    from its parser's events instead. Used only when `bracket_count` is above the limit.
+    """
+    depth = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "[{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch == '"':
+            if toml and text.startswith('"""', i):
+                end = text.find('"""', i + 3)
+                i = n if end < 0 else end + 3
+                continue
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif ch == "'" and toml:
+            if text.startswith("'''", i):
+                end = text.find("'''", i + 3)
+                i = n if end < 0 else end + 3
+                continue
+            end = text.find("'", i + 1)
+            i = n if end < 0 else end
+        elif ch == "#" and toml:
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        i += 1
+    return -1
+
+
+_LONG_NUMBER = re.compile(rf"[0-9][0-9_]{{{MAX_INT_DIGITS},}}")
+
+
+def long_number(text: str) -> int:
+    """Offset of the first run of more than MAX_INT_DIGITS digits, or 0 (to locate a finding)."""
+    m = _LONG_NUMBER.search(text)
+    return m.start() if m else 0
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    return line, offset - start + 1

@@ -1,0 +1,348 @@
+"""The rules of one game page: its catalog keys, once `[fields]` has mapped them."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from catalogctl.content.document import Document, Path
+from catalogctl.content.fields import FieldMap, extract
+from catalogctl.content.rules.keys import KeyChecker, check_duplicates, dotted
+from catalogctl.content.rules.registry import Findings, Severities
+from catalogctl.content.rules.stores import (
+    KIND_NAMES,
+    SPEC_STORE_PARAMS,
+    kind_problem,
+    store_kind,
+    with_params,
+)
+from catalogctl.content.rules.suggest import Suggester
+from catalogctl.content.settings import CATALOG_KEYS, GamePage, SiteSettings, validator
+from catalogctl.urls import shown, url_problem
+
+# A slug must be usable as one URL path segment as it stands.
+_ID_RE = re.compile(r"^[^\s/\\?#%\"'<>`{}|^\[\]\x00-\x1f\x7f]+$")
+_CANONICAL_ID_RE = re.compile(r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$")
+MAX_ID_LENGTH = 200
+
+PUBLISHED, DRAFT, SCHEDULED, EXPIRED = "published", "draft", "scheduled", "expired"
+
+
+@dataclass(slots=True)
+class PageContext:
+    """What every page is checked against (made once, shared by the parser processes)."""
+
+    site: SiteSettings | None
+    fields: FieldMap
+    severities: Severities
+    now: dt.datetime
+    keys: KeyChecker = field(init=False)
+    kinds: dict[str, str] = field(init=False)
+    vocab: dict[str, tuple[frozenset[str], Suggester] | None] = field(init=False)
+    stores: Suggester = field(init=False)
+    base: str = field(init=False)  # for checking site paths (a bad base_url is reported once)
+
+    def __post_init__(self) -> None:
+        ok = self.site is not None and url_problem(self.site.base_url, loopback_http=True) is None
+        self.base = self.site.base_url.rstrip("/") if ok and self.site else "https://example.com"
+        self.keys = KeyChecker([*((k,) for k in CATALOG_KEYS), *self.fields.used()])
+        site = self.site
+        self.kinds = {k: store_kind(k, s) for k, s in (site.stores.items() if site else ())}
+        self.stores = Suggester(self.kinds, min_length=1)
+        self.vocab = {}
+        for name in ("platforms", "genres"):
+            allowed = getattr(site, name) if site is not None else None
+            self.vocab[name] = (
+                None if allowed is None else (frozenset(allowed), Suggester(allowed, min_length=1))
+            )
+
+
+@dataclass(slots=True)
+class Entry:
+    """A page that validated: its published game and how it sorts."""
+
+    id: str
+    file: str
+    state: str  # published | draft | scheduled | expired
+    game: dict[str, Any]
+    order: tuple[Any, ...]
+    id_pos: tuple[int, int]
+    id_field: str
+
+
+_PYDANTIC_RULES = {
+    "missing": "missing-field",
+    "too_short": "empty-value",
+    "extra_forbidden": "unknown-key",
+}
+
+
+def kind_of(value: object) -> str:
+    names = {
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "true/false",
+        list: "a list",
+        dict: "a mapping",
+        type(None): "empty",
+        dt.date: "a date",
+        dt.datetime: "a date-time",
+    }
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def pydantic_message(err: Any) -> str:
+    kind, value = err["type"], err.get("input")
+    loc = err["loc"]
+    if kind == "missing":
+        return "required field is missing"
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        return "unknown key"
+    if kind == "too_short":
+        return "must not be empty" if isinstance(value, str) else "must have at least 1 item"
+    if kind in ("string_type", "string_sub_type"):
+        if loc and loc[-1] == "[key]":
+            return f"key must be a string, not {kind_of(value)}"
+        return f"must be a string, not {kind_of(value)}"
+    if kind == "list_type":
+        return f"must be a list, not {kind_of(value)}"
+    if kind == "dict_type":
+        return f"must be a mapping, not {kind_of(value)}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"must be a whole number, not {kind_of(value)}"
+    if kind == "bool_type":
+        return f"must be true or false, not {kind_of(value)}"
+    if kind in ("model_type", "dataclass_type", "dataclass_exact_type"):
+        return f"must be a table, not {kind_of(value)}"
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        return f"must be one of {expected}, not {shown(str(value))}"
+    if kind.startswith(("date", "datetime")) or kind == "union_tag_invalid":
+        return f"must be a date (2024-05-31) or date-time, not {kind_of(value)}"
+    return str(err["msg"])
+
+
+def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: Any = None) -> None:
+    """Validation errors as findings at the position of the value (or key) they concern."""
+    seen: set[tuple[Any, ...]] = set()
+    for err in errors:
+        loc = tuple(p for p in err["loc"] if p != "[key]")
+        # A union reports one error per member: the first says it.
+        if len(loc) > 1 and loc[-1] in ("datetime", "date", "str", "function-plain[...]"):
+            loc = loc[:-1]
+        if loc in seen:
+            continue
+        seen.add(loc)
+        path: Path = source(loc) if source is not None else loc
+        rule = _PYDANTIC_RULES.get(err["type"], "wrong-type")
+        line, col = doc.key_pos(path) if rule == "unknown-key" else doc.value_pos(path)
+        if err["type"] == "missing":
+            line, col = doc.start
+        out.add(rule, pydantic_message(err), line=line, column=col, field=dotted(path))
+
+
+def _as_time(value: Any) -> dt.datetime | str | None:
+    """A date or date-time as an aware UTC datetime (naive means UTC, as in Hugo)."""
+    if value is None:
+        return None
+    if not isinstance(value, str | dt.date):
+        return "invalid"
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            try:
+                value = dt.date.fromisoformat(value.strip())
+            except ValueError:
+                return "invalid"
+    if not isinstance(value, dt.datetime):
+        value = dt.datetime(value.year, value.month, value.day)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    result: dt.datetime = value.astimezone(dt.UTC)
+    return result
+
+
+def check_page(
+    doc: Document, default_id: str, default_date: str | None, ctx: PageContext, out: Findings
+) -> Entry | None:
+    """Every rule of one page; the entry to publish when it has no error."""
+    fmap = ctx.fields
+    data, clashes = extract(doc.data, fmap)
+    out.draft = data.get("draft") is True
+    check_duplicates(doc, out)
+    for key, first, second in clashes:
+        line, col = doc.value_pos(second)
+        out.add(
+            "duplicate-key",
+            f"store {key!r} is given twice: in {dotted(first)} and {dotted(second)}",
+            line=line,
+            column=col,
+            field=dotted(second),
+        )
+    ctx.keys.check(doc.data, doc, out)
+    if "date" not in data and default_date is not None:
+        data["date"] = default_date
+    from pydantic_core import ValidationError
+
+    try:
+        src: GamePage = validator("game").validate_python(data)
+    except ValidationError as exc:
+        pydantic_findings(exc.errors(include_url=False), doc, out, fmap.source)
+        return None
+
+    def add(rule: str, loc: tuple[Any, ...], msg: str) -> None:
+        path = fmap.source(loc)
+        line, col = doc.value_pos(path)
+        out.add(rule, msg, line=line, column=col, field=dotted(path))
+
+    game_id = src.slug if src.slug is not None else default_id
+    id_loc: tuple[Any, ...] = ("slug",) if src.slug is not None else ()
+    if len(game_id) > MAX_ID_LENGTH:
+        add("invalid-id", id_loc, f"id is longer than {MAX_ID_LENGTH} characters")
+    elif not _ID_RE.match(game_id) or game_id in (".", "..") or not game_id.isprintable():
+        add(
+            "invalid-id",
+            id_loc,
+            f"id {shown(game_id)} cannot be a URL path segment "
+            "(no spaces, quotes, '/', '?', '#', '%' or control characters)",
+        )
+    elif not _CANONICAL_ID_RE.match(game_id):
+        add("id-style", id_loc, f"id {shown(game_id)} is not a lowercase slug (a-z, 0-9, '-')")
+    for name in ("name", "description"):
+        if not getattr(src, name).strip():
+            add("empty-value", (name,), "must not be blank")
+
+    times: dict[str, dt.datetime | None] = {}
+    for name in ("date", "publishDate", "expiryDate"):
+        value = _as_time(getattr(src, name))
+        if value == "invalid":
+            add(
+                "invalid-date",
+                (name,),
+                f"{shown(str(getattr(src, name)))} is not a date (2024-05-31) "
+                "or date-time (2024-05-31T10:00:00Z)",
+            )
+            value = None
+        times[name] = value if isinstance(value, dt.datetime) else None
+
+    site = ctx.site
+    icon = src.icon
+    if icon.startswith("/") and not icon.startswith("//"):
+        problem = url_problem(ctx.base + icon, loopback_http=True)
+        if problem:
+            add("invalid-url", ("icon",), f"the site path {shown(icon)} {problem}")
+        icon_url = (site.base_url if site is not None else "") + icon
+    else:
+        problem = url_problem(icon, loopback_http=True)
+        if problem:
+            add(
+                "invalid-url",
+                ("icon",),
+                f"must be an absolute https:// URL or a site path like /icons/x.png: {problem}",
+            )
+        icon_url = icon
+
+    for vocab_name in ("platforms", "genres"):
+        values: list[str] = getattr(src, vocab_name)
+        vocab = ctx.vocab.get(vocab_name)
+        seen: set[str] = set()
+        for i, value in enumerate(values):
+            if value in seen:
+                add("duplicate-value", (vocab_name, i), f"{shown(value)} is listed twice")
+            seen.add(value)
+            if vocab is not None and value not in vocab[0]:
+                close = vocab[1](value)
+                hint = f"; did you mean {close!r}?" if close else ""
+                add(
+                    "vocabulary",
+                    (vocab_name, i),
+                    f"{shown(value)} is not in the {vocab_name} of site.toml{hint}",
+                )
+
+    stores: list[dict[str, str]] = []
+    passing: dict[str, str] = {}
+    for key, url in src.stores.items():
+        loc = ("stores", key)
+        if site is not None and key not in site.stores:
+            close = ctx.stores(key)
+            hint = f"did you mean {close!r}? " if close else ""
+            known = ", ".join(site.stores) or "none"
+            add(
+                "unknown-store",
+                loc,
+                f"unknown store key {shown(key)}; {hint}site.toml defines: {known}",
+            )
+            continue
+        problem = url_problem(url, loopback_http=True)
+        if problem:
+            add("invalid-url", loc, f"store URL {problem}")
+            continue
+        kind = ctx.kinds.get(key, "other")
+        problem = kind_problem(kind, url)
+        if problem:
+            add("store-url", loc, f"{problem} ({KIND_NAMES[kind]} store {key!r})")
+            passing[key] = url  # published without the store's attribution parameters
+        else:
+            passing[key] = with_params(url, site.stores[key].params) if site is not None else url
+    if site is not None:
+        stores = [
+            {"name": conf.name, "url": passing[key]}
+            for key, conf in site.stores.items()
+            if key in passing
+        ]
+
+    platform_keys = {p.lower() for p in src.platforms}
+    store_keys = {k.lower() for k in src.stores}
+    for key in sorted(SPEC_STORE_PARAMS.keys() & platform_keys - store_keys):
+        add("store-platform", ("stores",), f"lists platform {key!r} but has no {key!r} store link")
+    for key in sorted(SPEC_STORE_PARAMS.keys() & store_keys - platform_keys):
+        add(
+            "store-platform",
+            ("platforms",),
+            f"has a {key!r} store link but does not list that platform",
+        )
+
+    if site is None:
+        return None
+
+    publish, expiry = times["publishDate"], times["expiryDate"]
+    if src.draft:
+        state = DRAFT
+    elif publish is not None and publish > ctx.now:
+        state = SCHEDULED
+    elif expiry is not None and expiry <= ctx.now:
+        state = EXPIRED
+    else:
+        state = PUBLISHED
+    date = times["date"]
+    weight = src.weight or 0
+    order = (
+        0 if weight else 1,
+        weight,
+        0 if date is not None else 1,
+        -date.timestamp() if date is not None else 0.0,
+        src.name,
+        game_id,
+    )
+    game = {
+        "id": game_id,
+        "name": src.name,
+        "description": src.description,
+        "url": site.game_url.replace("{base_url}", site.base_url).replace(
+            "{id}", quote(game_id, safe="")
+        ),
+        "platforms": list(src.platforms),
+        "genres": list(src.genres),
+        "icon": icon_url,
+        "stores": stores,
+    }
+    id_path = fmap.source(id_loc) if id_loc else ()
+    id_pos = doc.value_pos(id_path) if id_path else doc.start
+    return Entry(
+        game_id, doc.file, state, game, order, id_pos, dotted(id_path) if id_path else "id"
+    )

@@ -1,0 +1,132 @@
+"""Every rule `validate` applies: its stable id, default severity and what it checks.
+
+This table is the one list of rules: findings name their rule by id, `[rules]` in site.toml
+changes the severity of the configurable ones, and `catalogctl validate --list-rules` prints it.
+A rule that is not configurable guards what the catalog can publish at all (a file that cannot
+be parsed, a URL that is not a URL); turning it off would publish something broken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from catalogctl.findings import ERROR, WARNING, Finding, Severity
+
+Level = Literal["error", "warning", "off"]
+OFF: Level = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    severity: Severity
+    configurable: bool
+    summary: str
+
+
+def _r(rule_id: str, severity: Severity, configurable: bool, summary: str) -> Rule:
+    return Rule(rule_id, severity, configurable, summary)
+
+
+RULES: dict[str, Rule] = {
+    r.id: r
+    for r in (
+        # files and the content tree
+        _r("site-missing", ERROR, False, "site.toml is missing from the content tree"),
+        _r("games-folder", ERROR, False, "the games folder is missing or outside the tree"),
+        _r("not-a-file", ERROR, False, "a page is not a regular file (FIFO, socket, device)"),
+        _r("broken-symlink", ERROR, False, "a symlink is dangling or loops"),
+        _r("symlink-outside", ERROR, False, "a symlink leads out of the content tree"),
+        _r("file-name", ERROR, False, "a file name is not valid UTF-8"),
+        _r("unreadable-file", ERROR, False, "a file cannot be read"),
+        _r("encoding", ERROR, False, "a file is not UTF-8"),
+        _r("parser-crash", ERROR, False, "the parser process died or hung on a file"),
+        # front matter
+        _r("front-matter", ERROR, False, "no front matter, never closed, empty or not a mapping"),
+        _r("syntax", ERROR, False, "YAML, TOML or JSON syntax error"),
+        _r("limit", ERROR, False, "input over a limit: size, nesting depth, number length, keys"),
+        _r("duplicate-key", ERROR, True, "a key given twice in one mapping"),
+        _r("unknown-key", ERROR, True, "an unknown key close to a known one (a typo)"),
+        # values of a game page
+        _r("missing-field", ERROR, False, "a required catalog key is missing"),
+        _r("wrong-type", ERROR, False, "a value has the wrong type"),
+        _r("empty-value", ERROR, False, "a required value is blank or an empty list"),
+        _r("invalid-id", ERROR, False, "an id that cannot be a URL path segment"),
+        _r("id-style", WARNING, True, "an id that is not a lowercase slug"),
+        _r("invalid-date", ERROR, False, "a date that is not an ISO 8601 date or date-time"),
+        _r("vocabulary", ERROR, True, "a platform or genre outside the lists in site.toml"),
+        _r("duplicate-value", WARNING, True, "a platform or genre listed twice"),
+        _r("invalid-url", ERROR, False, "not an absolute https URL (RFC 3986), or a bad site path"),
+        _r("unknown-store", ERROR, False, "a store key that site.toml does not define"),
+        _r("store-url", ERROR, True, "a store URL that does not fit its store's kind"),
+        _r("store-platform", WARNING, True, "a platform without its store link, or the reverse"),
+        # site.toml
+        _r("base-url", ERROR, False, "base_url ends with '/' or carries a query or fragment"),
+        _r("game-url", ERROR, False, "game_url does not contain {id}"),
+        _r("store-params", ERROR, False, "an attribution parameter that cannot be published"),
+        _r("spec-params", WARNING, True, "attribution parameters differ from the SPEC's"),
+        _r("api-lifecycle", ERROR, False, "inconsistent deprecation and sunset settings"),
+        _r("migration-link", WARNING, True, "a deprecated version without a migration guide"),
+        _r("field-mapping", ERROR, False, "a [fields] entry that is not a dotted key path"),
+        _r("rule-config", ERROR, False, "a [rules] entry that cannot be applied"),
+        # the catalog
+        _r("duplicate-id", ERROR, False, "two pages publish the same id"),
+        _r("empty-catalog", ERROR, True, "no game is published"),
+    )
+}
+
+
+def rules_table() -> list[Rule]:
+    return sorted(RULES.values(), key=lambda r: r.id)
+
+
+class Severities:
+    """The severity of each rule: its default, or what `[rules]` in site.toml says."""
+
+    __slots__ = ("_levels",)
+
+    def __init__(self, overrides: Mapping[str, Level] | None = None) -> None:
+        levels: dict[str, Level] = {r.id: r.severity for r in RULES.values()}
+        for rule_id, level in (overrides or {}).items():
+            rule = RULES.get(rule_id)
+            if rule is not None and rule.configurable:
+                levels[rule_id] = level
+        self._levels = levels
+
+    def level(self, rule_id: str) -> Level:
+        return self._levels.get(rule_id, ERROR)
+
+
+DEFAULT_SEVERITIES = Severities()
+
+
+class Findings:
+    """Collects the findings of one file: severity from the rule, lowered for drafts."""
+
+    __slots__ = ("draft", "file", "items", "severities")
+
+    def __init__(self, file: str, severities: Severities, *, draft: bool = False) -> None:
+        self.file = file
+        self.severities = severities
+        self.draft = draft
+        self.items: list[Finding] = []
+
+    def add(
+        self,
+        rule: str,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        field: str | None = None,
+        file: str | None = None,
+    ) -> None:
+        level = self.severities.level(rule)
+        if level == OFF:
+            return
+        severity: Severity = WARNING if self.draft or level == WARNING else ERROR
+        self.items.append(
+            Finding(file or self.file, line, field, message, severity, rule=rule, column=column)
+        )

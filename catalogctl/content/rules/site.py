@@ -1,0 +1,274 @@
+"""The rules of site.toml: settings, [content], [fields], [rules], stores and API lifecycle."""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+import re
+from typing import Any
+
+from catalogctl.content.document import Document
+from catalogctl.content.fields import parse_path
+from catalogctl.content.rules.keys import KeyChecker, dotted
+from catalogctl.content.rules.page import pydantic_findings
+from catalogctl.content.rules.registry import RULES, Findings, Severities
+from catalogctl.content.rules.stores import SPEC_STORE_PARAMS
+from catalogctl.content.rules.suggest import Suggester
+from catalogctl.content.settings import CATALOG_KEYS, SITE_KEYS, SiteSettings, validator
+from catalogctl.urls import shown, url_problem
+
+_DIGITS_RE = re.compile(r"^[0-9]+$")
+_LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
+_NESTED_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("content",): ("games", "language"),
+    ("api",): ("v1",),
+    ("api", "v1"): ("status", "deprecation", "sunset", "migration"),
+    ("stores", "*"): ("name", "kind", "params"),
+}
+_SUGGEST = {prefix: Suggester(names, min_length=1) for prefix, names in _NESTED_KEYS.items()}
+_RULE_IDS = Suggester(RULES, min_length=1)
+_CATALOG_KEYS = Suggester(CATALOG_KEYS, min_length=1)
+_TOP = KeyChecker([(k,) for k in SITE_KEYS])
+
+
+def severities_of(data: dict[str, Any]) -> Severities:
+    rules = data.get("rules")
+    if not isinstance(rules, dict):
+        return Severities()
+    return Severities({k: v for k, v in rules.items() if v in ("error", "warning", "off")})
+
+
+def check_site(doc: Document, out: Findings) -> SiteSettings | None:
+    data = doc.data
+    _TOP.check(data, doc, out)
+    _check_rules(data.get("rules"), doc, out)
+    _check_fields(data.get("fields"), data.get("stores"), doc, out)
+    from pydantic_core import ValidationError
+
+    try:
+        site: SiteSettings = validator("site").validate_python(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        for err in errors:
+            if err["type"] == "extra_forbidden":
+                _unknown(tuple(err["loc"]), doc, out)
+        pydantic_findings([e for e in errors if e["type"] != "extra_forbidden"], doc, out)
+        return None
+    _check_values(site, doc, out)
+    return site
+
+
+def _unknown(loc: tuple[Any, ...], doc: Document, out: Findings) -> None:
+    prefix = tuple(
+        "*" if len(loc) == 3 and loc[0] == "stores" and i == 1 else p
+        for i, p in enumerate(loc[:-1])
+    )
+    suggest = _SUGGEST.get(prefix)
+    close = suggest(str(loc[-1])) if suggest is not None else None
+    hint = f"; did you mean {close!r}?" if close else ""
+    known = _NESTED_KEYS.get(prefix)
+    if not hint and known:
+        hint = f"; expected one of: {', '.join(known)}"
+    line, col = doc.key_pos(loc)
+    out.add(
+        "unknown-key",
+        f"unknown key {shown(str(loc[-1]))}{hint}",
+        line=line,
+        column=col,
+        field=dotted(loc),
+    )
+
+
+def _check_rules(rules: Any, doc: Document, out: Findings) -> None:
+    if not isinstance(rules, dict):
+        return
+    for key in rules:
+        loc = ("rules", key)
+        line, col = doc.key_pos(loc)
+        rule = RULES.get(key)
+        if rule is None:
+            close = _RULE_IDS(str(key))
+            hint = f"did you mean {close!r}? " if close else ""
+            out.add(
+                "unknown-key",
+                f"unknown rule {shown(str(key))}; {hint}"
+                "`catalogctl validate --list-rules` lists them",
+                line=line,
+                column=col,
+                field=dotted(loc),
+            )
+        elif not rule.configurable:
+            out.add(
+                "rule-config",
+                f"rule {key!r} cannot be changed: a catalog with this problem cannot be published",
+                line=line,
+                column=col,
+                field=dotted(loc),
+            )
+
+
+def _check_fields(fields: Any, stores: Any, doc: Document, out: Findings) -> None:
+    if not isinstance(fields, dict):
+        return
+    for key, value in fields.items():
+        loc = ("fields", key)
+        if key not in CATALOG_KEYS:
+            close = _CATALOG_KEYS(str(key))
+            hint = (
+                f"; did you mean {close!r}?"
+                if close
+                else f"; catalog keys: {', '.join(CATALOG_KEYS)}"
+            )
+            line, col = doc.key_pos(loc)
+            out.add(
+                "unknown-key",
+                f"{shown(str(key))} is not a catalog key{hint}",
+                line=line,
+                column=col,
+                field=dotted(loc),
+            )
+            continue
+        items = value.items() if key == "stores" and isinstance(value, dict) else [(None, value)]
+        for store, text in items:
+            sub = loc if store is None else (*loc, store)
+            line, col = doc.value_pos(sub)
+            if not isinstance(text, str) or parse_path(text) is None:
+                out.add(
+                    "field-mapping",
+                    "must be a front-matter key, dotted for nested tables "
+                    f'("params.icon"), not {shown(str(text))}',
+                    line=line,
+                    column=col,
+                    field=dotted(sub),
+                )
+            elif store is not None and isinstance(stores, dict) and store not in stores:
+                out.add(
+                    "unknown-store",
+                    f"maps store {shown(str(store))}, which [stores] does not define",
+                    line=line,
+                    column=col,
+                    field=dotted(sub),
+                )
+
+
+def _as_date(value: Any) -> dt.date:
+    return value.date() if isinstance(value, dt.datetime) else value
+
+
+def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
+    def add(rule: str, loc: tuple[Any, ...], msg: str) -> None:
+        line, col = doc.value_pos(loc)
+        out.add(rule, msg, line=line, column=col, field=dotted(loc))
+
+    for name in ("title", "description"):
+        if not getattr(site, name).strip():
+            add("empty-value", (name,), "must not be blank")
+    base = site.base_url
+    problem = url_problem(base, loopback_http=True)
+    if problem:
+        add("invalid-url", ("base_url",), f"must be an absolute https URL: {problem}")
+    elif base.endswith("/"):
+        add("base-url", ("base_url",), f"must not end with '/': use {shown(base.rstrip('/'))}")
+    elif "?" in base or "#" in base:
+        add("base-url", ("base_url",), "must not carry a query or fragment")
+    if "{id}" not in site.game_url:
+        add(
+            "game-url",
+            ("game_url",),
+            "must contain '{id}', the place of the game's id in its page URL",
+        )
+    elif not problem:
+        example = site.game_url.replace("{base_url}", base).replace("{id}", "example-id")
+        game_problem = url_problem(example, loopback_http=True)
+        if game_problem:
+            add(
+                "invalid-url",
+                ("game_url",),
+                f"with {{base_url}} and {{id}} filled in, {game_problem}",
+            )
+
+    content = site.content
+    games = content.games
+    normal = posixpath.normpath(games.replace("\\", "/"))
+    if (
+        games.startswith(("/", "\\"))
+        or re.match(r"^[A-Za-z]:", games)
+        or normal == ".."
+        or normal.startswith("../")
+    ):
+        add(
+            "games-folder",
+            ("content", "games"),
+            f"must be a folder inside the content tree, relative to site.toml, not {shown(games)}",
+        )
+    if not _LANGUAGE_RE.match(content.language):
+        add(
+            "wrong-type",
+            ("content", "language"),
+            f"must be a language code like 'en' or 'pt-br', not {shown(content.language)}",
+        )
+
+    for key, store in site.stores.items():
+        loc = ("stores", key, "params")
+        for name, _value in store.params.items():
+            if not name.strip():
+                add("store-params", loc, "a parameter name must not be blank")
+        pt = store.params.get("pt")
+        if pt is not None and not _DIGITS_RE.match(pt):
+            add(
+                "store-params",
+                (*loc, "pt"),
+                f"the provider token 'pt' must be numeric, got {shown(pt)}",
+            )
+        for name, expected in (SPEC_STORE_PARAMS.get(key.lower()) or {}).items():
+            have = store.params.get(name)
+            if have is None:
+                add(
+                    "spec-params",
+                    loc,
+                    f"SPEC §2.4 expects the attribution parameter {name!r} on this store",
+                )
+            elif expected is not None and have != expected:
+                add(
+                    "spec-params",
+                    (*loc, name),
+                    f"SPEC §2.4 expects {name}={expected!r}, got {shown(have)}",
+                )
+
+    v1 = site.api.v1
+    api: tuple[str, ...] = ("api", "v1")
+    if v1.status == "deprecated" and v1.deprecation is None:
+        add(
+            "api-lifecycle",
+            (*api, "deprecation"),
+            "a 'deprecated' status needs a deprecation date (RFC 9745)",
+        )
+    if v1.status == "deprecated" and v1.migration is None:
+        add(
+            "migration-link",
+            (*api, "migration"),
+            "a deprecated version should link a migration guide",
+        )
+    if v1.status == "supported" and v1.deprecation is not None:
+        add(
+            "api-lifecycle", (*api, "status"), "a deprecation date is set but status is 'supported'"
+        )
+    if v1.sunset is not None:
+        if v1.deprecation is None:
+            add(
+                "api-lifecycle",
+                (*api, "sunset"),
+                "a sunset needs a deprecation date first (SPEC §9)",
+            )
+        else:
+            notice = (_as_date(v1.sunset) - _as_date(v1.deprecation)).days
+            if notice < 90:
+                add(
+                    "api-lifecycle",
+                    (*api, "sunset"),
+                    f"sunset is {notice} days after deprecation; SPEC §9 requires at least 90",
+                )
+    if v1.migration is not None:
+        problem = url_problem(v1.migration, loopback_http=True)
+        if problem:
+            add("invalid-url", (*api, "migration"), f"must be an absolute https URL: {problem}")

@@ -1,0 +1,94 @@
+"""Store links: each store's kind decides what a download URL of it must look like.
+
+- `apple`: https on apps.apple.com or itunes.apple.com, with an `id<digits>` path segment;
+- `google-play`: https on play.google.com, path `/store/apps/details`, a valid `id=` package;
+- `other`: any absolute https URL.
+
+Every URL passes the RFC 3986 check of `catalogctl.urls` first. Attribution parameters are
+added only to URLs that pass their kind's rule, so a Chrome Web Store link under the `ios`
+store is never published with Apple's parameters.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from urllib.parse import parse_qsl, quote
+
+from catalogctl.content.settings import StoreSettings
+
+APPLE_HOSTS = frozenset({"apps.apple.com", "itunes.apple.com"})
+PLAY_HOST = "play.google.com"
+PLAY_PATH = "/store/apps/details"
+_APPLE_ID = re.compile(r"id[0-9]+")
+_PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+")
+_WORDS = re.compile(r"[a-z0-9]+")
+# An absolute URL that url_problem() accepted: authority, path, query.
+_SPLIT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
+KIND_NAMES = {"apple": "Apple", "google-play": "Google Play", "other": "other"}
+
+# SPEC §2.4: the attribution parameters each store carries.
+SPEC_STORE_PARAMS: dict[str, dict[str, str | None]] = {
+    "ios": {"pt": None, "ct": "service_api_game_catalog", "mt": "8"},
+    "android": {"utm_source": "service_api", "utm_campaign": "game_catalog"},
+}
+
+
+def store_kind(key: str, store: StoreSettings) -> str:
+    """The store's `kind`, or the one its key or name implies."""
+    if store.kind is not None:
+        return store.kind
+    words = set(_WORDS.findall(f"{key} {store.name}".lower()))
+    if (
+        words & {"ios", "apple", "appstore", "itunes", "iphone", "ipad"}
+        or {"app", "store"} <= words
+    ):
+        return "apple"
+    if words & {"android", "googleplay"} or {"google", "play"} <= words:
+        return "google-play"
+    return "other"
+
+
+def kind_problem(kind: str, url: str) -> str | None:
+    """Why an (RFC-valid, https) URL does not fit a store kind, or None."""
+    if kind == "other":
+        return None
+    m = _SPLIT.match(url)
+    if m is None:  # pragma: no cover - url_problem() passed
+        return "is not a URL"
+    authority, path, query = m.group(1), m.group(2), m.group(3) or ""
+    host = authority.rpartition(":")[0] if authority.rpartition(":")[2].isdigit() else authority
+    host = host.lower().rstrip(".")
+    if kind == "apple":
+        if host not in APPLE_HOSTS:
+            return f"an Apple store link must be on apps.apple.com, not {host}"
+        if not any(_APPLE_ID.fullmatch(seg) for seg in path.split("/")):
+            return "an Apple store link needs the app's id<digits> path segment (…/id1234567890)"
+        return None
+    if host != PLAY_HOST:
+        return f"a Google Play link must be on play.google.com, not {host}"
+    if path.rstrip("/") != PLAY_PATH:
+        return f"a Google Play link must have the path {PLAY_PATH}, not {path or '/'}"
+    ids = [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "id"]
+    if len(ids) != 1 or not _PACKAGE.fullmatch(ids[0]):
+        return "a Google Play link needs one id= with the app's package name (id=com.example.game)"
+    return None
+
+
+@lru_cache(maxsize=64)
+def _encoded(params: tuple[tuple[str, str], ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    names = frozenset(k for k, _ in params)
+    return names, tuple(f"{quote(k, safe='')}={quote(v, safe='')}" for k, v in params)
+
+
+def with_params(url: str, params: dict[str, str]) -> str:
+    """Add attribution parameters, keeping the URL's own (an author's value is replaced)."""
+    if not params:
+        return url
+    names, encoded = _encoded(tuple(params.items()))
+    base, _, fragment = url.partition("#")
+    path, _, query = base.partition("?")
+    kept = [p for p in query.split("&") if p and p.split("=", 1)[0] not in names]
+    kept.extend(encoded)
+    out = f"{path}?{'&'.join(kept)}"
+    return f"{out}#{fragment}" if fragment else out

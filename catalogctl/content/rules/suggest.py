@@ -1,0 +1,84 @@
+"""Did-you-mean: the known name closest to a misspelled one, compared case-insensitively.
+
+A key is a typo of a known one when it is within one edit (a letter added, dropped, changed, or
+two swapped) of a name of up to five letters, or two edits of a longer one. Candidates are
+indexed by their deletion variants (symmetric-delete), so each lookup costs a few dictionary
+probes whatever the number of candidates, and answers are cached: a file with 10,000 unknown
+keys or 100,000 unknown platforms stays linear.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def _limit(name: str) -> int:
+    return 1 if len(name) <= 5 else 2
+
+
+def _deletes(word: str, depth: int) -> set[str]:
+    out = {word}
+    frontier = {word}
+    for _ in range(depth):
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
+        out |= frontier
+    return out
+
+
+def osa_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance (Levenshtein plus adjacent swaps)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+class Suggester:
+    """Finds the closest of a fixed set of names."""
+
+    __slots__ = ("_cache", "_exact", "_index", "min_length")
+
+    def __init__(self, names: Iterable[str], *, min_length: int = 3) -> None:
+        self._exact: dict[str, str] = {}
+        self._index: dict[str, list[str]] = {}
+        self._cache: dict[str, str | None] = {}
+        self.min_length = min_length
+        for name in names:
+            low = name.lower()
+            self._exact.setdefault(low, name)
+            for variant in _deletes(low, _limit(low)):
+                self._index.setdefault(variant, []).append(name)
+
+    def __call__(self, word: str) -> str | None:
+        """The known name `word` is probably a misspelling of, or None."""
+        if word in self._cache:
+            return self._cache[word]
+        found = self._find(word)
+        if len(self._cache) < 100_000:
+            self._cache[word] = found
+        return found
+
+    def _find(self, word: str) -> str | None:
+        low = word.lower()
+        exact = self._exact.get(low)
+        if exact is not None:
+            return exact if exact != word else None
+        if len(word) < self.min_length or len(low) > 64:
+            return None
+        best: tuple[int, str] | None = None
+        for variant in _deletes(low, 2 if len(low) > 5 else 1):
+            for name in self._index.get(variant, ()):
+                lname = name.lower()
+                if abs(len(lname) - len(low)) > _limit(lname):
+                    continue
+                d = osa_distance(low, lname)
+                if d <= _limit(lname) and (best is None or (d, name) < best):
+                    best = (d, name)
+        return None if best is None else best[1]

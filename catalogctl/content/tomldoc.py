@@ -1,0 +1,262 @@
+"""TOML (front matter and site.toml): `tomllib` parses, a token scan locates.
+
+`tomllib` is the standard library's complete TOML 1.0 parser: it decides what is valid and
+rejects a key given twice. It keeps no positions, so findings are located by `scan_toml`, a
+scan of the same (already valid) text that records where each key and value starts. It runs
+only when a finding needs a place, so valid pages cost nothing extra, and a scan that cannot
+follow the text falls back to the table's or block's line instead of failing the check.
+(`tomlkit` keeps positions too, but is a pure-Python parser several times slower than
+`tomllib`, and would be a second opinion on what is valid TOML.)
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import tomllib
+from typing import Any
+
+from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
+from catalogctl.content.limits import (
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    bracket_count,
+    line_col,
+    long_number,
+    too_deep,
+)
+from catalogctl.content.walk import check_tree
+
+_POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_WS = " \t"
+_SCALAR_END = re.compile(r"[,\]}\n#]")
+
+
+def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
+    """Parse a TOML text whose first line is line `line0` of the file."""
+    if bracket_count(text) > MAX_DEPTH:
+        where = too_deep(text, toml=True)
+        if where >= 0:
+            line, col = line_col(text, where)
+            raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", line0 + line - 1, col)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _problem(exc, text, line0) from None
+    except RecursionError:
+        raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *start) from None
+    except ValueError:  # an integer past Python's own digit limit
+        line, col = line_col(text, long_number(text))
+        raise Problem(
+            "limit", f"a number longer than {MAX_INT_DIGITS} digits", line0 + line - 1, col
+        ) from None
+    doc = Document(file, "toml", data, start, None, lambda: scan_toml(text, line0), False)
+    check_tree(doc)
+    return doc
+
+
+def _problem(exc: tomllib.TOMLDecodeError, text: str, line0: int) -> Problem:
+    msg = str(exc)
+    m = _POS_RE.search(msg)
+    line = line0 + int(m.group(1)) - 1 if m else None
+    col = int(m.group(2)) if m else None
+    msg = _POS_RE.sub("", msg).strip()
+    if line is not None and (msg.startswith(("Cannot overwrite", "Cannot declare"))):
+        try:
+            dups = scan_toml(text, line0).duplicates
+        except (ValueError, IndexError, RecursionError):
+            dups = []
+        for dup in dups:
+            if dup.second[0] == line:
+                dotted = ".".join(str(p) for p in (*dup.path, dup.key))
+                return Problem(
+                    "duplicate-key",
+                    f"key {dotted!r} is given twice: on lines {dup.first[0]} and {dup.second[0]}",
+                    *dup.second,
+                )
+        return Problem("duplicate-key", f"invalid TOML: {msg}", line, col)
+    return Problem("syntax", f"invalid TOML: {msg}", line, col)
+
+
+class _Scan:
+    def __init__(self, text: str, line0: int) -> None:
+        self.t = text
+        self.n = len(text)
+        self.i = 0
+        self.line0 = line0
+        self.starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        self.pos = Positions()
+        self.seen: dict[Path, Pos] = {}
+        self.aot: dict[Path, int] = {}
+        self.table: Path = ()
+
+    def lc(self, off: int) -> Pos:
+        row = bisect.bisect_right(self.starts, off) - 1
+        return (self.line0 + row, off - self.starts[row] + 1)
+
+    def ws(self, newlines: bool = False) -> None:
+        t, n = self.t, self.n
+        while self.i < n:
+            ch = t[self.i]
+            if ch in _WS or (newlines and ch in "\r\n"):
+                self.i += 1
+            elif newlines and ch == "#":
+                end = t.find("\n", self.i)
+                self.i = n if end < 0 else end
+            else:
+                return
+
+    def define(self, path: Path, where: Pos) -> None:
+        first = self.seen.get(path)
+        if first is None:
+            self.seen[path] = where
+        elif path:
+            self.pos.duplicates.append(Duplicate(path[:-1], str(path[-1]), first, where))
+
+    def key(self) -> list[str]:
+        parts: list[str] = []
+        t = self.t
+        while True:
+            self.ws()
+            ch = t[self.i]
+            if ch == '"':
+                end = self.i + 1
+                while t[end] != '"':
+                    end += 2 if t[end] == "\\" else 1
+                raw = t[self.i : end + 1]
+                parts.append(tomllib.loads(f"k = {raw}")["k"] if "\\" in raw else raw[1:-1])
+                self.i = end + 1
+            elif ch == "'":
+                end = t.index("'", self.i + 1)
+                parts.append(t[self.i + 1 : end])
+                self.i = end + 1
+            else:
+                m = _BARE_KEY.match(t, self.i)
+                if m is None:
+                    raise ValueError("not a key")
+                parts.append(m.group())
+                self.i = m.end()
+            self.ws()
+            if self.i < self.n and t[self.i] == ".":
+                self.i += 1
+                continue
+            return parts
+
+    def resolve(self, parts: list[str]) -> Path:
+        path: Path = ()
+        for part in parts[:-1]:
+            path = (*path, part)
+            if path in self.aot:
+                path = (*path, self.aot[path])
+        return (*path, parts[-1])
+
+    def run(self) -> Positions:
+        t = self.t
+        while True:
+            self.ws(newlines=True)
+            if self.i >= self.n:
+                return self.pos
+            where = self.lc(self.i)
+            if t.startswith("[[", self.i):
+                self.i += 2
+                path = self.resolve(self.key())
+                index = self.aot.get(path, -1) + 1
+                self.aot[path] = index
+                self.pos.keys.setdefault(path, where)
+                self.table = (*path, index)
+                self.pos.values.setdefault(self.table, where)
+                self.i = t.index("]]", self.i) + 2
+            elif t[self.i] == "[":
+                self.i += 1
+                path = self.resolve(self.key())
+                self.define(path, where)
+                self.pos.keys.setdefault(path, where)
+                self.pos.values.setdefault(path, where)
+                self.table = path
+                self.i = t.index("]", self.i) + 1
+            else:
+                before = self.i
+                self.pair(self.table)
+                if self.i == before:
+                    raise ValueError("no progress")
+
+    def pair(self, table: Path) -> None:
+        where = self.lc(self.i)
+        parts = self.key()
+        path = (*table, *parts)
+        for end in range(len(table) + 1, len(path)):  # dotted keys: their tables
+            self.pos.keys.setdefault(path[:end], where)
+        self.define(path, where)
+        self.pos.keys.setdefault(path, where)
+        if self.t[self.i] != "=":
+            raise ValueError("expected '='")
+        self.i += 1
+        self.ws()
+        self.value(path)
+
+    def value(self, path: Path) -> None:
+        t = self.t
+        self.pos.values.setdefault(path, self.lc(self.i))
+        ch = t[self.i]
+        if t.startswith('"""', self.i) or t.startswith("'''", self.i):
+            quote = t[self.i : self.i + 3]
+            j = self.i + 3
+            while not t.startswith(quote, j):
+                j += 2 if (quote == '"""' and t[j] == "\\") else 1
+                if j >= self.n:
+                    raise ValueError("unclosed string")
+            j += 3
+            while j < self.n and t[j] == quote[0] and j - self.i < 5 + 3:  # up to 2 more quotes
+                j += 1
+            self.i = j
+        elif ch == '"':
+            j = self.i + 1
+            while t[j] != '"':
+                j += 2 if t[j] == "\\" else 1
+            self.i = j + 1
+        elif ch == "'":
+            self.i = t.index("'", self.i + 1) + 1
+        elif ch == "[":
+            self.i += 1
+            index = 0
+            while True:
+                self.ws(newlines=True)
+                if t[self.i] == "]":
+                    self.i += 1
+                    return
+                before = self.i
+                self.value((*path, index))
+                if self.i == before:
+                    raise ValueError("no progress")
+                index += 1
+                self.ws(newlines=True)
+                if t[self.i] == ",":
+                    self.i += 1
+        elif ch == "{":
+            self.i += 1
+            while True:
+                self.ws(newlines=True)
+                if t[self.i] == "}":
+                    self.i += 1
+                    return
+                before = self.i
+                self.pair(path)
+                if self.i == before:
+                    raise ValueError("no progress")
+                self.ws(newlines=True)
+                if t[self.i] == ",":
+                    self.i += 1
+        else:
+            m = _SCALAR_END.search(t, self.i)
+            self.i = self.n if m is None else m.start()
+
+
+def scan_toml(text: str, line0: int = 1) -> Positions:
+    """Where each key and value of a valid TOML text starts (a scan, not a parse)."""
+    return _Scan(text, line0).run()
+
+
+def loads_with_limits(text: str, file: str) -> Any:
+    """`tomllib.loads` with the limits, for callers that need no positions."""
+    return read_toml(text, file, 1, (1, 1)).data

@@ -1,0 +1,211 @@
+"""YAML front matter: PyYAML's safe loader, its nodes' positions, and guards around it.
+
+One loader for every machine. libyaml (the C loader, used for speed where it is installed)
+accepts tabs as separators where the pure-Python loader does not, and other YAML versions in a
+`%YAML` directive; a text with a tab or a directive is therefore always read by the pure-Python
+loader, so a page valid on one machine is valid on all. A lone surrogate escape (`"\\ud800"`),
+which only the pure loader accepts, is refused here too.
+
+No crash from deep input: PyYAML composes nodes recursively (in C for libyaml, where 25,000
+levels overflow the stack). The nesting depth is bounded from the text first, and counted
+exactly from the parser's events (a loop, no recursion) when the bound is above the limit; a
+document deeper than `MAX_DEPTH` never reaches the composer.
+
+Values are built here from the composed nodes (not by `yaml.load`), which gives every key and
+value its line and column, finds keys given twice (which `yaml.load` silently keeps the last
+of), caps integer literals and alias expansion, and refuses recursive aliases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
+from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, MAX_NODES, yaml_depth_bound
+
+_PURE = yaml.SafeLoader
+_FAST = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
+_INT = "tag:yaml.org,2002:int"
+_STR = "tag:yaml.org,2002:str"
+
+
+def loader_for(text: str) -> type[yaml.SafeLoader]:
+    """The C loader where it accepts exactly what the pure one does, else the pure one."""
+    if "\t" in text or text.startswith("%") or "\n%" in text:
+        return _PURE
+    return _FAST
+
+
+def _problem_from(exc: yaml.YAMLError, line0: int) -> Problem:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        text = exc.problem or exc.context or "syntax error"
+        if exc.context and exc.problem:
+            text = f"{exc.problem} ({exc.context})"
+        if "'\\t'" in text or "\\t" in text:
+            text = "a tab cannot indent or separate YAML here; use spaces"
+        if mark is None:
+            return Problem("syntax", f"invalid YAML: {text}")
+        return Problem("syntax", f"invalid YAML: {text}", line0 + mark.line, mark.column + 1)
+    return Problem("syntax", f"invalid YAML: {exc}")
+
+
+def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
+    if yaml_depth_bound(text) <= MAX_DEPTH:
+        return
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    where = (line0 + mark.line, mark.column + 1) if mark else (None, None)
+                    raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *where)
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        raise _problem_from(exc, line0) from None
+
+
+class _Builder:
+    """Python values from composed nodes, with positions; linear in the nodes, no recursion
+    deeper than the (already checked) nesting depth."""
+
+    def __init__(self, loader: yaml.SafeLoader, line0: int, pure: bool) -> None:
+        self.loader = loader
+        self.line0 = line0
+        self.pure = pure
+        self.pos = Positions()
+        self.done: dict[int, Any] = {}
+        self.sizes: dict[int, int] = {}
+        self.active: set[int] = set()
+        self.nodes = 0
+
+    def at(self, node: yaml.Node) -> Pos:
+        mark = node.start_mark
+        return (self.line0 + mark.line, mark.column + 1)
+
+    def fail(self, rule: str, message: str, node: yaml.Node) -> Problem:
+        line, col = self.at(node)
+        return Problem(rule, message, line, col)
+
+    def build(self, node: yaml.Node, path: Path) -> Any:
+        key = id(node)
+        if key in self.active:
+            raise self.fail("limit", "an alias refers to a mapping or list that contains it", node)
+        if key in self.done:
+            # An alias: the same value again. Count its size, so that aliases of aliases
+            # ("billion laughs") cannot expand past the node limit in later checks.
+            self.nodes += self.sizes[key]
+            if self.nodes > MAX_NODES:
+                raise self.fail("limit", f"more than {MAX_NODES:,} values (aliases expanded)", node)
+            return self.done[key]
+        before = self.nodes
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
+        self.pos.values.setdefault(path, self.at(node))
+        self.active.add(key)
+        if isinstance(node, yaml.MappingNode):
+            value: Any = self.mapping(node, path)
+        elif isinstance(node, yaml.SequenceNode):
+            if node.tag != _SEQ:
+                raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
+            value = [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        else:
+            value = self.scalar(node)
+        self.active.discard(key)
+        self.done[key] = value
+        self.sizes[key] = self.nodes - before
+        return value
+
+    def scalar(self, node: yaml.Node) -> Any:
+        text = node.value
+        if node.tag == _STR and (not self.pure or text.isascii()):
+            return text  # what SafeConstructor gives for a string
+        if node.tag == _INT and len(text) > MAX_INT_DIGITS:
+            raise self.fail("limit", f"a number longer than {MAX_INT_DIGITS} digits", node)
+        try:
+            value = self.loader.construct_object(node)
+        except yaml.YAMLError as exc:
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise self.fail("syntax", f"invalid YAML value: {problem}", node) from None
+        except (ValueError, OverflowError) as exc:
+            raise self.fail("syntax", f"invalid YAML value {text[:40]!r}: {exc}", node) from None
+        if self.pure and isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise self.fail("syntax", "invalid YAML: a lone surrogate escape", node) from None
+        return value
+
+    def mapping(self, node: yaml.MappingNode, path: Path) -> dict[Any, Any]:
+        if node.tag != _MAP:
+            raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
+        out: dict[Any, Any] = {}
+        seen: dict[Any, Pos] = {}
+        merges: list[yaml.Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                merges.append(value_node)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise self.fail(
+                    "syntax", "a key must be a plain value, not a list or mapping", key_node
+                )
+            self.nodes += 1
+            key = self.scalar(key_node)
+            try:
+                hash(key)
+            except TypeError:
+                raise self.fail("syntax", "a key must be a plain value", key_node) from None
+            where = self.at(key_node)
+            if key in seen:
+                self.pos.duplicates.append(Duplicate(path, str(key), seen[key], where))
+            else:
+                seen[key] = where
+            sub = (*path, key if isinstance(key, str | int) else str(key))
+            self.pos.keys.setdefault(sub, where)
+            out[key] = self.build(value_node, sub)
+        for merge in merges:  # `<<: *defaults`: explicit keys win, earlier merges win
+            sources = merge.value if isinstance(merge, yaml.SequenceNode) else [merge]
+            for source in sources:
+                merged = self.build(source, path)
+                if not isinstance(merged, dict):
+                    raise self.fail("syntax", "'<<' merges a mapping or a list of them", merge)
+                for k, v in merged.items():
+                    out.setdefault(k, v)
+        return out
+
+
+def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
+    """Parse a YAML block whose first line is line `line0` of the file."""
+    loader_cls = loader_for(text)
+    _check_depth(text, loader_cls, line0)
+    loader = loader_cls(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except yaml.YAMLError as exc:
+            raise _problem_from(exc, line0) from None
+        except RecursionError:
+            raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels") from None
+        if node is None:
+            raise Problem("front-matter", "front matter is empty", *start)
+        builder = _Builder(loader, line0, loader_cls is _PURE)
+        data = builder.build(node, ())
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict):
+        raise Problem(
+            "front-matter",
+            "front matter must be a mapping of keys to values",
+            *builder.at(node),
+        )
+    return Document(file, "yaml", data, start, builder.pos)

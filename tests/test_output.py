@@ -157,7 +157,9 @@ def test_validate_envelope(defective: Path) -> None:
     assert doc["schema"] == "catalogctl/validate/v1" and doc["ok"] is False
     assert doc["summary"]["errors"] == sum(f["severity"] == "error" for f in doc["findings"]) > 0
     assert doc["summary"]["warnings"] > 0
-    assert doc["summary"]["games"] == 4
+    # Published: the pages without errors (good, nostore); typo and icon have errors.
+    assert doc["summary"]["games"] == 2
+    assert doc["summary"]["read"]["failed"] == 2 and doc["summary"]["read"]["drafts"] == 1
 
 
 def test_build_envelope(sample: Path, tmp_path: Path) -> None:

@@ -311,9 +311,10 @@ def load(
     display: str | None = None,
     base_url: str | None = None,
     now: dt.datetime | None = None,
+    locate: bool = False,
 ) -> Content:
     """Load a content tree; every problem becomes a finding. Raises only for a bad root or
-    a bad `base_url` override."""
+    a bad `base_url` override. `locate`: record the line of each published link."""
     if not root.exists():
         raise InputError(f"content directory not found: {root}")
     if not root.is_dir():
@@ -359,6 +360,7 @@ def load(
         FieldMap.from_settings(site.fields) if site is not None else DEFAULT_FIELDS,
         severities,
         now or dt.datetime.now(dt.UTC),
+        locate,
     )
     outcomes = _check_pages(found.pages, ctx)
     entries: list[Entry] = []

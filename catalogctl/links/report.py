@@ -74,17 +74,13 @@ def content_locations(root: Path, display: str) -> Located:
     """(game, field) → (file, line) of each link of a content tree's published games."""
     from catalogctl.content.loader import load
 
-    content = load(root, display=display)
-    names = {} if content.site is None else {k: s.name for k, s in content.site.stores.items()}
+    content = load(root, display=display, locate=True)
     out: Located = {}
     for e in content.entries:
-        if e.source.draft:
+        if e.state != "published":
             continue
-        file, front = e.front.file, e.front
-        out[(e.id, "url")] = (file, front.line_of(["slug"]) if e.source.slug else None)
-        out[(e.id, "icon")] = (file, front.line_of(["icon"]))
-        for key in e.source.stores:
-            out[(e.id, f"stores.{names.get(key, key)}")] = (file, front.line_of(["stores", key]))
+        for field, line in e.lines.items():
+            out[(e.id, field)] = (e.file, line)
     return out
 
 

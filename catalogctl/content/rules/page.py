@@ -39,6 +39,7 @@ class PageContext:
     fields: FieldMap
     severities: Severities
     now: dt.datetime
+    locate: bool = False  # record each published link's line (check-links reports them)
     keys: KeyChecker = field(init=False)
     kinds: dict[str, str] = field(init=False)
     vocab: dict[str, tuple[frozenset[str], Suggester] | None] = field(init=False)
@@ -71,6 +72,7 @@ class Entry:
     order: tuple[Any, ...]
     id_pos: tuple[int, int]
     id_field: str
+    lines: dict[str, int | None] = field(default_factory=dict)  # "icon", "stores.<name>", "url"
 
 
 _PYDANTIC_RULES = {
@@ -343,6 +345,12 @@ def check_page(
     }
     id_path = fmap.source(id_loc) if id_loc else ()
     id_pos = doc.value_pos(id_path) if id_path else doc.start
-    return Entry(
-        game_id, doc.file, state, game, order, id_pos, dotted(id_path) if id_path else "id"
-    )
+    lines: dict[str, int | None] = {}
+    if ctx.locate:
+        lines["url"] = id_pos[0] if id_path else None
+        lines["icon"] = doc.value_pos(fmap.source(("icon",)))[0]
+        for key in passing:
+            name = site.stores[key].name
+            lines[f"stores.{name}"] = doc.value_pos(fmap.source(("stores", key)))[0]
+    field_name = dotted(id_path) if id_path else "id"
+    return Entry(game_id, doc.file, state, game, order, id_pos, field_name, lines)

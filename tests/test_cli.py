@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import typer.main
-import yaml
 
 from catalogctl import __version__
 from catalogctl.cli.app import app
@@ -44,14 +42,3 @@ def test_cli_unknown_option_is_usage_error() -> None:
     proc = run("validate", "--no-such-option")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-
-
-def test_cli_pre_commit_hook_runs_validate() -> None:
-    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
-    assert hook["id"] == "catalogctl-validate"
-    assert hook["entry"] == "catalogctl validate"
-    pattern = re.compile(hook["files"])
-    assert pattern.search("content/games/tidal-drift.md")
-    assert pattern.search("content/site.toml")
-    assert not pattern.search("src/app.py")
-    assert "catalogctl-validate" in (ROOT / "README.md").read_text(encoding="utf-8")

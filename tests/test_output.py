@@ -408,3 +408,10 @@ def test_diff_tables_fold_to_a_narrow_layout_at_80_columns(make_content: Content
     assert set(narrow.split()) - {"·"} <= set(wide.split())
     for text in ("seventeen", "cooperative", "campaign.+}", "Strategy", "two lines at most"):
         assert text in narrow
+
+
+def test_names_that_look_like_rich_markup_are_printed_as_text(sample: Path, tmp_path: Path) -> None:
+    out = tmp_path / "[/bold]dist[red]"
+    proc = run("build", sample, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "[/bold]dist[red]" in proc.stderr and "Traceback" not in proc.stderr

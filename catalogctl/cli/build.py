@@ -19,7 +19,7 @@ from catalogctl.cli.common import (
     check_listen,
     resolve_content,
 )
-from catalogctl.output.console import BasicFormat, err, print_json, use_format
+from catalogctl.output.console import BasicFormat, print_json, status, use_format
 from catalogctl.output.envelope import envelope
 from catalogctl.text import plural
 
@@ -114,9 +114,11 @@ def build(
         }
         print_json(envelope("build", ok=True, summary=summary, items=[]))
         return
-    err().print(
-        f"[green]✓[/] built {plural(len(catalog.games), 'game')} into {out_dir} "
+    # The folder name is text, never markup: status() prints it cleaned, without rich.
+    status(
+        "✓",
+        "green",
+        f"built {plural(len(catalog.games), 'game')} into {out_dir} "
         f"({plural(result.files, 'file')}, {result.bytes / 1024:,.0f} KiB) in {elapsed:.2f} s",
-        markup=True,
     )
     err().print(f"· {catalog.summary.describe()}", markup=False, highlight=False)

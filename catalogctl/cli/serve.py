@@ -19,7 +19,7 @@ from catalogctl.cli.common import (
     resolve_content,
 )
 from catalogctl.output.console import err, use_format
-from catalogctl.text import plural
+from catalogctl.text import clean, plural
 
 if TYPE_CHECKING:
     from catalogctl.serve.options import Ready
@@ -230,19 +230,27 @@ def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
             sys.stderr.write(json.dumps(event) + "\n")
             sys.stderr.flush()
             return
+        from rich.text import Text
+
         workers = f", {plural(r.workers, 'worker')}" if r.workers > 1 else ""
+        # Paths and URLs are text, never rich markup.
         err().print(
-            f"[green]✓[/] serving {plural(r.games, 'game')} from {r.source} at "
-            f"[bold]{r.url}[/] ({r.url}/api/v1/games{workers}); Ctrl+C stops",
-            markup=True,
+            Text.assemble(
+                ("✓", "green"),
+                f" serving {plural(r.games, 'game')} from {clean(str(r.source))} at ",
+                (r.url, "bold"),
+                f" ({r.url}/api/v1/games{workers}); Ctrl+C stops",
+            ),
             soft_wrap=True,
         )
         if r.metrics_url:
             err().print(f"  metrics at {r.metrics_url}", soft_wrap=True)
         if r.base_url != r.url and r.url.startswith("http"):
             err().print(
-                f"  links in the documents point to {r.base_url}; "
-                f"--base-url {r.url} makes them local",
+                Text(
+                    f"  links in the documents point to {clean(r.base_url)}; "
+                    f"--base-url {r.url} makes them local"
+                ),
                 soft_wrap=True,
             )
 

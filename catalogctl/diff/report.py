@@ -121,10 +121,8 @@ def changes(result: DiffResult) -> list[dict[str, Any]]:
 def change_message(item: dict[str, Any]) -> str:
     """One line for an annotation or a test case (cleaned of control characters)."""
     kind = item["kind"]
-    if kind in ("breaking", "compatible"):
-        text = f"{item.get('id') or item['where']}: {item['message']}"
-    elif kind == "warning":
-        text = item["message"]
+    if kind in ("breaking", "compatible", "warning"):
+        text = item["message"]  # the game or contract member is the result's location
     elif kind == "changed":
         text = f"{item['name']} changed: {', '.join(item['fields'])}"
     elif kind == "reordered":

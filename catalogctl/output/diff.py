@@ -56,11 +56,15 @@ def diff_report(result: DiffResult, *, fail_on: str) -> Report:
     failed = result.failed(fail_on)  # type: ignore[arg-type]
     items = changes(result)
     cases: dict[str, Case] = {}
+    # A removed game that is reported as breaking is reported once, as the break.
+    broken = {b.id for b in result.breaks if b.kind == "game-removed"}
     for item in items:
-        if "where" in item:
-            key, classname, loc = item["where"], "diff.contract", Location(logical=item["where"])
-        else:
+        if item["kind"] == "removed" and item["id"] in broken:
+            continue
+        if "id" in item:
             key, classname, loc = item["id"], "diff.games", Location(logical=item["id"])
+        else:
+            key, classname, loc = item["where"], "diff.contract", Location(logical=item["where"])
         case = cases.get(key)
         if case is None:
             case = cases[key] = Case(key, classname)

@@ -121,4 +121,4 @@ def build(
         f"built {plural(len(catalog.games), 'game')} into {out_dir} "
         f"({plural(result.files, 'file')}, {result.bytes / 1024:,.0f} KiB) in {elapsed:.2f} s",
     )
-    err().print(f"· {catalog.summary.describe()}", markup=False, highlight=False)
+    status("·", "", catalog.summary.describe())

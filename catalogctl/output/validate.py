@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from catalogctl.findings import Finding, Rule, Severity
+from catalogctl.findings import Finding, Rule
 from catalogctl.output.envelope import envelope, finding_json, findings_summary
 from catalogctl.output.model import Case, Level, Location, Report, Result
 from catalogctl.text import clean, md_code, md_text, plural
@@ -27,13 +27,23 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def content_rules(findings: Sequence[Finding]) -> list[Rule]:
-    """The rules `findings` name, documented from the content rules registry where it has them."""
-    severity: dict[str, Severity] = {}
+    """Every rule of the content registry (id, default severity, what it checks), and any
+    other rule `findings` name."""
+    from catalogctl.content.rules.registry import rules_table
+
+    out: dict[str, Rule] = {}
+    for r in rules_table():
+        how = (
+            "Its severity can be changed under [rules] in site.toml."
+            if r.configurable
+            else "Always an error: it guards what the catalog can publish."
+        )
+        summary = r.summary + "."
+        out[r.id] = Rule(r.id, r.severity, summary, f"{summary} {how}")
     for f in findings:
-        rid = rule_id(f)
-        if severity.get(rid) != "error":
-            severity[rid] = f.severity
-    return [Rule(rid, sev, rid.replace("-", " ")) for rid, sev in severity.items()]
+        if f.rule not in out:
+            out[f.rule] = Rule(f.rule, f.severity, f.rule.replace("-", " ") + ".")
+    return list(out.values())
 
 
 def _result(f: Finding, strict: bool) -> Result:

@@ -12,6 +12,8 @@ import asyncio
 import contextlib
 import gzip
 import json
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -43,8 +45,10 @@ def catalogctl(*args: object, timeout: float = 60) -> subprocess.CompletedProces
 def assert_usage_error(proc: subprocess.CompletedProcess[str], *words: str) -> None:
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr + proc.stdout
+    # Messages wrap at the terminal width: between words, or inside a long path.
+    variants = (proc.stderr, " ".join(proc.stderr.split()), proc.stderr.replace("\n", ""))
     for word in words:
-        assert word in proc.stderr, (word, proc.stderr)
+        assert any(word in v for v in variants), (word, proc.stderr)
 
 
 # --- options that end up in headers and configurations ---------------------------------------
@@ -615,3 +619,105 @@ async def test_check_links_redirect_from_public_to_private(
     report = await check_links_async(_links(url), CheckOptions(policy=allowed))
     assert report.results[0].state == "warning"  # a game page that redirects, but reached
     assert report.results[0].status == 200
+
+
+# --- build: --out symlinks, failed and killed builds ------------------------------------------
+
+
+def tree(path: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()
+    }
+
+
+def leftovers(parent: Path, name: str) -> list[Path]:
+    return sorted(parent.glob(f".{name}.catalogctl-*"))
+
+
+def test_build_out_symlink_is_followed_never_replaced(tmp_path: Path) -> None:
+    real = tmp_path / "releases" / "current"
+    assert catalogctl("build", SAMPLE, "--out", real).returncode == 0
+    (real / "public" / "llms.txt").write_text("stale")
+    link = tmp_path / "dist"
+    link.symlink_to(real, target_is_directory=True)
+    proc = catalogctl("build", SAMPLE, "--out", link)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and link.readlink() == real
+    assert (real / "manifest.json").is_file()
+    assert (real / "public" / "llms.txt").read_text() != "stale"  # the target was rebuilt
+    assert leftovers(real.parent, real.name) == []
+
+
+@pytest.mark.parametrize("kind", ["dangling", "file"])
+def test_build_out_symlink_to_nothing_or_a_file_exit_2(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "elsewhere"
+    if kind == "file":
+        target.write_text("keep me")
+    link = tmp_path / "dist"
+    link.symlink_to(target)
+    proc = catalogctl("build", SAMPLE, "--out", link)
+    assert_usage_error(proc, "--out", str(link))
+    assert link.is_symlink() and link.readlink() == target
+    assert (target.read_text() == "keep me") if kind == "file" else not target.exists()
+
+
+def test_failed_build_leaves_out_exactly_as_it_was(tmp_path: Path) -> None:
+    from catalogctl.content.loader import load_catalog
+    from catalogctl.errors import CatalogError
+    from catalogctl.site.build import write_site
+    from catalogctl.site.render import render
+
+    out = tmp_path / "dist"
+    site = render(load_catalog(SAMPLE), compress=False)
+    write_site(site, out)
+    before, inode = tree(out), out.stat().st_ino
+
+    def disk_full() -> Iterator[tuple[str, bytes]]:
+        yield "nginx/catalog.conf", b"# half written\n"
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(CatalogError, match="left as it was"):
+        write_site(site, out, extra=disk_full())
+    assert tree(out) == before and out.stat().st_ino == inode
+    assert leftovers(tmp_path, "dist") == []
+
+
+KILLED_BUILD = """
+import sys, time
+from pathlib import Path
+from catalogctl.content.loader import load_catalog
+from catalogctl.site.build import write_site
+from catalogctl.site.render import render
+
+def files():
+    print("staging", flush=True)
+    time.sleep(600)
+    yield "x", b""
+
+site = render(load_catalog(Path(sys.argv[1])), compress=False)
+write_site(site, Path(sys.argv[2]), extra=files())
+"""
+
+
+def test_killed_build_leaves_nothing_the_next_build_keeps(tmp_path: Path) -> None:
+    out = tmp_path / "dist"
+    assert catalogctl("build", SAMPLE, "--out", out).returncode == 0
+    before = tree(out)
+    build = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BUILD, str(SAMPLE), str(out)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert build.stdout is not None
+    assert build.stdout.readline().strip() == "staging"  # mid-build: the staging dir exists
+    build.send_signal(signal.SIGKILL)
+    build.wait(10)
+    (stale,) = leftovers(tmp_path, "dist")
+    assert f"catalogctl-staging-{build.pid}." in stale.name
+    assert tree(out) == before  # the killed build never touched --out
+    # A live build's staging directory (this test's own pid) is not touched.
+    live = tmp_path / f".dist.catalogctl-staging-{os.getpid()}.live"
+    live.mkdir()
+    proc = catalogctl("build", SAMPLE, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert leftovers(tmp_path, "dist") == [live]

@@ -34,7 +34,12 @@ class Target(StrEnum):
 def build(
     content: ContentArg = None,
     out_dir: Annotated[
-        Path, typer.Option("--out", "-o", help="Build directory (replaced atomically).")
+        Path,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Build directory, replaced atomically (a symlink: the directory it points to).",
+        ),
     ] = Path("dist"),
     base_url: BaseUrlOpt = None,
     cache_control: Annotated[

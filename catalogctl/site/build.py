@@ -3,6 +3,11 @@
 The build is written beside the target directory and swapped into place in one step, so a
 build that fails for any reason (invalid content, a full disk) leaves the previous build
 exactly as it was, and a server reading the directory never sees half a build.
+
+An `--out` that is a symlink to a directory is followed: the directory it points to is
+replaced, the link stays. The staging directory is named `.<out>.catalogctl-staging-<pid>.*`
+beside the target; a build removes the ones whose process is gone, so a build killed with
+SIGKILL leaves nothing that outlives the next build.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import ctypes
 import ctypes.util
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -64,6 +70,63 @@ def _exchange(a: Path, b: Path) -> bool:
     return bool(rc == 0)
 
 
+STAGING = "catalogctl-staging"
+OLD = "catalogctl-old"
+
+
+def _leftover_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(name)}\.(?:{STAGING}|{OLD})-([0-9]+)(?:\..*)?\Z", re.S)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    except (OverflowError, OSError):
+        return False
+    return True
+
+
+def remove_leftovers(out: Path) -> list[Path]:
+    """Remove staging and old directories of `out` left by builds whose process is gone."""
+    pattern = _leftover_pattern(out.name)
+    removed = []
+    try:
+        entries = list(os.scandir(out.parent))
+    except OSError:
+        return []
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m is None or _alive(int(m.group(1))):
+            continue
+        path = Path(entry.path)
+        if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+            continue  # never ours: we only make directories
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _target(out: Path) -> Path:
+    """The directory a build replaces: `out`, or where `out` points when it is a symlink."""
+    if not out.is_symlink():
+        return out
+    target = Path(os.path.realpath(out))
+    if not target.exists():
+        raise InputError(
+            f"--out {out} is a symlink to {target}, which does not exist; "
+            "create the directory or remove the link"
+        )
+    if not target.is_dir():
+        raise InputError(f"--out {out} is a symlink to {target}, which is not a directory")
+    return target
+
+
 def _swap_into_place(staging: Path, out: Path) -> None:
     if not out.exists():
         staging.rename(out)
@@ -71,7 +134,8 @@ def _swap_into_place(staging: Path, out: Path) -> None:
     if _exchange(staging, out):
         shutil.rmtree(staging)  # now holds the previous build
         return
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.{OLD}-{os.getpid()}.", dir=out.parent))
+    old.rmdir()  # only its (unique) name is needed: rename() cannot replace a directory
     out.rename(old)
     try:
         staging.rename(out)
@@ -88,8 +152,8 @@ def write_site(
     extra: ExtraFiles = (),
     force: bool = False,
 ) -> BuildResult:
-    """Write `site` (and `extra` files) to `out` atomically."""
-    out = out.absolute()
+    """Write `site` (and `extra` files) to `out` atomically (through a symlink `out`)."""
+    out = _target(out.absolute())
     if out.exists():
         if not out.is_dir():
             raise InputError(f"--out exists and is not a directory: {out}")
@@ -100,7 +164,9 @@ def write_site(
             )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+        remove_leftovers(out)
+        prefix = f".{out.name}.{STAGING}-{os.getpid()}."
+        staging = Path(tempfile.mkdtemp(prefix=prefix, dir=out.parent))
     except OSError as exc:
         raise CatalogError(f"cannot create the build directory beside {out}: {exc}") from exc
     try:

@@ -19,6 +19,13 @@ SAMPLE = ROOT / "content"
 REQUIRE_SYSTEM_TESTS = "CATALOGCTL_REQUIRE_SYSTEM_TESTS"
 
 
+def pytest_report_header() -> str:
+    """Which catalogctl the tests run: this checkout, or (CI) the installed wheel."""
+    import catalogctl
+
+    return f"catalogctl {catalogctl.__version__} from {Path(catalogctl.__file__).parent}"
+
+
 def require_program(name: str, *, package: str) -> str:
     """The path of system program `name` on PATH, or skip the calling test saying what to install.
 

@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import generate_catalog  # noqa: E402
+from tests.catalogs import generate_catalog  # noqa: E402
 from tests.edge_process import WorkerdProcess, free_port  # noqa: E402
 from tests.nginx_process import NginxProcess  # noqa: E402
 from tests.serve_process import ServeProcess  # noqa: E402
@@ -137,7 +137,7 @@ def main() -> None:
             started.append(edge)
             fixed = start_fixed_workerd(Path(tmp), build)
             started.append(fixed)
-            nginx = NginxProcess(build, nginx_port)
+            nginx = NginxProcess(build, nginx_port, exe=shutil.which("nginx") or "/usr/sbin/nginx")
             started.append(nginx)
             serve = ServeProcess(str(build), "--workers", "2")
             started.append(serve)

@@ -58,9 +58,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import generate_catalog  # noqa: E402
-from tests.nginx_process import NGINX, NginxProcess, free_port  # noqa: E402
+from tests.catalogs import generate_catalog  # noqa: E402
+from tests.nginx_process import NginxProcess, free_port  # noqa: E402
 from tests.serve_process import ServeProcess  # noqa: E402
+
+# Debian installs nginx in /usr/sbin, which is not on a user's PATH.
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 CASES = [
     ("/api/v1", None),
@@ -106,7 +109,7 @@ def start_plain_nginx(tmp: Path, build: Path) -> NginxProcess:
     prefix, port = tmp / "plain", free_port()
     (prefix / "nginx").mkdir(parents=True)
     (prefix / "nginx" / "nginx.conf").write_text(plain_nginx_conf(build, port))
-    return NginxProcess(prefix, port)
+    return NginxProcess(prefix, port, exe=NGINX)
 
 
 def wrk(url: str, encoding: str | None, duration: int, connections: int) -> tuple[float, float]:
@@ -272,7 +275,7 @@ def main() -> None:
         if args.instructions:
             instructions(Path(tmp), build, port, args.requests)
             return
-        nginx = NginxProcess(build, port)
+        nginx = NginxProcess(build, port, exe=NGINX)
         plain = start_plain_nginx(Path(tmp), build)
         servers = {"nginx": nginx.url, "plain gzip_static": plain.url}
         serves = []

@@ -19,10 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from catalogctl.site.cloudflare import WORKERD_CAPNP, WORKERD_VERSION
-from tests.conftest import REQUIRE_SYSTEM_TESTS, require_program
 
 INSTALL = f"npm install --global workerd@{WORKERD_VERSION}"
 START_TIMEOUT = 20.0
@@ -33,11 +30,16 @@ def workerd_binary() -> str:
     found = shutil.which("workerd")
     if found is not None:
         return found
+    # Imported here: bench_edge.py loads this module without pytest (`pip install .`).
+    import pytest
+
+    from tests.conftest import REQUIRE_SYSTEM_TESTS, require_program
+
     require_program("npm", package="npm")  # Debian's npm brings nodejs
     message = f"workerd is not on PATH: install it from the npm registry ({INSTALL})"
     if os.environ.get(REQUIRE_SYSTEM_TESTS, "") not in ("", "0"):
         pytest.fail(f"{message} ({REQUIRE_SYSTEM_TESTS} is set)", pytrace=False)
-    pytest.skip(message)
+    raise pytest.skip.Exception(message)
 
 
 def free_port() -> int:

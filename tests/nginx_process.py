@@ -12,11 +12,12 @@ from pathlib import Path
 from catalogctl.contract.routes import Site
 from catalogctl.site.build import write_site
 from catalogctl.site.nginx import NGINX_CONF, nginx_files
-from tests.conftest import require_program
 
 
 def nginx() -> str:
     """The nginx executable; the calling test skips (fails in CI) without the Debian package."""
+    from tests.conftest import require_program
+
     return require_program("nginx", package="nginx")
 
 
@@ -35,8 +36,11 @@ def write_build(site: Site, out: Path, port: int) -> Path:
 class NginxProcess:
     """`nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'`, exactly as the README says."""
 
-    def __init__(self, build: Path, port: int, *, conf: str = NGINX_CONF) -> None:
-        exe = nginx()
+    def __init__(
+        self, build: Path, port: int, *, conf: str = NGINX_CONF, exe: str | None = None
+    ) -> None:
+        """`exe`: the nginx to run (benchmarks find their own; tests use `nginx()`)."""
+        exe = exe or nginx()
         self.build = build
         self.url = f"http://127.0.0.1:{port}"
         self.proc = subprocess.Popen(

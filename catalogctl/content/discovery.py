@@ -24,7 +24,11 @@ from dataclasses import dataclass, field
 from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES
 
 PAGE_SUFFIXES = (".md", ".markdown")
-_LANG_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
+# A language tag in a file name: a two-letter code, with a region (`fr`, `pt-br`, `zh_CN`), or
+# the configured language. `com.example.app.md` keeps its dots: "app" is not a language.
+_LANG_RE = re.compile(r"^[A-Za-z]{2}(?:[-_][A-Za-z0-9]{2,8})?$")
+# Repository files that live beside pages and are not pages.
+NOT_PAGES = frozenset({"readme", "license", "licence", "changelog", "contributing", "authors"})
 _JEKYLL_DATE_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-(.+)$")
 
 
@@ -34,6 +38,8 @@ class PageFile:
     file: str  # how findings name it
     id: str  # the id it gives unless the page sets a slug
     date: str | None = None  # from a Jekyll-style file name
+    tagged: bool = False  # named with the language (`x.fr.md`), not untagged (`x.md`)
+    key: str = ""  # the page and its translations share it: folder and name without language
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +83,7 @@ def _valid_name(name: str) -> bool:
     return True
 
 
-def split_page_name(name: str) -> tuple[str, str | None] | None:
+def split_page_name(name: str, language: str = "") -> tuple[str, str | None] | None:
     """`tidal.fr.md` → ("tidal", "fr"); `tidal.md` → ("tidal", None); None: not a page."""
     lower = name.lower()
     for suffix in PAGE_SUFFIXES:
@@ -87,7 +93,7 @@ def split_page_name(name: str) -> tuple[str, str | None] | None:
     else:
         return None
     base, dot, tag = stem.rpartition(".")
-    if dot and base and _LANG_RE.match(tag):
+    if dot and base and (_LANG_RE.match(tag) or (language and tag.lower() == language)):
         return base, tag.lower().replace("_", "-")
     return stem, None
 
@@ -142,6 +148,13 @@ class _Walker:
                 continue
             subdirs = self.folder(folder, shown, depth, entries)
             stack.extend(reversed(subdirs))
+        # A page written in the published language (`x.fr.md`) is read instead of its untagged
+        # original (`x.md`, in the site's default language), as Hugo would show it.
+        tagged = {p.key for p in self.found.pages if p.tagged}
+        if tagged:
+            kept = [p for p in self.found.pages if p.tagged or p.key not in tagged]
+            self.found.translations += len(self.found.pages) - len(kept)
+            self.found.pages = kept
         return self.found
 
     def folder(
@@ -151,7 +164,11 @@ class _Walker:
         names = {e.name: e for e in entries}
         # A leaf bundle: the folder is the page, named by index.md (or index.<lang>.md).
         if depth > 0:
-            index = [n for n in names if (s := split_page_name(n)) is not None and s[0] == "index"]
+            index = [
+                n
+                for n in names
+                if (s := split_page_name(n, self.language)) is not None and s[0] == "index"
+            ]
             if index:
                 bundle_id = os.path.basename(folder)
                 for name in sorted(index):
@@ -221,8 +238,8 @@ class _Walker:
         found = self.found
         name = entry.name
         child = os.path.join(shown, safe_name(name))
-        split = split_page_name(name)
-        if split is None:
+        split = split_page_name(name, self.language)
+        if split is None or split[0].lower() in NOT_PAGES:
             found.ignored += 1
             return
         stem, lang = split
@@ -277,7 +294,8 @@ class _Walker:
             m = _JEKYLL_DATE_RE.match(stem)
             if m:
                 date, game_id = m.group(1), m.group(2)
-        found.pages.append(PageFile(path, child, game_id, date))
+        key = os.path.join(shown, stem if bundle_id is None else "")
+        found.pages.append(PageFile(path, child, game_id, date, lang is not None, key))
 
 
 def discover(games_dir: str, shown: str, root: str, language: str) -> Discovery:

@@ -169,9 +169,12 @@ def parallel_map(
                         for i in range(begin, end):
                             results[i] = crashed(items[i], why)
                 else:
+                    # The items before it were done but not sent: they run again.
                     results[index] = crashed(items[index], why)
                     if index + 1 < end:
                         queue.append((index + 1, end))
+                    if begin < index:
+                        queue.append((begin, index))
                 for c in pipes[slot]:
                     c.close()
                 start(slot)

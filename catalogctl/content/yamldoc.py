@@ -41,7 +41,13 @@ def loader_for(text: str) -> type[yaml.SafeLoader]:
     return _FAST
 
 
-def _problem_from(exc: yaml.YAMLError, line0: int) -> Problem:
+def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
+    if isinstance(exc, yaml.reader.ReaderError):
+        where = min(max(exc.position, 0), len(text))
+        line = line0 + text.count("\n", 0, where)
+        col = where - (text.rfind("\n", 0, where) + 1) + 1
+        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+        return Problem("syntax", f"invalid YAML: the character {char!r} is not allowed", line, col)
     if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         text = exc.problem or exc.context or "syntax error"
@@ -70,7 +76,7 @@ def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.YAMLError as exc:
-        raise _problem_from(exc, line0) from None
+        raise _problem_from(exc, line0, text) from None
 
 
 class _Builder:
@@ -188,12 +194,15 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
     """Parse a YAML block whose first line is line `line0` of the file."""
     loader_cls = loader_for(text)
     _check_depth(text, loader_cls, line0)
-    loader = loader_cls(text)
+    try:
+        loader = loader_cls(text)  # the pure loader checks the characters here
+    except yaml.YAMLError as exc:
+        raise _problem_from(exc, line0, text) from None
     try:
         try:
             node = loader.get_single_node()
         except yaml.YAMLError as exc:
-            raise _problem_from(exc, line0) from None
+            raise _problem_from(exc, line0, text) from None
         except RecursionError:
             raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels") from None
         if node is None:

@@ -1,0 +1,381 @@
+"""Hostile content trees: no escape from the tree, no crash, no hang, bounded time and memory.
+
+Each case runs the real command in a subprocess and asserts the exit code, a message naming
+the file, and no traceback; where it matters, a generous bound on time and memory (a bound
+that only a hang, a quadratic loop or a runaway allocation can break).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from catalogctl.content import loader
+from catalogctl.content.document import Problem
+from catalogctl.content.frontmatter import parse_page
+from catalogctl.content.pool import parallel_map
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+
+ESC = "\x1b"
+
+
+def validate(root: Path, *extra: str, timeout: float = 60) -> tuple[int, dict[str, Any], str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "catalogctl", "validate", str(root), "--format", "json", *extra],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode < 128, proc.returncode
+    doc = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
+    return proc.returncode, doc, proc.stderr
+
+
+def rules_for(doc: dict[str, Any], name: str) -> set[str]:
+    return {f["rule"] for f in doc.get("findings", []) if name in f["file"]}
+
+
+def measured(
+    argv: list[str], timeout: float = 120
+) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """Run `argv`; its wall time (s) and peak memory (MiB) as measured for a child process."""
+    code = (
+        "import resource, subprocess, sys, time, json\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "e = time.perf_counter() - t\n"
+        "m = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
+        "print(json.dumps([p.returncode, e, m, p.stdout[-2000:], p.stderr[-2000:]]))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+    )
+    rc, seconds, mib, out, err = json.loads(proc.stdout)
+    return subprocess.CompletedProcess(argv, rc, out, err), seconds, mib
+
+
+# --- escape from the tree ---------------------------------------------------------------------
+
+
+def test_symlink_out_of_the_tree_is_not_read(make_content: ContentFactory, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text(game_yaml("Secret"), encoding="utf-8")
+    root = make_content()
+    (root / "games" / "leak.md").symlink_to(secret)
+    rc, doc, _ = validate(root)
+    assert rc == 1
+    assert rules_for(doc, "leak.md") == {"symlink-outside"}
+    assert doc["summary"]["games"] == 2
+
+
+def test_symlink_out_of_the_tree_through_a_folder(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text(game_yaml("X"), encoding="utf-8")
+    root = make_content()
+    (root / "games" / "more").symlink_to(outside)
+    rc, doc, _ = validate(root)
+    assert rc == 1 and rules_for(doc, "more") == {"symlink-outside"}
+
+
+def test_symlink_inside_the_tree_is_read(make_content: ContentFactory) -> None:
+    root = make_content()
+    (root / "drafts").mkdir()
+    (root / "drafts" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
+    (root / "games" / "gamma.md").symlink_to(root / "drafts" / "gamma.md")
+    rc, doc, _ = validate(root)
+    assert rc == 0, doc
+    assert doc["summary"]["games"] == 3
+
+
+def test_dangling_symlink_is_a_finding(make_content: ContentFactory) -> None:
+    root = make_content()
+    (root / "games" / "gone.md").symlink_to(root / "nowhere.md")
+    rc, doc, _ = validate(root)
+    assert rc == 1 and rules_for(doc, "gone.md") == {"broken-symlink"}
+
+
+def test_self_loop_symlink_is_a_finding(make_content: ContentFactory) -> None:
+    root = make_content()
+    (root / "games" / "loop.md").symlink_to(root / "games" / "loop.md")
+    rc, doc, _ = validate(root)
+    assert rc == 1 and rules_for(doc, "loop.md") == {"broken-symlink"}
+
+
+def test_folder_symlink_loop_is_a_finding(make_content: ContentFactory) -> None:
+    root = make_content()
+    (root / "games" / "again").symlink_to(root / "games")
+    rc, doc, _ = validate(root, timeout=30)
+    assert rc == 1 and rules_for(doc, "again") == {"broken-symlink"}
+
+
+def test_fifo_is_a_finding_not_a_hang(make_content: ContentFactory) -> None:
+    root = make_content()
+    os.mkfifo(root / "games" / "pipe.md")
+    rc, doc, _ = validate(root, timeout=30)
+    assert rc == 1 and rules_for(doc, "pipe.md") == {"not-a-file"}
+
+
+def test_non_utf8_file_name_is_a_finding(make_content: ContentFactory) -> None:
+    root = make_content()
+    name = os.fsencode(root / "games") + b"/caf\xe9\x1b.md"
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, game_yaml("Cafe").encode())
+    os.close(fd)
+    proc = subprocess.run(
+        [sys.executable, "-m", "catalogctl", "validate", str(root)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    out = proc.stdout + proc.stderr
+    assert b"Traceback" not in out and b"\x1b[" not in out.replace(b"\x1b[0m", b"")
+    assert b"caf\\xe9" in out
+
+
+def test_unreadable_file_is_a_finding(
+    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root every file is readable: make reading fail where the loader reads.
+    root = make_content()
+
+    def refuse(path: str, limit: int) -> tuple[bytes, bool]:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(loader, "read_head", refuse)
+    content = loader.load(root)
+    assert {f.rule for f in content.findings if f.file.endswith(".md")} == {"unreadable-file"}
+
+
+# --- parsers with limits ----------------------------------------------------------------------
+
+DEEP = 25_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\na: " + "[" * DEEP + "]" * DEEP + "\n---\n",
+        "---\n" + "- " * DEEP + "x\n---\n",
+        '---\nb: "a\tb"\na: ' + "[" * DEEP + "]" * DEEP + "\n---\n",  # a tab: the pure loader
+        "---\n" + "".join(" " * i + "k:\n" for i in range(0, 600, 2)) + "---\n",
+        "+++\na = " + "[" * DEEP + "]" * DEEP + "\n+++\n",
+        "+++\n" + ".".join(["a"] * 5000) + " = 1\n+++\n",
+        '{"a": ' + "[" * DEEP + "]" * DEEP + "}\n",
+        "---\na: " + "9" * 5000 + "\n---\n",
+        "+++\na = " + "9" * 5000 + "\n+++\n",
+        '{"a": ' + "9" * 5000 + "}\n",
+        "---\n"
+        + "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{c}: &{c} [{', '.join(['*' + p] * 10)}]\n"
+            for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+        )
+        + "---\n",
+        "---\na: &a [*a]\n---\n",
+        "---\ndescription: " + "x" * (2 * 1024 * 1024) + "\n---\n",
+    ],
+    ids=[
+        "yaml-flow",
+        "yaml-block",
+        "yaml-pure-loader",
+        "yaml-indent",
+        "toml-arrays",
+        "toml-dotted",
+        "json",
+        "yaml-int",
+        "toml-int",
+        "json-int",
+        "yaml-aliases",
+        "yaml-recursive-alias",
+        "size",
+    ],
+)
+def test_over_limit_page_is_a_finding_naming_it(make_content: ContentFactory, text: str) -> None:
+    root = make_content({"good": game_yaml("Good"), "evil": text})
+    rc, doc, _ = validate(root, timeout=60)
+    assert rc == 1
+    assert rules_for(doc, "evil.md") == {"limit"}, doc["findings"]
+    assert doc["summary"]["games"] == 1
+
+
+@pytest.mark.parametrize("loader_name", ["SafeLoader", "CSafeLoader"])
+def test_deep_yaml_never_reaches_either_composer(
+    loader_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import yaml
+
+    from catalogctl.content import yamldoc
+
+    chosen = getattr(yaml, loader_name, None)
+    if chosen is None:
+        pytest.skip("PyYAML without libyaml: the pure loader is the only one")
+    monkeypatch.setattr(yamldoc, "loader_for", lambda _text: chosen)
+    for text in (
+        "a: " + "[" * DEEP + "]" * DEEP,
+        "- " * DEEP + "x",
+        "{a: " * DEEP + "b" + "}" * DEEP,
+    ):
+        with pytest.raises(Problem) as info:
+            parse_page(f"---\n{text}\n---\n".encode(), "x.md", complete=True)
+        assert info.value.rule == "limit"
+
+
+@pytest.mark.parametrize(
+    ("site", "words"),
+    [
+        ("a = " + "[" * DEEP + "]" * DEEP + "\n", "nested"),
+        ("x = " + "1" * 5000 + "\n", "digits"),
+        ('title = "' + "x" * (2 * 1024 * 1024) + '"\n', "larger"),
+        (SITE_TOML.replace("Example", "Caf\udce9"), "UTF-8"),
+        (
+            'base_url = "https://x.example/\\"><script>alert(1)</script>"\n'
+            + SITE_TOML.split("\n", 1)[1],
+            "quote",
+        ),
+    ],
+    ids=["deep", "int", "size", "not-utf8", "injection"],
+)
+def test_hostile_site_toml_is_a_finding_naming_it(
+    make_content: ContentFactory, site: str, words: str
+) -> None:
+    root = make_content()
+    (root / "site.toml").write_bytes(site.encode("utf-8", "surrogateescape"))
+    rc, doc, _ = validate(root, timeout=60)
+    assert rc == 1
+    mine = [f for f in doc["findings"] if f["file"].endswith("site.toml")]
+    assert any(words in f["message"] for f in mine), mine
+
+
+def test_control_characters_never_reach_the_terminal(make_content: ContentFactory) -> None:
+    root = make_content({"a": game_yaml("A", platforms='["\\e[31mRED\\a", Android]')})
+    proc = subprocess.run(
+        [sys.executable, "-m", "catalogctl", "validate", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert ESC not in proc.stdout and "\a" not in proc.stdout and "\a" not in proc.stderr
+    assert "RED" in proc.stdout
+
+
+# --- the worker pool --------------------------------------------------------------------------
+
+
+def _boom(x: int) -> int:
+    if x == 7:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if x == 13:
+        time.sleep(60)
+    return x * 2
+
+
+def test_pool_names_the_item_whose_worker_died_or_hung(monkeypatch: pytest.MonkeyPatch) -> None:
+    from catalogctl.content import pool
+
+    monkeypatch.setattr(pool, "WORKER_FILE_SECONDS", 1.0)
+    started = time.monotonic()
+    out = parallel_map(_boom, list(range(40)), 2, lambda x, why: f"{x}: {why}", chunk=5)
+    assert time.monotonic() - started < 30
+    assert out[7] == "7: ended with signal SIGKILL"
+    assert out[13] == "13: took longer than 1 s"
+    assert [out[i] for i in range(40) if i not in (7, 13)] == [
+        i * 2 for i in range(40) if i not in (7, 13)
+    ]
+
+
+def test_validate_names_the_page_whose_parser_died(
+    generated: Callable[[int], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = generated(60)
+    real = loader._check_one
+
+    def check(page: Any) -> Any:
+        if page.id == "game-00033":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(page)
+
+    monkeypatch.setattr(loader, "_check_one", check)
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 10)
+    content = loader.load(root)
+    crashed = [f for f in content.findings if f.rule == "parser-crash"]
+    assert [Path(f.file).name for f in crashed] == ["game-00033.md"]
+    assert content.summary.published == 59
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_ends_a_parallel_validate_at_once(
+    generated: Callable[[int], Path], sig: int
+) -> None:
+    root = generated(3000)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "catalogctl", "validate", str(root)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    sent = time.monotonic()
+    _, err = proc.communicate(timeout=10)
+    assert time.monotonic() - sent < 5  # a hang would wait forever; a second is the aim
+    assert "Traceback" not in err
+    assert proc.returncode in (-sig, 128 + sig, 0)
+
+
+# --- linear in the size of the input, findings included -----------------------------------------
+
+
+def test_ten_thousand_unknown_keys_stay_linear(make_content: ContentFactory) -> None:
+    keys = "".join(f"nme{i}: x\n" if i % 2 else f"genre{i}: x\n" for i in range(10_000))
+    root = make_content({"a": game_yaml("A", extra=keys)})
+    proc, seconds, mib = measured(
+        [sys.executable, "-m", "catalogctl", "validate", str(root), "--format", "json"]
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    assert seconds < 30 and mib < 600, (seconds, mib)
+
+
+def test_hundred_thousand_bad_platforms_stay_linear(make_content: ContentFactory) -> None:
+    platforms = "[" + ", ".join(f"P{i}" for i in range(100_000)) + "]"
+    root = make_content({"a": game_yaml("A", platforms=platforms)})
+    proc, seconds, mib = measured(
+        [sys.executable, "-m", "catalogctl", "validate", str(root), "--format", "json"]
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert '"vocabulary"' in proc.stdout or '"rule": "vocabulary"' in proc.stdout or proc.stdout
+    assert seconds < 60 and mib < 800, (seconds, mib)
+
+
+def test_memory_of_a_child_is_what_getrusage_reports() -> None:
+    # The bound above is meaningful: a child that allocates 200 MiB shows it.
+    proc, _, mib = measured(
+        [
+            sys.executable,
+            "-c",
+            "x = bytearray(200 * 1024 * 1024); x[::4096] = b'1' * len(x[::4096])",
+        ]
+    )
+    assert proc.returncode == 0 and mib > 150
+    assert resource.RUSAGE_CHILDREN is not None

@@ -1,0 +1,339 @@
+"""Every rule of the registry, each with its rule id, file, line and (where it matters) column."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from catalogctl.content.loader import load, load_catalog
+from catalogctl.content.rules.registry import RULES
+from catalogctl.errors import ContentInvalid
+from catalogctl.findings import Finding
+from tests.conftest import SITE_TOML, game_yaml
+
+
+@dataclass(frozen=True)
+class Case:
+    rule: str
+    games: dict[str, str]
+    file: str  # the file the finding names (its end)
+    line: int | None
+    column: int | None = None
+    site: str = SITE_TOML
+    words: str = ""
+    severity: str | None = None  # default: the rule's default
+
+
+def g(name: str = "Game", **kw: str) -> str:
+    return game_yaml(name, **kw)
+
+
+OK = {"ok": g("Ok")}
+
+CASES = [
+    Case("site-missing", OK, "site.toml", None, site=""),
+    Case(
+        "games-folder",
+        OK,
+        "site.toml",
+        20,
+        9,
+        site=SITE_TOML + '\n[content]\ngames = "../elsewhere"\n',
+        words="inside the content tree",
+    ),
+    Case("encoding", {"a": "---\nname: Caf\udce9\n---\n"}, "a.md", 2, 10, words="UTF-8"),
+    Case("front-matter", {"a": "# Just markdown\n"}, "a.md", 1, 1, words="no front matter"),
+    Case("syntax", {"a": "---\nname: A\nplatforms: [iOS\ngenres: [x]\n---\n"}, "a.md", 4, None),
+    Case("limit", {"a": "---\na: " + "[" * 100 + "]" * 100 + "\n---\n"}, "a.md", 2, 67),
+    Case(
+        "duplicate-key",
+        {"a": g("A", extra="name: B\n")},
+        "a.md",
+        10,
+        1,
+        words="line 2 and line 10",
+    ),
+    Case("unknown-key", {"a": g("A", extra="darft: true\n")}, "a.md", 10, 1, words="'draft'"),
+    Case("missing-field", {"a": g("A").replace("description: A game.\n", "")}, "a.md", 1, 1),
+    Case("wrong-type", {"a": g("A", platforms="iOS")}, "a.md", 4, 12, words="list"),
+    Case("empty-value", {"a": g("A", description='"  "')}, "a.md", 3, 14, words="blank"),
+    Case("invalid-id", {"a": g("A", extra='slug: "a b"\n')}, "a.md", 10, 7),
+    Case("id-style", {"Delta": g("Delta")}, "Delta.md", 1, 1, words="lowercase"),
+    Case("invalid-date", {"a": g("A", extra="publishDate: soon\n")}, "a.md", 10, 14),
+    Case("vocabulary", {"a": g("A", platforms="[ios]")}, "a.md", 4, 13, words="'iOS'"),
+    Case("duplicate-value", {"a": g("A", genres="[Puzzle, Puzzle]")}, "a.md", 5, 18),
+    Case("invalid-url", {"a": g("A", icon="http://cdn.example/i.png")}, "a.md", 6, 7),
+    Case(
+        "unknown-store",
+        {"a": g("A").replace("  ios:", "  iso:")},
+        "a.md",
+        8,
+        8,
+        words="did you mean 'ios'",
+    ),
+    Case(
+        "store-url",
+        {"a": g("A", ios="https://chromewebstore.google.com/detail/x/abc")},
+        "a.md",
+        8,
+        8,
+        words="apps.apple.com",
+    ),
+    Case("store-platform", {"a": g("A", android=None)}, "a.md", 8, 3, words="'android'"),
+    Case(
+        "base-url",
+        OK,
+        "site.toml",
+        1,
+        12,
+        site=SITE_TOML.replace('example.com"', 'example.com/"', 1),
+    ),
+    Case("game-url", OK, "site.toml", 4, 12, site=SITE_TOML.replace("games/{id}/", "games/")),
+    Case("store-params", OK, "site.toml", 10, 17, site=SITE_TOML.replace('"123456"', '"12ab"')),
+    Case(
+        "spec-params",
+        OK,
+        "site.toml",
+        10,
+        10,
+        site=SITE_TOML.replace(', mt = "8"', ""),
+        words="'mt'",
+    ),
+    Case(
+        "api-lifecycle",
+        OK,
+        "site.toml",
+        16,
+        1,
+        site=SITE_TOML.replace('status = "supported"', 'status = "deprecated"'),
+    ),
+    Case(
+        "migration-link",
+        OK,
+        "site.toml",
+        16,
+        1,
+        site=SITE_TOML.replace(
+            'status = "supported"', 'status = "deprecated"\ndeprecation = 2027-01-01'
+        ),
+    ),
+    Case(
+        "field-mapping",
+        OK,
+        "site.toml",
+        9,
+        8,
+        site=SITE_TOML.replace("[stores.ios]", '[fields]\nname = "a..b"\n\n[stores.ios]'),
+    ),
+    Case(
+        "rule-config",
+        OK,
+        "site.toml",
+        9,
+        1,
+        site=SITE_TOML.replace("[stores.ios]", '[rules]\nsyntax = "off"\n\n[stores.ios]'),
+    ),
+    Case(
+        "duplicate-id",
+        {"a": g("A"), "b": g("B", extra="slug: a\n")},
+        "b.md",
+        10,
+        7,
+        words="also used by",
+    ),
+    Case("empty-catalog", {"a": g("A", extra="draft: true\n")}, "games", None),
+]
+
+
+def make(tmp_path: Path, case: Case) -> Path:
+    root = tmp_path / "content"
+    (root / "games").mkdir(parents=True)
+    if case.site:
+        (root / "site.toml").write_text(case.site, encoding="utf-8")
+    for name, text in case.games.items():
+        (root / "games" / f"{name}.md").write_bytes(text.encode("utf-8", "surrogateescape"))
+    return root
+
+
+def found(root: Path, rule: str) -> list[Finding]:
+    return [f for f in load(root).findings if f.rule == rule]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.rule for c in CASES])
+def test_rule_finding_names_file_line_and_column(tmp_path: Path, case: Case) -> None:
+    root = make(tmp_path, case)
+    mine = [f for f in found(root, case.rule) if f.file.endswith(case.file)]
+    assert mine, [(f.rule, f.line, f.message) for f in load(root).findings]
+    f = mine[0]
+    assert f.file.endswith(case.file), f
+    assert f.line == case.line, f
+    if case.column is not None:
+        assert f.column == case.column, f
+    assert case.words in f.message, f.message
+    assert f.severity == (case.severity or RULES[case.rule].severity)
+    assert f.to_json()["rule"] == case.rule
+
+
+HOSTILE_RULES = {  # tested with real files in test_content_hostile.py
+    "not-a-file",
+    "broken-symlink",
+    "symlink-outside",
+    "file-name",
+    "unreadable-file",
+    "parser-crash",
+}
+
+
+def test_every_rule_of_the_registry_is_tested() -> None:
+    assert {c.rule for c in CASES} | HOSTILE_RULES == set(RULES)
+
+
+def test_rules_settings_turn_a_rule_down_or_off(tmp_path: Path) -> None:
+    case = Case("unknown-key", {"a": g("A", extra="darft: true\n")}, "a.md", 11)
+    root = make(tmp_path, case)
+    site = root / "site.toml"
+    site.write_text(SITE_TOML + '\n[rules]\nunknown-key = "warning"\n', encoding="utf-8")
+    assert [f.severity for f in found(root, "unknown-key")] == ["warning"]
+    site.write_text(SITE_TOML + '\n[rules]\nunknown-key = "off"\n', encoding="utf-8")
+    assert found(root, "unknown-key") == []
+
+
+def test_a_misspelled_draft_key_never_publishes_silently(tmp_path: Path) -> None:
+    root = make(tmp_path, Case("unknown-key", {"a": g("A", extra="darft: true\n")}, "a.md", 1))
+    with pytest.raises(ContentInvalid):
+        load_catalog(root)
+
+
+def test_store_url_of_the_wrong_kind_is_published_without_attribution(tmp_path: Path) -> None:
+    url = "https://chromewebstore.google.com/detail/x/abc"
+    site = SITE_TOML + '\n[rules]\nstore-url = "warning"\n'
+    root = make(tmp_path, Case("store-url", {"a": g("A", ios=url)}, "a.md", 1, site=site))
+    (game,) = load_catalog(root).games
+    assert game["stores"][0] == {"name": "App Store", "url": url}
+    assert "pt=" in game["stores"][1]["url"] or "utm_source=" in game["stores"][1]["url"]
+
+
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("https://apps.apple.com/app/x/id123", True),
+        ("https://itunes.apple.com/us/app/x/id123?mt=8", True),
+        ("https://apps.apple.com/app/x", False),
+        ("http://apps.apple.com/app/x/id123", False),
+        ("https://apps.apple.com.evil.example/app/x/id123", False),
+    ],
+)
+def test_apple_store_urls(tmp_path: Path, url: str, ok: bool) -> None:
+    root = make(tmp_path, Case("store-url", {"a": g("A", ios=url)}, "a.md", 1))
+    rules = {f.rule for f in load(root).findings if f.severity == "error"}
+    assert (not rules) is ok, rules
+
+
+@pytest.mark.parametrize(
+    ("url", "ok"),
+    [
+        ("https://play.google.com/store/apps/details?id=com.example.game", True),
+        ("https://play.google.com/store/apps/details?id=com.example.game&hl=fr", True),
+        ("https://play.google.com/store/apps/details?id=game", False),
+        ("https://play.google.com/store/apps/dev?id=123", False),
+        ("https://play.google.com/store/apps/details?id=com.a&id=com.b", False),
+    ],
+)
+def test_google_play_store_urls(tmp_path: Path, url: str, ok: bool) -> None:
+    root = make(tmp_path, Case("store-url", {"a": g("A", android=url)}, "a.md", 1))
+    rules = {f.rule for f in load(root).findings if f.severity == "error"}
+    assert (not rules) is ok, rules
+
+
+def test_column_points_into_flow_mappings_and_multiline_values(tmp_path: Path) -> None:
+    text = (
+        "---\nname: A\ndescription: >\n  A long\n  description.\n"
+        "platforms: [iOS, Android]\ngenres: [Puzzle]\nicon: /i.png\n"
+        "stores: {ios: 'https://apps.apple.com/app/a/id1', android: ftp://x}\n---\n"
+    )
+    root = make(tmp_path, Case("invalid-url", {"a": text}, "a.md", 1))
+    (f,) = found(root, "invalid-url")
+    assert (f.line, f.column) == (9, 60)
+    assert f.field == "stores.android"
+
+
+@pytest.mark.parametrize("fmt", ["toml", "json"])
+def test_toml_and_json_findings_have_positions(tmp_path: Path, fmt: str) -> None:
+    if fmt == "toml":
+        text = (
+            '+++\nname = "A"\ndescription = "d"\nplatforms = ["iOS", "Andriod"]\n'
+            'genres = ["Puzzle"]\nicon = "/i.png"\n[stores]\n'
+            'ios = "https://apps.apple.com/app/a/id1"\n+++\n'
+        )
+        where = (4, 21)
+    else:
+        text = (
+            '{"name": "A", "description": "d",\n "platforms": ["iOS", "Andriod"],\n'
+            ' "genres": ["Puzzle"], "icon": "/i.png",\n'
+            ' "stores": {"ios": "https://apps.apple.com/app/a/id1"}}\n'
+        )
+        where = (2, 23)
+    root = make(tmp_path, Case("vocabulary", {"a": text}, "a.md", 1))
+    (f,) = found(root, "vocabulary")
+    assert (f.line, f.column) == where
+    assert "did you mean 'Android'" in f.message
+
+
+def test_toml_duplicate_key_names_both_lines(tmp_path: Path) -> None:
+    text = '+++\nname = "A"\ndescription = "d"\nname = "B"\n+++\n'
+    root = make(tmp_path, Case("duplicate-key", {"a": text}, "a.md", 1))
+    (f,) = found(root, "duplicate-key")
+    assert (f.line, f.column) == (4, 1)
+    assert "lines 2 and 4" in f.message
+
+
+def test_order_is_hugo_order(tmp_path: Path) -> None:
+    games = {
+        "a": g("Alpha"),
+        "b": g("Beta", extra="date: 2024-01-01\n"),
+        "c": g("Gamma", extra="date: 2024-06-01\n"),
+        "w0": g("Zero", extra="weight: 0\n"),
+        "w2": g("Two", extra="weight: 2\n"),
+        "w1": g("One", extra="weight: 1\ndate: 2020-01-01\n"),
+        "d": g("Alpha"),  # same name as a, no date: by id
+    }
+    root = make(tmp_path, Case("x", games, "", None))
+    assert [x["id"] for x in load_catalog(root).games] == ["w1", "w2", "c", "b", "a", "d", "w0"]
+
+
+def test_read_summary_counts_every_kind_of_page(tmp_path: Path) -> None:
+    games = {
+        "a": g("A"),
+        "d": g("D", extra="draft: true\n"),
+        "s": g("S", extra="publishDate: 2999-01-01\n"),
+        "e": g("E", extra="expiryDate: 2001-01-01T00:00:00Z\n"),
+        "a.fr": g("A fr"),
+        "_index": "---\ntitle: Games\n---\n",
+    }
+    root = make(tmp_path, Case("x", games, "", None))
+    (root / "games" / "notes.txt").write_text("x")
+    summary = load_catalog(root).summary
+    assert summary.to_json() | {} == {
+        "pages": 4,
+        "published": 1,
+        "drafts": 1,
+        "scheduled": 1,
+        "expired": 1,
+        "translations": 1,
+        "sections": 1,
+        "ignored": 1,
+        "resources": 0,
+        "failed": 0,
+    }
+    assert "1 draft" in summary.describe() and "1 translation" in summary.describe()
+
+
+def test_no_environment_dependence_of_yaml_tabs(tmp_path: Path) -> None:
+    # libyaml would take a tab after a colon; the pure loader would not. Both refuse it here.
+    root = make(tmp_path, Case("syntax", {"a": g("A").replace("name: A", "name:\tA")}, "a.md", 2))
+    (f,) = found(root, "syntax")
+    assert f.line == 2 and "tab" in f.message
+    assert os.environ.get("CATALOGCTL_PURE_YAML") is None

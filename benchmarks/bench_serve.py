@@ -1,26 +1,38 @@
-"""Requests/s and p99 latency of `catalogctl serve`, measured with wrk.
+"""Throughput of `catalogctl serve` beside a tuned nginx serving the same bytes, in one run.
 
-Starts `catalogctl serve --workers N --quiet` on the sample content (or a generated catalog)
-and, as the reference in the same run, a bare aiohttp low-level server (uvloop, the same
-number of SO_REUSEPORT processes) that answers every request with one fixed body. Each
-figure is quoted as a ratio against that reference, so runs on different machines compare.
+    python benchmarks/bench_serve.py                    # 1,000 games, 3 rounds of 5 s
+    python benchmarks/bench_serve.py --rounds 5 --duration 10 --workers 2
 
-    .venv/bin/python benchmarks/bench_serve.py                  # 2 workers, 5 s per run
-    .venv/bin/python benchmarks/bench_serve.py --workers 1 --duration 10 --games 300
+Builds a generated catalog of --games games (random descriptions, so the games document
+compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its own port:
 
-Needs wrk (Debian package `wrk`).
+- nginx as a careful operator runs it for static files (`NGINX_CONF` below): sendfile,
+  tcp_nopush, open_file_cache, gzip_static, keep-alive, access log off, one worker per core,
+  serving the build's files (the bytes serve sends);
+- `catalogctl serve BUILD --workers N --quiet` (no access log);
+- the same with the access log on, written to /dev/null;
+- the same with the access log on, written to a file.
+
+Then `wrk -t2 -c64 -dDs --latency` runs against each in turn, --rounds times interleaved, for
+`/api/v1` and `/api/v1/games` with `Accept-Encoding: gzip`. For each row it prints the median
+requests/s, the ratio to nginx's median in the same run, and the median p50 and p99 latency.
+Everything shares the machine's cores (wrk too): compare ratios, not absolute figures.
+Needs nginx and wrk (Debian packages `nginx`, `wrk`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import random
 import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,32 +41,78 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-REFERENCE = r"""
-import asyncio, os, socket, sys
-import uvloop
-from aiohttp import web
+SITE_TOML = """\
+base_url = "https://games.example.com"
+title = "Example Games"
+description = "Mobile games by Example Games."
+game_url = "{base_url}/games/{id}/"
 
-BODY = b'{"version": "v1", "status": "supported"}\n'
-HEADERS = {"Content-Type": "application/json"}
+[stores.ios]
+name = "App Store"
+params = { pt = "123456", ct = "service_api_game_catalog", mt = "8" }
 
-async def handler(request):
-    return web.Response(body=BODY, headers=HEADERS)
-
-async def main(port):
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind(("127.0.0.1", port))
-    runner = web.ServerRunner(web.Server(handler, access_log=None))
-    await runner.setup()
-    await web.SockSite(runner, sock, backlog=1024).start()
-    await asyncio.Event().wait()
-
-port, workers = int(sys.argv[1]), int(sys.argv[2])
-for _ in range(workers - 1):
-    if os.fork() == 0:
-        break
-uvloop.run(main(port))
+[stores.android]
+name = "Google Play"
+params = { utm_source = "service_api", utm_campaign = "game_catalog" }
 """
+
+NGINX_CONF = """\
+{user}worker_processes {workers};
+pid {state}/nginx.pid;
+error_log {state}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_timeout 65s;
+    keepalive_requests 1000000;
+    open_file_cache max=64 inactive=60s;
+    open_file_cache_valid 60s;
+    open_file_cache_errors on;
+    access_log off;
+    gzip off;
+    gzip_static on;
+    gzip_vary on;
+    types {{ }}
+    default_type application/json;
+    client_body_temp_path {state}/client_body;
+    server {{
+        listen 127.0.0.1:{port} reuseport backlog=4096;
+        location = /api/v1 {{ alias {public}/api/v1/index.json; }}
+        location = /api/v1/games {{ alias {public}/api/v1/games/index.json; }}
+    }}
+}}
+"""
+
+CASES = [("/api/v1", None), ("/api/v1/games", "gzip")]
+
+
+def generate(root: Path, games: int, seed: int = 1) -> Path:
+    """A content tree of `games` pages whose text compresses like prose (not like a pattern)."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocab = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(3000)]
+    (root / "games").mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    for i in range(games):
+        name = " ".join(rng.choice(vocab).title() for _ in range(rng.randint(1, 3)))
+        desc = " ".join(rng.choice(vocab) for _ in range(rng.randint(5, 12))).capitalize()
+        platforms = rng.choice([["iOS"], ["Android"], ["iOS", "Android"]])
+        stores = ""
+        if "iOS" in platforms:
+            stores += f"  ios: https://apps.apple.com/app/{rng.choice(vocab)}/id{100000 + i}\n"
+        if "Android" in platforms:
+            package = f"com.{rng.choice(vocab)}.g{i}"
+            stores += f"  android: https://play.google.com/store/apps/details?id={package}\n"
+        genre = rng.choice(["Puzzle", "Arcade", "Strategy"])
+        (root / "games" / f"game-{i:04d}.md").write_text(
+            f'---\nname: "{name} {i}"\ndescription: "{desc}."\n'
+            f"platforms: [{', '.join(platforms)}]\ngenres: [{genre}]\n"
+            f"icon: /icons/g{i}.png\nstores:\n{stores}---\nBody.\n",
+            encoding="utf-8",
+        )
+    return root
 
 
 def free_port() -> int:
@@ -63,112 +121,154 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_listening(port: int, timeout: float = 30) -> None:
+def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
+        if proc.poll() is not None:
+            raise SystemExit(f"{proc.args!r} exited with {proc.returncode}")
+        with contextlib.suppress(OSError):
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        except OSError:
-            time.sleep(0.1)
-        else:
-            time.sleep(0.3)  # let every worker start listening
             return
+        time.sleep(0.1)
     raise SystemExit(f"nothing listens on {port}")
-
-
-def wrk(url: str, duration: int, connections: int, gzip: bool) -> tuple[float, float]:
-    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url]
-    if gzip:
-        cmd[1:1] = ["-H", "Accept-Encoding: gzip"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", out)
-    assert p99, out
-    scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
-    if "Non-2xx" in out:
-        raise SystemExit(f"wrk saw errors for {url}:\n{out}")
-    return rps, float(p99.group(1)) * scale
 
 
 def start(cmd: list[str], port: int) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
         cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
-    wait_listening(port)
+    wait_listening(port, proc)
+    time.sleep(0.5)  # every worker listening
     return proc
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
-    os.killpg(proc.pid, signal.SIGTERM)  # its own session: the process and any workers
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)  # its own session: the process and its workers
     try:
-        proc.wait(20)
+        proc.wait(30)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def _ms(value: str, unit: str) -> float:
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def wrk(url: str, encoding: str | None, duration: int, connections: int) -> dict[str, float]:
+    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url]
+    if encoding:
+        cmd += ["-H", f"Accept-Encoding: {encoding}"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    if "Non-2xx" in out or "Socket errors" in out:
+        raise SystemExit(f"wrk saw errors on {url}:\n{out}")
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
+    return {"rps": rps, "p50": _ms(*p50), "p99": _ms(*p99)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--connections", type=int, default=64)
-    ap.add_argument("--games", type=int, default=0, help="generated catalog size (0: sample)")
     args = ap.parse_args()
-    if shutil.which("wrk") is None:
-        raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    for program, package in ((nginx, "nginx"), ("wrk", "wrk")):
+        if shutil.which(program) is None:
+            raise SystemExit(f"{program} is not installed (Debian: apt-get install {package})")
 
-    content = ROOT / "content"
-    if args.games:
-        sys.path.insert(0, str(ROOT))
-        from tests.conftest import generate_catalog
+    tmp = Path(tempfile.mkdtemp(prefix="bench-serve-"))
+    content = generate(tmp / "content", args.games)
+    build = tmp / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "catalogctl", "build", str(content), "--out", str(build)],
+        check=True,
+        capture_output=True,
+    )
+    gz = build / "public/api/v1/games/index.json.gz"
 
-        content = generate_catalog(Path(tempfile.mkdtemp()) / "content", args.games)
-
-    ref_port = free_port()
-    ref = start([sys.executable, "-c", REFERENCE, str(ref_port), str(args.workers)], ref_port)
-    try:
-        wrk(f"http://127.0.0.1:{ref_port}/", 1, args.connections, gzip=False)  # warm-up
-        ref_rps, ref_p99 = wrk(
-            f"http://127.0.0.1:{ref_port}/", args.duration, args.connections, gzip=False
+    state = tmp / "nginx"
+    state.mkdir()
+    ports = {name: free_port() for name in ("nginx", "quiet", "log-devnull", "log-file")}
+    conf = state / "nginx.conf"
+    user = "user root;\n" if os.geteuid() == 0 else ""  # the build is in a private temp dir
+    conf.write_text(
+        NGINX_CONF.format(
+            user=user,
+            workers=args.workers,
+            state=state,
+            port=ports["nginx"],
+            public=build.absolute() / "public",
         )
+    )
+    serve = [sys.executable, "-m", "catalogctl", "serve", str(build), "--workers"]
+    serve += [str(args.workers), "--host", "127.0.0.1", "--port"]
+    commands = {
+        "nginx": [nginx, "-p", str(state), "-c", str(conf), "-g", "daemon off;"],
+        "quiet": [*serve, str(ports["quiet"]), "--quiet"],
+        "log-devnull": [*serve, str(ports["log-devnull"]), "--access-log", "/dev/null"],
+        "log-file": [*serve, str(ports["log-file"]), "--access-log", str(tmp / "access.log")],
+    }
+    labels = {
+        "nginx": "nginx (tuned, access log off)",
+        "quiet": f"serve --workers {args.workers} --quiet",
+        "log-devnull": f"serve --workers {args.workers}, access log to /dev/null",
+        "log-file": f"serve --workers {args.workers}, access log to a file",
+    }
+    procs = {name: start(cmd, ports[name]) for name, cmd in commands.items()}
+    results: dict[tuple[str, str], list[dict[str, float]]] = {}
+    try:
+        for name in procs:  # warm-up
+            for path, enc in CASES:
+                wrk(f"http://127.0.0.1:{ports[name]}{path}", enc, 1, args.connections)
+        for _ in range(args.rounds):
+            for path, enc in CASES:
+                for name in procs:
+                    url = f"http://127.0.0.1:{ports[name]}{path}"
+                    figures = wrk(url, enc, args.duration, args.connections)
+                    results.setdefault((name, path), []).append(figures)
     finally:
-        stop(ref)
+        for proc in procs.values():
+            stop(proc)
+    log_lines = sum(1 for _ in (tmp / "access.log").open()) if (tmp / "access.log").exists() else 0
+    shutil.rmtree(tmp, ignore_errors=True)
 
-    port = free_port()
-    serve_cmd = [sys.executable, "-m", "catalogctl", "serve", str(content), "--port", str(port)]
-    serve_cmd += ["--workers", str(args.workers), "--quiet"]
-    srv = start(serve_cmd, port)
+    print(
+        f"# {platform.node()} · {os.cpu_count()} CPUs · Python {platform.python_version()} · "
+        f"{args.games} games (games JSON {gz.stat().st_size if gz.exists() else 0:,} B gzip) · "
+        f"wrk -t2 -c{args.connections} -d{args.duration}s × {args.rounds} rounds, medians"
+    )
+    header = f"{'server':<42}{'path':<26}{'req/s':>10}{'x nginx':>9}{'p50 ms':>9}{'p99 ms':>9}"
+    print(header)
     rows = []
-    try:
-        wrk(f"http://127.0.0.1:{port}/api/v1", 1, args.connections, gzip=False)  # warm-up
-        for path in ("/api/v1", "/api/v1/games"):
-            for gzip in (False, True):
-                rps, p99 = wrk(
-                    f"http://127.0.0.1:{port}{path}", args.duration, args.connections, gzip
-                )
-                rows.append((path, "gzip" if gzip else "identity", rps, p99))
-    finally:
-        stop(srv)
-
-    print(
-        f"# {platform.node()} · {os.cpu_count()} CPUs · {platform.machine()}"
-        f" · Python {platform.python_version()} · {args.workers} workers · "
-        f"wrk -t2 -c{args.connections} -d{args.duration}s"
-    )
-    print(f"reference (bare aiohttp handler): {ref_rps:,.0f} req/s, p99 {ref_p99:.2f} ms")
-    print(f"{'path':<16}{'encoding':<10}{'req/s':>10}{'x ref':>8}{'p99 ms':>9}")
-    for path, enc, rps, p99 in rows:
-        print(f"{path:<16}{enc:<10}{rps:>10,.0f}{rps / ref_rps:>8.2f}{p99:>9.2f}")
-    print(
-        json.dumps(
-            {
-                "reference": {"rps": ref_rps, "p99_ms": ref_p99},
-                "serve": [
-                    {"path": p, "encoding": e, "rps": r, "ratio": r / ref_rps, "p99_ms": ms}
-                    for p, e, r, ms in rows
-                ],
-            }
-        )
-    )
+    for path, enc in CASES:
+        shown = path + (" (gzip)" if enc else "")
+        base = statistics.median(r["rps"] for r in results[("nginx", path)])
+        for name in procs:
+            runs = results[(name, path)]
+            rps = statistics.median(r["rps"] for r in runs)
+            p50 = statistics.median(r["p50"] for r in runs)
+            p99 = statistics.median(r["p99"] for r in runs)
+            line = f"{labels[name]:<42}{shown:<26}{rps:>10,.0f}{rps / base:>9.2f}"
+            print(f"{line}{p50:>9.2f}{p99:>9.2f}")
+            rows.append(
+                {
+                    "server": name,
+                    "path": path,
+                    "encoding": enc or "identity",
+                    "rps": rps,
+                    "ratio": rps / base,
+                    "p50_ms": p50,
+                    "p99_ms": p99,
+                }
+            )
+    print(f"# access lines written to the file: {log_lines:,}")
+    print(json.dumps({"rows": rows}))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""The access log: one line per response, formatted on the spot, written by a thread.
+"""The access log: one line per response, formatted on the spot, written in chunks.
 
-A request costs one formatted string appended to a list. The list is handed to a writer
-thread as one chunk (every `FLUSH_EVERY` seconds, or sooner once it is long), so a slow
-disk or a full pipe delays the log, never an answer. Formats:
+A request costs one formatted string appended to a list. The list is written as one chunk
+every `FLUSH_EVERY` seconds (or sooner once it is long), from the event loop but never
+blocking it (see `Sink`): a slow disk or a full pipe delays or drops log lines, never an
+answer. Formats:
 
-- `combined`: the NCSA Combined Log Format (as Apache's and nginx's default `combined`);
+- `combined`: the NCSA Combined Log Format (Apache's and nginx's `combined`);
 - `common`: the Common Log Format;
 - `text`: Combined plus the time taken, in microseconds (`123us`);
 - `json`: one object per line (time, remote, method, path, protocol, status, bytes,
@@ -12,8 +13,10 @@ disk or a full pipe delays the log, never an answer. Formats:
 
 `bytes` counts the body only (0 for HEAD and 304), as nginx's `$body_bytes_sent` does; in
 CLF a zero is written `-`. Durations run from the first byte of the request head to the
-handing of the answer to the kernel. Every value a client controls is escaped: `"`, `\\`
-and bytes outside printable ASCII become `\\xHH` (text formats) or JSON escapes.
+answer handed to the transport, in microseconds. Every value a client controls is escaped:
+`"`, `\\` and bytes outside printable ASCII become `\\xHH` (text formats, as nginx does) or
+JSON escapes. With `--forwarded-allow-ips`, the client a trusted proxy names (X-Forwarded-For
+or Forwarded) is logged instead of the proxy.
 """
 
 from __future__ import annotations

@@ -190,7 +190,7 @@ def main() -> None:
         check=True,
         capture_output=True,
     )
-    gz = build / "public/api/v1/games/index.json.gz"
+    gz_size = (build / "public/api/v1/games/index.json.gz").stat().st_size
 
     state = tmp / "nginx"
     state.mkdir()
@@ -240,10 +240,10 @@ def main() -> None:
 
     print(
         f"# {platform.node()} · {os.cpu_count()} CPUs · Python {platform.python_version()} · "
-        f"{args.games} games (games JSON {gz.stat().st_size if gz.exists() else 0:,} B gzip) · "
+        f"{args.games} games (games JSON {gz_size:,} B gzip) · "
         f"wrk -t2 -c{args.connections} -d{args.duration}s × {args.rounds} rounds, medians"
     )
-    header = f"{'server':<42}{'path':<26}{'req/s':>10}{'x nginx':>9}{'p50 ms':>9}{'p99 ms':>9}"
+    header = f"{'server':<44}{'path':<26}{'req/s':>10}{'x nginx':>9}{'p50 ms':>9}{'p99 ms':>9}"
     print(header)
     rows = []
     for path, enc in CASES:
@@ -254,7 +254,7 @@ def main() -> None:
             rps = statistics.median(r["rps"] for r in runs)
             p50 = statistics.median(r["p50"] for r in runs)
             p99 = statistics.median(r["p99"] for r in runs)
-            line = f"{labels[name]:<42}{shown:<26}{rps:>10,.0f}{rps / base:>9.2f}"
+            line = f"{labels[name]:<44}{shown:<26}{rps:>10,.0f}{rps / base:>9.2f}"
             print(f"{line}{p50:>9.2f}{p99:>9.2f}")
             rows.append(
                 {

@@ -70,7 +70,7 @@ def test_serve_workers_reload_as_one(tmp_path: Path) -> None:
         for _ in range(30):
             assert _games(proc.url) == 40
         old, seen = _pids(log)
-        assert len(old) >= 2, old  # the connections are spread over the workers
+        assert old  # (which workers accept is up to the kernel)
 
         (root / "games" / "game-00000.md").unlink()
         reloaded = str(proc.wait_for("reloaded")["message"])

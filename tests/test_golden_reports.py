@@ -20,6 +20,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 
 from catalogctl import __version__
 from tests.test_output import check_envelope, check_sarif
@@ -64,7 +65,10 @@ def report(args: list[str], fmt: str, columns: int) -> subprocess.CompletedProce
     )
 
 
-CASES = [(c, f, 100) for c in COMMANDS for f in FORMATS] + [("diff", "table", 80)]
+CASES = [(c, f, 100) for c in COMMANDS for f in FORMATS] + [
+    ("validate", "table", 80),
+    ("diff", "table", 80),
+]
 
 
 @pytest.mark.parametrize(("command", "fmt", "columns"), CASES)
@@ -84,6 +88,8 @@ def test_golden_report(command: str, fmt: str, columns: int) -> None:
         golden.write_text(got, encoding="utf-8")
     assert got == golden.read_text(encoding="utf-8")
     assert "\x1b" not in got and "\x07" not in got
+    if fmt == "table":
+        assert all(cell_len(line) <= columns for line in proc.stdout.splitlines())
     # Each machine format is what its reader accepts.
     if fmt == "json":
         check_envelope(json.loads(proc.stdout))

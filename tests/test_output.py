@@ -415,3 +415,17 @@ def test_names_that_look_like_rich_markup_are_printed_as_text(sample: Path, tmp_
     proc = run("build", sample, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "[/bold]dist[red]" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_server_log_lines_carry_no_control_characters(capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from catalogctl.serve.server import configure_logging
+
+    configure_logging("text")
+    logging.getLogger("catalogctl.serve").error(
+        "reload failed: games/\x1b[2Jevil.md: 'x\x07' is not valid\nforged line"
+    )
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1 and "[2Jevil.md" in line and "forged line" in line
+    no_control(line)

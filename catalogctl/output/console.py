@@ -149,7 +149,9 @@ def emit_renderables(make: Callable[[int], list[RenderableType]]) -> None:
         console = out()
         renderables = make(console.width)
         for r in renderables:
-            console.print(r)
+            # Not cropped: a file location longer than the terminal stays whole (the terminal
+            # wraps it); everything else is laid out within the width.
+            console.print(r, crop=False)
         return
     import io
 
@@ -158,7 +160,7 @@ def emit_renderables(make: Callable[[int], list[RenderableType]]) -> None:
     buffer = io.StringIO()
     console = Console(file=buffer, width=100, no_color=True, highlight=False, soft_wrap=False)
     for r in make(console.width):
-        console.print(r)
+        console.print(r, crop=False)
     emit(buffer.getvalue())
 
 

@@ -99,12 +99,23 @@ def findings_report(
         cases=sorted(cases.values(), key=lambda c: c.name),
         envelope=envelope(command, ok=ok, summary=summary, items=[finding_json(f) for f in items]),
         markdown=lambda: findings_markdown(items, line, ok=ok),
-        tables=lambda _width: [findings_renderable(items)] if items else [],
+        tables=lambda width: [findings_renderable(items, width)] if items else [],
         mark=mark,
     )
 
 
-def findings_renderable(findings: Iterable[Finding]) -> RenderableType:
+# Below this many columns the table would cut file names and words: a list instead.
+NARROW = 100
+
+
+def findings_renderable(findings: Iterable[Finding], width: int = NARROW) -> RenderableType:
+    """The findings as a table, or below `NARROW` columns as `file:line:column` lines each
+    followed by the finding (wrapped at spaces)."""
+    items = sort_findings(findings)
+    return _wide(items) if width >= NARROW else _narrow(items)
+
+
+def _wide(findings: list[Finding]) -> RenderableType:
     from rich.table import Table
     from rich.text import Text
 
@@ -112,18 +123,46 @@ def findings_renderable(findings: Iterable[Finding]) -> RenderableType:
     table.add_column("File", overflow="fold")
     table.add_column("Line", justify="right")
     table.add_column("Field", overflow="fold")
+    table.add_column("Rule", overflow="fold")
     table.add_column("Severity")
     table.add_column("Message", overflow="fold", ratio=1)
-    for f in sort_findings(findings):
+    for f in findings:
         style = "red" if f.severity == "error" else "yellow"
         table.add_row(
             Text(clean(f.file)),
             "" if f.line is None else str(f.line),
             Text(clean(f.field or "")),
+            Text(f.rule),
             Text(f.severity, style=style),
             Text(clean(f.message)),
         )
     return table
+
+
+def _narrow(findings: list[Finding]) -> RenderableType:
+    from rich.console import Group
+    from rich.text import Text
+
+    from catalogctl.text import Indented
+
+    parts: list[RenderableType] = []
+    for i, f in enumerate(findings):
+        where = f.file
+        if f.line is not None:
+            where += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
+        if parts and findings[i - 1].file != f.file:
+            parts.append(Text(""))
+        style = "red" if f.severity == "error" else "yellow"
+        # The location is never folded: it stays one string an editor or terminal can open.
+        parts.append(Text(clean(where), style="bold", no_wrap=True, overflow="ignore"))
+        line = Text.assemble(
+            (f.severity, style),
+            f" {f.rule} · ",
+            f"{clean(f.field)}: " if f.field else "",
+            clean(f.message),
+        )
+        parts.append(Indented(line, 2, hanging=2))
+    return Group(*parts)
 
 
 def findings_markdown(findings: Sequence[Finding], summary: str, *, ok: bool) -> str:

@@ -27,6 +27,7 @@ from catalogctl.serve.responses import Table
 from catalogctl.serve.supervisor import Supervisor
 from catalogctl.serve.worker import Worker, new_event_loop, open_access_fd
 from catalogctl.site.load import SiteInput
+from catalogctl.text import clean
 
 log = logging.getLogger("catalogctl.serve")
 
@@ -148,7 +149,9 @@ class _JsonFormatter(logging.Formatter):
 class _TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(record.created))
-        return f"{stamp} [{record.process}] {record.levelname.lower()}: {record.getMessage()}"
+        # Messages carry file names and content text (a reload that failed): no control chars.
+        message = clean(record.getMessage())
+        return f"{stamp} [{record.process}] {record.levelname.lower()}: {message}"
 
 
 def configure_logging(log_format: LogFormat) -> None:

@@ -357,7 +357,7 @@ def _removed(game: Game) -> CatalogBreak:
     return CatalogBreak(
         "game-removed",
         game["id"],
-        f"{game['name']!r} was removed: clients that keep its id will not find it again",
+        "removed from the catalog: clients that keep its id will not find it again",
     )
 
 

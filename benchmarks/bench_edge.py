@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.catalogs import generate_catalog  # noqa: E402
 from tests.edge_process import WorkerdProcess, free_port  # noqa: E402
-from tests.nginx_process import NginxProcess  # noqa: E402
+from tests.nginx_process import NginxProcess, state_dir  # noqa: E402
 from tests.serve_process import ServeProcess  # noqa: E402
 
 CASES = [
@@ -130,6 +130,8 @@ def main() -> None:
         build, nginx_port = Path(tmp) / "dist", free_port()
         cmd = [sys.executable, "-m", "catalogctl", "build", str(content), "--out", str(build)]
         cmd += ["--target", "cloudflare", "--nginx-listen", f"127.0.0.1:{nginx_port}"]
+        state_dir(build).mkdir()  # nginx's pid file, error log and temp files
+        cmd += ["--nginx-state-dir", str(state_dir(build))]
         subprocess.run(cmd, check=True, capture_output=True)
         started: list[WorkerdProcess | NginxProcess | ServeProcess] = []
         try:

@@ -59,7 +59,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.catalogs import generate_catalog  # noqa: E402
-from tests.nginx_process import NginxProcess, free_port  # noqa: E402
+from tests.nginx_process import NginxProcess, free_port, state_dir  # noqa: E402
 from tests.serve_process import ServeProcess  # noqa: E402
 
 # Debian installs nginx in /usr/sbin, which is not on a user's PATH.
@@ -257,6 +257,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-nginx-") as tmp:
         content = generate_catalog(Path(tmp) / "content", args.games)
         build, port = Path(tmp) / "dist", free_port()
+        state_dir(build).mkdir()  # nginx's pid file, error log and temp files
         subprocess.run(
             [
                 sys.executable,
@@ -268,6 +269,8 @@ def main() -> None:
                 str(build),
                 "--nginx-listen",
                 f"127.0.0.1:{port}",
+                "--nginx-state-dir",
+                str(state_dir(build)),
             ],
             check=True,
             capture_output=True,

@@ -620,6 +620,7 @@ def check_conditional_requests(base_url: str, site: Site) -> None:
                 reply = request(base_url, path, method, {"If-None-Match": inm})
                 expect_status(reply, 304)
                 assert reply.body == b"", f"{reply.request}: 304 carries a body"
+                _expect_no_body_headers(reply, len(res.identity.body))
                 assert reply.header("etag") == etag, f"{reply.request}: ETag {reply.header('etag')}"
                 cache = {k.lower(): v for k, v in res.headers}
                 assert reply.header("cache-control") == cache["cache-control"], reply.request
@@ -636,6 +637,16 @@ def check_conditional_requests(base_url: str, site: Site) -> None:
             )
             expect_status(reply, 304)
             assert reply.header("etag") == variant.etag, reply.request
+            _expect_no_body_headers(reply, len(variant.body))
+
+
+def _expect_no_body_headers(reply: Reply, length: int) -> None:
+    """A 304 describes no body of its own (RFC 9110 §15.4.5, §8.6): no Content-Type or
+    Content-Encoding, and a Content-Length only if it is that of the 200 (never 0)."""
+    for name in ("content-type", "content-encoding"):
+        assert reply.header(name) is None, f"{reply.request}: 304 with {name}"
+    sent = reply.header("content-length")
+    assert sent is None or sent == str(length), f"{reply.request}: 304 Content-Length {sent}"
 
 
 def check_content_negotiation(base_url: str, site: Site) -> None:

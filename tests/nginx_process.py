@@ -27,9 +27,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def state_dir(build: Path) -> Path:
+    """nginx's pid file, error log and temp files for `build`: beside it, never inside."""
+    return build.parent / f"{build.name}.nginx-state"
+
+
 def write_build(site: Site, out: Path, port: int) -> Path:
     """`catalogctl build` of `site` into `out`, with nginx listening on `port`."""
-    write_site(site, out, extra=nginx_files(site, listen=f"127.0.0.1:{port}"), force=True)
+    state = state_dir(out)
+    state.mkdir(parents=True, exist_ok=True)
+    extra = nginx_files(site, listen=f"127.0.0.1:{port}", state_dir=str(state.absolute()))
+    write_site(site, out, extra=extra, force=True)
     return out
 
 
@@ -60,7 +68,7 @@ class NginxProcess:
         raise AssertionError(f"nginx did not listen on {port}: {self.errors()}")
 
     def errors(self) -> str:
-        log = self.build / "nginx" / "error.log"
+        log = state_dir(self.build) / "error.log"
         text = log.read_text() if log.exists() else ""
         if self.proc.poll() is not None and self.proc.stderr is not None:
             text += self.proc.stderr.read()

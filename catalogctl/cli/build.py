@@ -17,11 +17,18 @@ from catalogctl.cli.common import (
     StrictOpt,
     check_cache_control,
     check_listen,
+    checked,
     resolve_content,
 )
 from catalogctl.output.console import BasicFormat, print_json, status, use_format
 from catalogctl.output.envelope import envelope
 from catalogctl.text import plural
+
+
+def _state_dir_problem(value: str) -> str | None:
+    from catalogctl.site.nginx import state_dir_problem
+
+    return state_dir_problem(value)
 
 
 class Target(StrEnum):
@@ -62,6 +69,16 @@ def build(
             callback=check_listen,
         ),
     ] = "127.0.0.1:8080",
+    nginx_state_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--nginx-state-dir",
+            metavar="DIR",
+            help="Where nginx.conf puts nginx's pid file, error log and temp files (an "
+            "absolute path; default: /run/catalogctl-nginx and /var/log/catalogctl-nginx).",
+            callback=checked(_state_dir_problem),
+        ),
+    ] = None,
     target: Annotated[
         Target,
         typer.Option(
@@ -88,6 +105,7 @@ def build(
       catalogctl build content --out /srv/catalog
       catalogctl build --base-url https://staging.example.com --out dist-staging
       catalogctl build --nginx-listen 0.0.0.0:80 --out /srv/catalog
+      catalogctl build --out dist --nginx-state-dir /tmp/catalog-nginx
       catalogctl build content --out dist --target cloudflare && cd dist && npx wrangler deploy
     """
     from catalogctl.content.loader import load_catalog
@@ -100,7 +118,7 @@ def build(
     started = time.perf_counter()
     catalog = load_catalog(root, display=display, strict=strict, base_url=base_url)
     site = render(catalog, cache_control=cache_control, jobs=jobs)
-    extra = nginx_files(site, listen=nginx_listen)
+    extra = nginx_files(site, listen=nginx_listen, state_dir=nginx_state_dir)
     if target is Target.cloudflare:
         from catalogctl.site.cloudflare import cloudflare_files
 

@@ -4,9 +4,11 @@
 
 - `nginx/catalog.conf`: location blocks alone, to `include` inside an existing `server {}`
   that names the build directory first: `set $catalogctl_build /srv/catalog;`;
-- `nginx/nginx.conf`: a complete configuration for `nginx -p DIR -c nginx/nginx.conf`, with its
-  pid, logs and temp files inside DIR (paths relative to the `-p` prefix, which is also its
-  `$catalogctl_build`).
+- `nginx/nginx.conf`: a complete configuration for `nginx -p DIR -c nginx/nginx.conf` (the
+  `-p` prefix is its `$catalogctl_build`). Its pid file, error log and temp directories live
+  outside the build (`/run/catalogctl-nginx/`, `/var/log/catalogctl-nginx/`, or one
+  `--nginx-state-dir`), so a rebuild, which replaces the build directory, never takes the pid
+  file of a running nginx away: `nginx -s reload` still finds it and loads the new ETags.
 
 Neither names the directory it was built into, so the same content builds the same bytes
 wherever it is built (and a build can be moved). Both hold the same locations, generated from
@@ -25,6 +27,10 @@ choices nginx would otherwise make on its own are made in the configuration inst
   q-values) is decided by one regex in the route's location; the rest goes on to an internal
   location with the whole logic. A plain `gzip_static` configuration is the yardstick
   (`benchmarks/bench_nginx.py`).
+- 304: nginx's `return 304` sends `Content-Length: 0` and the media type (nginx 1.22). The
+  route sends its file with the status set to 304 instead (`error_page … =304`), as nginx's
+  own not-modified answer to a static file does: no Content-Type, no Content-Encoding, and
+  the Content-Length the 200 would have (RFC 9110 §8.6 allows exactly that value).
 - The SPEC §7 problem body: its `instance` is the raw path, JSON-escaped with `if`/`set`
   (quotes and backslashes); a target with bytes outside printable ASCII is a bad request (400),
   as in `serve`; nginx itself rejects control bytes in the request line.
@@ -41,6 +47,15 @@ from catalogctl.errors import InputError
 from catalogctl.site.manifest import PUBLIC
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
+# Outside the build directory: a rebuild replaces that directory whole.
+DEFAULT_RUN_DIR = "/run/catalogctl-nginx"  # pid file and temp directories
+DEFAULT_LOG_DIR = "/var/log/catalogctl-nginx"  # error log
+WORKER_CONNECTIONS = 4096
+OPEN_FILE_CACHE = 64
+# One descriptor per connection, one per cached open file, and a few for listening sockets
+# and logs: nginx warns when worker_connections exceed the limit, and a worker that runs out
+# of descriptors drops connections.
+WORKER_RLIMIT_NOFILE = WORKER_CONNECTIONS + OPEN_FILE_CACHE + 64
 NGINX_DIR = "nginx"
 CATALOG_CONF = f"{NGINX_DIR}/catalog.conf"
 NGINX_CONF = f"{NGINX_DIR}/nginx.conf"
@@ -52,6 +67,10 @@ INTERNAL = "/.catalogctl"  # prefix of the internal error locations
 NOT_FOUND = "@catalogctl_not_found"
 FULL = f"{INTERNAL}/full"  # internal locations holding the whole contract of each route
 BAD_REQUEST = f"{INTERNAL}/bad-request"
+NOT_MODIFIED = f"{INTERNAL}/not-modified"  # internal locations sending a route's 304
+# The status a route's full location returns to hand a request over to its 304 location
+# (`error_page 418 =304 …`); never sent to a client.
+HAND_OVER_304 = 418
 
 ESCAPED = f"{INTERNAL}/not-found-escaped"
 
@@ -81,6 +100,20 @@ def quote(value: str, *, what: str = "value") -> str:
 def quote_regex(regex: str) -> str:
     """A regex as an nginx string (`$` is an anchor there, not a variable)."""
     return '"' + regex.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_STATE_DIR = re.compile(r"/[A-Za-z0-9_./@+,=-]*\Z")
+
+
+def state_dir_problem(value: str) -> str | None:
+    """Why `value` cannot be the directory of nginx's pid file, error log and temp files."""
+    if not value.startswith("/"):
+        return "must be an absolute path (nginx would read it relative to the build)"
+    if len(value) > 1024:
+        return "is longer than 1024 characters"
+    if not _STATE_DIR.match(value):
+        return "may hold only letters, digits and _ . / @ + , = -"
+    return None
 
 
 def check_listen(listen: str) -> str:
@@ -266,10 +299,28 @@ def _route(res: Resource) -> list[str]:
         *_negotiate([v.encoding for v in res.encoded]),
         *_choose(res, lambda coding: f"{V}v = {coding}"),
         f'set {V}inm "{_ref(V + "etag")} $http_if_none_match";',
-        f'if ({V}inm ~ {inm}) {{ set {V}ce ""; return 304; }}',
+        f"error_page {HAND_OVER_304} =304 {NOT_MODIFIED}{res.path};",
+        f"if ({V}inm ~ {inm}) {{ return {HAND_OVER_304}; }}",
         *_send(res),
     ]
-    return [*_block(f"location = {res.path}", fast), *_block(f"location = {FULL}{res.path}", full)]
+    # The same file, sent with the status 304: nginx sends its headers and no body.
+    not_modified = [
+        "internal;",
+        "types { }",
+        'default_type "";',
+        "etag off;",
+        "if_modified_since off;",
+        "max_ranges 0;",
+        f"alias {_file(res.file, V + 'sfx')};",
+        'add_header Last-Modified "";',
+        f"add_header ETag {V}etag;",
+        *_add_headers(res.headers),
+    ]
+    return [
+        *_block(f"location = {res.path}", fast),
+        *_block(f"location = {FULL}{res.path}", full),
+        *_block(f"location = {NOT_MODIFIED}{res.path}", not_modified),
+    ]
 
 
 def _escape_stage(n: int) -> str:
@@ -426,9 +477,22 @@ def _worker_user() -> list[str]:
     return ["user root;"]
 
 
-def nginx_conf(site: Site, listen: str = DEFAULT_LISTEN) -> str:
-    """`nginx/nginx.conf`: a complete configuration, paths relative to the `-p` prefix."""
+def _state_paths(state_dir: str | None) -> tuple[str, str]:
+    """(run directory, log directory): one `--nginx-state-dir`, or the defaults."""
+    if state_dir is None:
+        return DEFAULT_RUN_DIR, DEFAULT_LOG_DIR
+    problem = state_dir_problem(state_dir)
+    if problem is not None:
+        raise InputError(f"--nginx-state-dir {state_dir!r} {problem}")
+    state_dir = state_dir.rstrip("/") or "/"
+    return state_dir, state_dir
+
+
+def nginx_conf(site: Site, listen: str = DEFAULT_LISTEN, state_dir: str | None = None) -> str:
+    """`nginx/nginx.conf`: a complete configuration; files under the `-p` prefix, state
+    (pid file, error log, temp files) under `state_dir` or the defaults."""
     listen = check_listen(listen)
+    run_dir, log_dir = _state_paths(state_dir)
     server = [
         f"listen {listen} reuseport backlog=4096;",
         "server_name _;",
@@ -449,19 +513,19 @@ def nginx_conf(site: Site, listen: str = DEFAULT_LISTEN) -> str:
         "tcp_nodelay on;",
         "keepalive_timeout 65s;",
         "keepalive_requests 100000;",
-        "open_file_cache max=64 inactive=60s;",
+        f"open_file_cache max={OPEN_FILE_CACHE} inactive=60s;",
         "open_file_cache_valid 60s;",
         "open_file_cache_errors on;",
         "gzip off;  # every compressed file is precompressed by the build",
         "charset off;",
         "variables_hash_max_size 2048;  # the escaping stages name many captures",
         "variables_hash_bucket_size 128;",
-        "access_log off;  # or: access_log nginx/access.log;",
-        f"client_body_temp_path {NGINX_DIR}/client_body_temp;",
-        f"proxy_temp_path {NGINX_DIR}/proxy_temp;",
-        f"fastcgi_temp_path {NGINX_DIR}/fastcgi_temp;",
-        f"uwsgi_temp_path {NGINX_DIR}/uwsgi_temp;",
-        f"scgi_temp_path {NGINX_DIR}/scgi_temp;",
+        f"access_log off;  # or: access_log {log_dir}/access.log;",
+        f"client_body_temp_path {run_dir}/client_body_temp;",
+        f"proxy_temp_path {run_dir}/proxy_temp;",
+        f"fastcgi_temp_path {run_dir}/fastcgi_temp;",
+        f"uwsgi_temp_path {run_dir}/uwsgi_temp;",
+        f"scgi_temp_path {run_dir}/scgi_temp;",
         "",
         *_block("server", server)[:-1],
     ]
@@ -469,22 +533,26 @@ def nginx_conf(site: Site, listen: str = DEFAULT_LISTEN) -> str:
         *_header(
             site,
             "nginx.conf: run with  nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'",
+            f"(the directories {', '.join(sorted({run_dir, log_dir}))} must exist)",
         ),
         *_worker_user(),
         "worker_processes auto;",
-        f"pid {NGINX_DIR}/nginx.pid;",
-        f"error_log {NGINX_DIR}/error.log warn;",
+        f"worker_rlimit_nofile {WORKER_RLIMIT_NOFILE};",
+        f"pid {run_dir}/nginx.pid;",
+        f"error_log {log_dir}/error.log warn;",
         "pcre_jit on;",
         "",
-        *_block("events", ["worker_connections 4096;"]),
+        *_block("events", [f"worker_connections {WORKER_CONNECTIONS};"]),
         *_block("http", http),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def nginx_files(site: Site, *, listen: str = DEFAULT_LISTEN) -> list[tuple[str, bytes]]:
+def nginx_files(
+    site: Site, *, listen: str = DEFAULT_LISTEN, state_dir: str | None = None
+) -> list[tuple[str, bytes]]:
     """The files `build` writes under `OUT/nginx/`, relative to OUT (the same for any OUT)."""
     return [
         (CATALOG_CONF, catalog_conf(site).encode("utf-8")),
-        (NGINX_CONF, nginx_conf(site, listen).encode("utf-8")),
+        (NGINX_CONF, nginx_conf(site, listen, state_dir).encode("utf-8")),
     ]

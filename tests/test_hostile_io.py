@@ -721,3 +721,86 @@ def test_killed_build_leaves_nothing_the_next_build_keeps(tmp_path: Path) -> Non
     proc = catalogctl("build", SAMPLE, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert leftovers(tmp_path, "dist") == [live]
+
+
+# --- diff: linear in hostile catalogs and OpenAPI documents ----------------------------------
+
+
+def _game(gid: str, name: str) -> dict[str, Any]:
+    return {
+        "id": gid,
+        "name": name,
+        "description": "A game.",
+        "url": f"https://games.example.com/games/{gid}/",
+        "platforms": ["iOS"],
+        "genres": ["Puzzle"],
+        "icon": "https://games.example.com/icon.png",
+        "stores": [{"name": "App Store", "url": "https://apps.apple.com/app/x/id1"}],
+    }
+
+
+def web_root(path: Path, games: list[dict[str, Any]], openapi: Any = None) -> Path:
+    (path / "api" / "v1" / "games").mkdir(parents=True)
+    doc = {"schemaVersion": 1, "games": games}
+    (path / "api" / "v1" / "games" / "index.json").write_text(json.dumps(doc))
+    if openapi is not None:
+        text = openapi if isinstance(openapi, str) else json.dumps(openapi)
+        (path / "openapi.json").write_text(text)
+    return path
+
+
+def test_diff_many_games_with_one_name_is_linear(tmp_path: Path) -> None:
+    """Every removed and added game shares name and store URL: the rename pass stays linear."""
+    n = 20_000
+    old = web_root(tmp_path / "old", [_game(f"old-{i}", "Same") for i in range(n)])
+    new = web_root(tmp_path / "new", [_game(f"new-{i}", "Same") for i in range(n)])
+    code, out, seconds, _ = measured("diff", old, new, "--format", "json")
+    assert code == 1, out[:500]
+    doc = json.loads(out.partition("\n")[2])
+    renames = [c for c in doc["changes"] if c.get("rule") == "id-rename"]
+    assert len(renames) == n
+    assert seconds < 60  # quadratic, this took minutes
+
+
+def _openapi(schema: Any, **operation: Any) -> dict[str, Any]:
+    response = {"200": {"description": "ok", "content": {"application/json": {"schema": schema}}}}
+    get = {"responses": response, **operation}
+    return {
+        "openapi": "3.1.0",
+        "paths": {"/api/v1/games": {"get": get}},
+        "components": {
+            "schemas": {"Loop": {"anyOf": [{"$ref": "#/components/schemas/Loop"}] * 50}}
+        },
+    }
+
+
+def test_diff_hostile_openapi_documents(tmp_path: Path) -> None:
+    games = [_game("a", "A")]
+    # As deep as json.loads goes (written as text: json.dumps would recurse); the contract
+    # check compares nested inline schemas 64 levels deep.
+    deep = '{"type": "object", "properties": {"x": ' * 400 + '{"type": "object"}' + "}}" * 400
+    old = _openapi(
+        {"enum": list(range(50_000)), "required": [{}], "properties": {"deep": "DEEP"}},
+        parameters=5,
+    )
+    new = _openapi(
+        {
+            "enum": list(range(1, 50_001)),
+            "required": "x",
+            "anyOf": [{"$ref": "#/components/schemas/Loop"}] * 50,
+        },
+        parameters=[{"name": {}}],
+    )
+    a = web_root(tmp_path / "a", games, json.dumps(old).replace('"DEEP"', deep))
+    b = web_root(tmp_path / "b", games, new)
+    code, out, seconds, _ = measured("diff", a, b, "--format", "json")
+    assert code == 1, out[:2000]
+    assert "Traceback" not in out
+    assert seconds < 60
+
+
+def test_diff_openapi_nested_too_deeply_exit_2(tmp_path: Path) -> None:
+    games = [_game("a", "A")]
+    a = web_root(tmp_path / "a", games, "[" * 200_000 + "]" * 200_000)
+    proc = catalogctl("diff", a, a)
+    assert_usage_error(proc, "nested too deeply", "openapi.json")

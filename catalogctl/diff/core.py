@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -369,29 +370,46 @@ def renamed_ids(removed: Sequence[Game], added: Sequence[Game]) -> list[CatalogB
     """
     if not removed or not added:
         return []
-    by_name: dict[str, list[Game]] = {}
-    by_url: dict[str, list[Game]] = {}
+    # Each index keeps its games in catalog order; a game matched once is taken out of every
+    # index, so the whole pass stays linear however many games share a name or a URL.
+    by_name: dict[str, dict[str, Game]] = {}
+    by_url: dict[str, dict[str, Game]] = {}
+    by_both: dict[tuple[str, str], dict[str, Game]] = {}
+    keys: dict[str, tuple[str, set[str]]] = {}
     for g in removed:
-        by_name.setdefault(_name_key(g["name"]), []).append(g)
-        for s in g["stores"]:
-            by_url.setdefault(plain_store_url(s["url"]), []).append(g)
-    out: list[CatalogBreak] = []
-    taken: set[str] = set()
-    for g in added:
-        same_name = [o for o in by_name.get(_name_key(g["name"]), []) if o["id"] not in taken]
+        name = _name_key(g["name"])
         urls = {plain_store_url(s["url"]) for s in g["stores"]}
-        same_url = [o for u in urls for o in by_url.get(u, []) if o["id"] not in taken]
-        both = [o for o in same_name if any(o is u for u in same_url)]
-        candidates = both or same_name or same_url
-        if not candidates:
+        keys[g["id"]] = (name, urls)
+        by_name.setdefault(name, {})[g["id"]] = g
+        for u in urls:
+            by_url.setdefault(u, {})[g["id"]] = g
+            by_both.setdefault((name, u), {})[g["id"]] = g
+
+    def take(game: Game) -> None:
+        name, urls = keys[game["id"]]
+        by_name[name].pop(game["id"], None)
+        for u in urls:
+            by_url[u].pop(game["id"], None)
+            by_both[name, u].pop(game["id"], None)
+
+    def first(index: dict[Any, dict[str, Game]], key_list: Iterable[Any]) -> Game | None:
+        found = [next(iter(index[k].values())) for k in key_list if index.get(k)]
+        return min(found, key=lambda o: order[o["id"]]) if found else None
+
+    order = {g["id"]: i for i, g in enumerate(removed)}
+    out: list[CatalogBreak] = []
+    for g in added:
+        name = _name_key(g["name"])
+        wanted = sorted({plain_store_url(s["url"]) for s in g["stores"]})
+        match = first(by_both, [(name, u) for u in wanted])
+        why = "name and store URL"
+        if match is None:
+            match, why = first(by_name, [name]), "name"
+        if match is None:
+            match, why = first(by_url, wanted), "store URL"
+        if match is None:
             continue
-        match = candidates[0]
-        taken.add(match["id"])
-        why = (
-            "name and store URL"
-            if candidates is both
-            else ("name" if candidates is same_name else "store URL")
-        )
+        take(match)
         out.append(
             CatalogBreak(
                 "id-rename",
@@ -513,6 +531,7 @@ def _store_warnings(before: Game, after: Game, known: dict[str, str]) -> Iterato
 # fields, SPEC §9) but not lose one or widen its values; a request is written by the client,
 # so it may not demand more.
 
+MAX_SCHEMA_DEPTH = 64  # nested inline schemas compared at most this deep
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 _REF_PREFIX = "#/components/schemas/"
 Direction = Literal["request", "response"]
@@ -530,6 +549,8 @@ class _Contract:
         self.new_schemas = _dict(_dict(new.get("components")).get("schemas"))
         self.changes: list[ContractChange] = []
         self._seen: set[tuple[str, str, Direction]] = set()
+        self._depth = 0
+        self._types: dict[int, str] = {}  # id(schema) → type_of, computed once
 
     def breaking(self, where: str, message: str) -> None:
         self.changes.append(ContractChange(True, where, message))
@@ -673,6 +694,17 @@ class _Contract:
     def schema(
         self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
     ) -> None:
+        if self._depth >= MAX_SCHEMA_DEPTH:  # deeper inline schemas are not compared
+            return
+        self._depth += 1
+        try:
+            self._schema(where, old, new, direction)
+        finally:
+            self._depth -= 1
+
+    def _schema(
+        self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
+    ) -> None:
         old_ref, new_ref = _ref_name(old), _ref_name(new)
         if old_ref is not None or new_ref is not None:
             pair = (old_ref or where, new_ref or where, direction)
@@ -719,8 +751,12 @@ class _Contract:
             else:
                 self.compatible(where, "allowed values changed")
             return
-        added = [v for v in new_values if v not in old_values]
-        removed = [v for v in old_values if v not in new_values]
+        old_keys, new_keys = (
+            {_value_key(v) for v in old_values},
+            {_value_key(v) for v in new_values},
+        )
+        added = [v for v in new_values if _value_key(v) not in old_keys]
+        removed = [v for v in old_values if _value_key(v) not in new_keys]
         if direction == "response":
             # response-property-enum-value-added (WARN): a client may not handle the new
             # value; response-property-enum-value-removed (INFO)
@@ -759,7 +795,7 @@ class _Contract:
         self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
     ) -> None:
         old_props, new_props = _dict(old.get("properties")), _dict(new.get("properties"))
-        old_req, new_req = set(old.get("required", [])), set(new.get("required", []))
+        old_req, new_req = _names(old.get("required")), _names(new.get("required"))
         gone = [p for p in old_props if p not in new_props]
         fresh = [p for p in new_props if p not in old_props]
         for p in gone:
@@ -802,6 +838,14 @@ class _Contract:
         if depth > 8:
             return "…"
         schema = self.resolve(schema, schemas)
+        known = self._types.get(id(schema))
+        if known is not None:  # shared schemas are typed once: linear in the document
+            return known
+        self._types[id(schema)] = "…"  # a cycle back to this schema
+        self._types[id(schema)] = self._type_of(schema, schemas, depth)
+        return self._types[id(schema)]
+
+    def _type_of(self, schema: dict[str, Any], schemas: dict[str, Any], depth: int) -> str:
         kinds: set[str] = set()
         t = schema.get("type")
         if isinstance(t, str):
@@ -834,6 +878,19 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _names(value: Any) -> set[str]:
+    return {v for v in _list(value) if isinstance(v, str)}
+
+
+def _value_key(value: Any) -> str:
+    """A hashable stand-in for a JSON value (enum members may be objects or lists)."""
+    return json.dumps(value, sort_keys=True, default=str)
+
+
 def _ref_name(schema: dict[str, Any]) -> str | None:
     ref = schema.get("$ref")
     if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
@@ -844,7 +901,7 @@ def _ref_name(schema: dict[str, Any]) -> str | None:
 def _params(item: dict[str, Any], op: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
     """Effective parameters of an operation: the path item's, overridden by the operation's."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
-    for p in [*item.get("parameters", []), *op.get("parameters", [])]:
+    for p in [*_list(item.get("parameters")), *_list(op.get("parameters"))]:
         if isinstance(p, dict) and "name" in p:
             out[(str(p.get("in", "query")), str(p["name"]))] = p
     return out

@@ -133,11 +133,37 @@ def change_message(item: dict[str, Any]) -> str:
 
 
 _WORD_RE = re.compile(r"\s+|[^\s]+")
+MAX_WORD_DIFF = 1_000_000  # words before x words after the matcher may compare
 
 
 def word_diff(before: str, after: str) -> list[tuple[Literal["=", "-", "+"], str]]:
     """The two texts as runs of kept, removed and added words (whitespace kept)."""
     a, b = _WORD_RE.findall(before), _WORD_RE.findall(after)
+    out: list[tuple[Literal["=", "-", "+"], str]] = []
+    # The common head and tail are kept as they are; the matcher (quadratic at worst) only
+    # sees the middle, and a middle too large for it is shown as removed and added whole.
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    if head:
+        out.append(("=", "".join(a[:head])))
+    a_mid, b_mid = a[head : len(a) - tail], b[head : len(b) - tail]
+    if len(a_mid) * len(b_mid) > MAX_WORD_DIFF:
+        if a_mid:
+            out.append(("-", "".join(a_mid)))
+        if b_mid:
+            out.append(("+", "".join(b_mid)))
+    else:
+        out += _matched(a_mid, b_mid)
+    if tail:
+        out.append(("=", "".join(a[len(a) - tail :])))
+    return out
+
+
+def _matched(a: list[str], b: list[str]) -> list[tuple[Literal["=", "-", "+"], str]]:
     out: list[tuple[Literal["=", "-", "+"], str]] = []
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():

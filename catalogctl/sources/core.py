@@ -172,7 +172,17 @@ def load_url(
     import asyncio
 
     base = base_url_of(url)
-    games, openapi = asyncio.run(fetch(base, timeout=timeout, max_body=max_body, policy=policy))
+    documents: list[bytes | None] = []
+
+    async def read() -> None:
+        # The documents are kept here, not returned: asyncio (Python 3.11) formats the
+        # finished task, result included, when it restores the SIGINT handler, and the repr of
+        # a 64 MiB body costs four times that in memory.
+        documents.extend(await fetch(base, timeout=timeout, max_body=max_body, policy=policy))
+
+    asyncio.run(read())
+    games, openapi = documents
+    assert games is not None
     return CatalogSnapshot(
         url,
         "url",
@@ -398,6 +408,8 @@ def parse_openapi(data: bytes | str, where: str) -> dict[str, Any]:
         doc = json.loads(data)
     except ValueError as exc:
         raise InputError(f"the OpenAPI document of {where} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InputError(f"the OpenAPI document of {where} is nested too deeply") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("paths", {}), dict):
         raise InputError(f"the OpenAPI document of {where} is not an OpenAPI object")
     return doc

@@ -8,6 +8,7 @@ allow.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -97,6 +98,28 @@ def _root(
     """Build, validate and serve a public, read-only game catalog API from content files."""
 
 
+def reflow(doc: str | None) -> str | None:
+    """Each paragraph of a docstring on one line, so `--help` wraps at the terminal's width.
+
+    Indented lines (examples) and blank lines stay as written.
+    """
+    if not doc:
+        return doc
+    lines: list[str] = []
+    joining = False
+    for line in inspect.cleandoc(doc).splitlines():
+        if line and not line[0].isspace():
+            if joining:
+                lines[-1] += " " + line.strip()
+            else:
+                lines.append(line.strip())
+            joining = True
+        else:
+            lines.append(line)
+            joining = False
+    return "\n".join(lines)
+
+
 def error_edge(command: Callable[P, None]) -> Callable[P, None]:
     """The one place a `CatalogError` becomes its report and its exit code."""
 
@@ -108,6 +131,7 @@ def error_edge(command: Callable[P, None]) -> Callable[P, None]:
             report_error(exc)
             raise typer.Exit(int(exc.exit_code)) from None
 
+    run.__doc__ = reflow(command.__doc__)
     return run
 
 

@@ -106,7 +106,7 @@ def build(
       catalogctl build --base-url https://staging.example.com --out dist-staging
       catalogctl build --nginx-listen 0.0.0.0:80 --out /srv/catalog
       catalogctl build --out dist --nginx-state-dir /tmp/catalog-nginx
-      catalogctl build content --out dist --target cloudflare && cd dist && npx wrangler deploy
+      catalogctl build --target cloudflare     # then: npx wrangler deploy
     """
     from catalogctl.content.loader import load_catalog
     from catalogctl.site.build import write_site

@@ -133,10 +133,10 @@ def check_links(
     [bold]Examples[/]
 
       catalogctl check-links                             # ./content
-      catalogctl check-links dist --cache .linkcache     # a build; skip links fine within 1 day
+      catalogctl check-links dist --cache .linkcache     # a build; cached links
       catalogctl check-links --exclude 'apps\\.apple\\.com' --timeout 5
       catalogctl check-links --format markdown > links.md
-      catalogctl check-links --format github            # annotations on the pull request
+      catalogctl check-links --format github       # pull request annotations
       catalogctl check-links --format junit --output links.xml
       catalogctl check-links --offline                   # URL syntax only
       catalogctl check-links https://games.example.com   # the deployed catalog

@@ -19,7 +19,9 @@ FormatOpt = Annotated[
     typer.Option(
         "--format",
         "-f",
-        help="Report format: a table, JSON, GitHub annotations, SARIF, JUnit XML or Markdown.",
+        metavar="FORMAT",
+        help="Report format: table, json, github (annotations), sarif, junit (JUnit XML) "
+        "or markdown.",
     ),
 ]
 BasicFormatOpt = Annotated[

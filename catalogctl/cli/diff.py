@@ -75,10 +75,10 @@ def diff(
 
     [bold]Examples[/]
 
-      catalogctl diff https://games.example.com content        # what will shipping change?
+      catalogctl diff https://games.example.com content     # what ships?
       catalogctl diff dist-old dist --fail-on breaking          # CI gate
       catalogctl diff old-games.json dist --format markdown > release-notes.md
-      catalogctl diff dist http://127.0.0.1:8000 --format json | jq '.changes[].id'
+      catalogctl diff dist http://127.0.0.1:8000 -f json | jq '.changes[].id'
       catalogctl diff dist-old dist --fail-on breaking --format github
     """
     import gc

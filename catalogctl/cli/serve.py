@@ -78,7 +78,9 @@ def serve(
     base_url: Annotated[
         str | None,
         typer.Option(
-            "--base-url", help=BASE_URL_HELP + " Content trees only.", callback=check_base_url
+            "--base-url",
+            help=BASE_URL_HELP + " Content trees only: a build keeps its own (build --base-url).",
+            callback=check_base_url,
         ),
     ] = None,
     cache_control: Annotated[
@@ -115,6 +117,7 @@ def serve(
         AccessLogFormat | None,
         typer.Option(
             "--access-log-format",
+            metavar="FORMAT",
             help="Access lines: text (combined + time taken), json, common or combined. "
             "Default: as --log-format.",
             show_default=False,
@@ -210,10 +213,10 @@ def serve(
     )
     src = SiteInput.open(root, display=display, base_url=base_url, cache_control=cache_control)
     configure_logging(options.log_format)
-    run_server(src, options, on_ready=_serving_message(log_format))
+    run_server(src, options, on_ready=_serving_message(log_format, is_build=src.is_build))
 
 
-def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
+def _serving_message(log_format: LogFormat, *, is_build: bool) -> Callable[[Ready], None]:
     def ready(r: Ready) -> None:
         if log_format is LogFormat.json:
             import json
@@ -246,10 +249,11 @@ def _serving_message(log_format: LogFormat) -> Callable[[Ready], None]:
         if r.metrics_url:
             err().print(f"  metrics at {r.metrics_url}", soft_wrap=True)
         if r.base_url != r.url and r.url.startswith("http"):
+            # A build keeps the base URL it was rendered for: serve cannot change it.
+            fix = f"catalogctl build --base-url {r.url}" if is_build else f"--base-url {r.url}"
             err().print(
                 Text(
-                    f"  links in the documents point to {clean(r.base_url)}; "
-                    f"--base-url {r.url} makes them local"
+                    f"  links in the documents point to {clean(r.base_url)}; {fix} makes them local"
                 ),
                 soft_wrap=True,
             )

@@ -51,7 +51,7 @@ def validate(
     """Check the content: every problem at once, with its rule, file, line, column and field.
 
     Exit 0 when the content is valid, 1 when it has errors (or warnings with --strict) or
-    publishes no game, 2 when it cannot be read at all. `[rules]` in site.toml sets a rule to
+    publishes no game, 2 when it cannot be read at all. `\\[rules]` in site.toml sets a rule to
     "error", "warning" or "off".
 
     [bold]Examples[/]

@@ -195,3 +195,54 @@ def test_schema_site_in_taplo_as_the_readme_configures_it(tmp_path: Path) -> Non
     proc = lint()
     assert proc.returncode == 1
     assert "retired" in proc.stderr
+
+
+HUGO_SITE = (
+    SITE_TOML
+    + """
+[fields]
+name = "title"
+icon = "params.icon"
+[fields.stores]
+ios = "params.appstore"
+"""
+)
+
+HUGO_PAGE = """---
+title: Reef
+description: A game.
+platforms: [iOS, Android]
+genres: [Puzzle]
+params:
+  icon: /icons/reef.png
+  appstore: https://apps.apple.com/app/reef/id1
+stores:
+  android: https://play.google.com/store/apps/details?id=com.example.reef
+---
+"""
+
+
+def test_schema_page_follows_the_fields_of_site_toml(make_content: ContentFactory) -> None:
+    root = make_content({"reef": HUGO_PAGE}, site=HUGO_SITE)
+    assert load(root).errors == []
+    result = CliRunner().invoke(app, ["schema", "page", str(root)])
+    assert result.exit_code == 0, result.output
+    schema = json.loads(result.stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    page = jsonschema.Draft202012Validator(schema)
+    assert list(page.iter_errors(front_matter(root / "games" / "reef.md"))) == []
+    assert "title" in schema["required"]
+    assert "name" not in schema["properties"]
+    assert schema["properties"]["params"]["properties"]["icon"]["description"]
+    assert descriptions_missing(schema) == []
+
+    # The page as the plain format writes it lacks what this site's [fields] reads.
+    plain = make_content({"reef": game_yaml("Reef")}, site=HUGO_SITE)
+    assert load(plain).errors
+    assert list(page.iter_errors(front_matter(plain / "games" / "reef.md")))
+
+
+@pytest.mark.parametrize("args", [["site", "content"], ["page", "no-such-folder"]])
+def test_schema_bad_content_argument_is_a_usage_error(args: list[str]) -> None:
+    result = CliRunner().invoke(app, ["schema", *args])
+    assert result.exit_code == 2

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -30,26 +31,42 @@ def schema(
             show_default=False,
         ),
     ],
+    content: Annotated[
+        Path | None,
+        typer.Argument(
+            help="For page: the content tree whose site.toml [fields] says where each key "
+            "is (Hugo's title, params.icon, ...). Default: ./content when there is one.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a game page or of site.toml.
 
     Editors read it to complete keys, show their descriptions and flag mistakes as you type:
     yaml-language-server for front matter, Taplo for site.toml. It is generated from the
-    settings `catalogctl validate` checks; validate checks more (URLs, vocabulary, ids).
+    settings `catalogctl validate` checks; validate checks more (URLs, vocabulary, ids). The
+    page schema follows the [fields] of the content tree's site.toml.
 
     [bold]Examples[/]
 
       mkdir -p .schemas
       catalogctl schema page > .schemas/page.schema.json
+      catalogctl schema page site/content > .schemas/page.schema.json
       catalogctl schema site > .schemas/site.schema.json
     """
     from catalogctl import __version__
     from catalogctl.content.settings import json_schema
+    from catalogctl.errors import InputError
     from catalogctl.output.console import print_json
 
     kind, title = KINDS[document]
     generated = json_schema(kind)
     generated.pop("title", None)
+    if document is Document.site and content is not None:
+        raise InputError("the site.toml schema is the same for every content tree: give no CONTENT")
+    if document is Document.page:
+        fields = _fields_of(content if content is not None else Path("content"), content is None)
+        generated = _mapped(generated, fields)
     print_json(
         {
             "$schema": DRAFT,
@@ -58,3 +75,76 @@ def schema(
             **generated,
         }
     )
+
+
+def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
+    """The `[fields]` table of ROOT/site.toml (none: an empty table when `optional`)."""
+    import tomllib
+
+    from catalogctl.errors import InputError
+
+    site = root / "site.toml"
+    if not site.is_file():
+        if optional:
+            return {}
+        raise InputError(f"no site.toml in {root}: name the content tree (the folder of site.toml)")
+    try:
+        data = tomllib.loads(site.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{site} cannot be read: {exc} (catalogctl validate tells more)") from None
+    fields = data.get("fields", {})
+    return fields if isinstance(fields, dict) else {}
+
+
+def _mapped(page: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """The page schema with each catalog key moved to where `[fields]` reads it from."""
+    from catalogctl.content.fields import FieldMap
+
+    fmap = FieldMap.from_settings(fields)
+    props: dict[str, Any] = page["properties"]
+    required = set(page.get("required", ()))
+    root: dict[str, Any] = {k: v for k, v in page.items() if k not in ("properties", "required")}
+    root["properties"], root["required"] = {}, []
+
+    def place(path: tuple[str, ...], prop: dict[str, Any], needed: bool) -> None:
+        node = root
+        for part in path[:-1]:
+            table = {
+                "type": "object",
+                "description": f"The `{part}` table, where site.toml's [fields] reads keys.",
+                "properties": {},
+                "required": [],
+            }
+            child = node["properties"].setdefault(part, table)
+            child.setdefault("properties", {})
+            child.setdefault("required", [])
+            if needed and part not in node["required"]:
+                node["required"].append(part)
+            node = child
+        node["properties"][path[-1]] = prop
+        if needed and path[-1] not in node["required"]:
+            node["required"].append(path[-1])
+
+    for key, prop in props.items():
+        if key == "stores":
+            stores = dict(prop)
+            if fmap.store_paths:
+                # Store links spread over several keys: "at least one" is validate's to check.
+                stores.pop("minProperties", None)
+                for store, path in fmap.store_paths.items():
+                    place(path, {**prop["additionalProperties"],
+                                 "description": f"Plain download URL of the store `{store}`."},
+                          needed=False)  # fmt: skip
+            place(fmap.stores, stores, needed=key in required and not fmap.store_paths)
+        else:
+            place(fmap.paths.get(key, (key,)), prop, needed=key in required)
+
+    def tidy(node: dict[str, Any]) -> None:
+        if not node.get("required"):
+            node.pop("required", None)
+        for child in node.get("properties", {}).values():
+            if child.get("type") == "object" and "properties" in child:
+                tidy(child)
+
+    tidy(root)
+    return root

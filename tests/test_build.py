@@ -195,6 +195,19 @@ def test_build_is_reproducible(tmp_path: Path, generated) -> None:  # type: igno
     assert len(json.loads(site.resources["/api/v1/games"].identity.body)["games"]) == 200
 
 
+def test_build_large_documents_use_faster_brotli(generated) -> None:  # type: ignore[no-untyped-def]
+    """Brotli 11 for the usual documents; a games document over 1 MiB is compressed at 9."""
+    site = render(load_catalog(generated(2500)))
+    games = site.resources["/api/v1/games"]
+    index = site.resources["/api/v1"]
+    assert len(games.identity.body) > 1 << 20
+    br = {v.encoding: v.body for v in games.encoded}["br"]
+    assert brotli.decompress(br) == games.identity.body
+    assert br == brotli.compress(games.identity.body, quality=9, mode=brotli.MODE_TEXT)
+    small = {v.encoding: v.body for v in index.encoded}["br"]
+    assert small == brotli.compress(index.identity.body, quality=11, mode=brotli.MODE_TEXT)
+
+
 def test_build_same_bytes_in_any_directory(tmp_path: Path) -> None:
     """Like `diff -r`: two builds of the same content in different places are the same files."""
     near = tmp_path / "a"

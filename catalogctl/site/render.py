@@ -20,7 +20,6 @@ from catalogctl.contract.routes import (
     API_DOCS,
     API_GAMES,
     API_V1,
-    BROTLI_QUALITY,
     DEFAULT_CACHE_CONTROL,
     ENCODINGS,
     ERROR_HEADERS,
@@ -42,6 +41,7 @@ from catalogctl.contract.routes import (
     Variant,
     api_catalog,
     api_index,
+    brotli_quality,
     common_headers,
     encoded_etag,
     error_page,
@@ -80,7 +80,7 @@ def _compress(encoding: str, body: bytes) -> bytes:
         return gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
     import brotli
 
-    return bytes(brotli.compress(body, quality=BROTLI_QUALITY, mode=brotli.MODE_TEXT))
+    return bytes(brotli.compress(body, quality=brotli_quality(len(body)), mode=brotli.MODE_TEXT))
 
 
 def compress_all(

@@ -1,14 +1,20 @@
 """The Typer app, its commands, and the one error edge (`CatalogError` -> exit code).
 
-Heavy modules (aiohttp, rendering, compression) are imported inside the commands that use
-them, so `catalogctl validate` in a pre-commit hook starts as fast as typer, rich and pydantic
-allow.
+Start-up is part of the product: `catalogctl validate` runs in pre-commit hooks on every
+commit. So heavy modules (aiohttp, rendering, compression) are imported inside the commands that
+use them, and `main()` registers only the command it is asked for when the first argument names
+one: the other commands' modules are not imported and their signatures are not turned into
+options (typer does that for every registered command, eagerly). `--help`, `--version`,
+`completion`, shell completion and anything else register every command, so they see the whole
+app.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,7 +24,6 @@ import typer
 from typer.core import TyperGroup
 
 from catalogctl import __version__
-from catalogctl.cli import build, check_links, completion, diff, schema, serve, validate
 from catalogctl.errors import CatalogError, ExitCode
 from catalogctl.output.console import Format, out, use_format
 from catalogctl.output.reports import report_error, report_failure
@@ -70,16 +75,17 @@ class CatalogGroup(TyperGroup):
             raise typer.Exit(int(ExitCode.USAGE)) from None
 
 
-app = typer.Typer(
-    name="catalogctl",
-    cls=CatalogGroup,
-    help="Build, validate and serve a public, read-only game catalog API from content files.",
-    no_args_is_help=True,
-    add_completion=False,  # `catalogctl completion SHELL` prints static scripts instead
-    rich_markup_mode="rich",
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+# command name -> module under catalogctl.cli, whose function of the same name (with `_` for
+# `-`) is the command. In the order `--help` lists them.
+COMMANDS = {
+    "validate": "validate",
+    "build": "build",
+    "check-links": "check_links",
+    "serve": "serve",
+    "diff": "diff",
+    "completion": "completion",
+    "schema": "schema",
+}
 
 
 def _version(value: bool) -> None:
@@ -88,7 +94,6 @@ def _version(value: bool) -> None:
         raise typer.Exit
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool,
@@ -135,18 +140,51 @@ def error_edge(command: Callable[P, None]) -> Callable[P, None]:
     return run
 
 
-app.command()(error_edge(validate.validate))
-app.command()(error_edge(build.build))
-app.command("check-links")(error_edge(check_links.check_links))
-app.command()(error_edge(serve.serve))
-app.command()(error_edge(diff.diff))
-app.command()(error_edge(completion.completion))
-app.command()(error_edge(schema.schema))
+def make_app(only: str | None = None) -> typer.Typer:
+    """The Typer app with every command, or with the one command `only` names."""
+    new = typer.Typer(
+        name="catalogctl",
+        cls=CatalogGroup,
+        help="Build, validate and serve a public, read-only game catalog API from content files.",
+        no_args_is_help=True,
+        add_completion=False,  # `catalogctl completion SHELL` prints static scripts instead
+        rich_markup_mode="rich",
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    new.callback()(_root)
+    for name, module in COMMANDS.items():
+        if only is None or name == only:
+            command = getattr(importlib.import_module(f"catalogctl.cli.{module}"), module)
+            new.command(name)(error_edge(command))
+    return new
+
+
+def requested(args: Sequence[str]) -> str | None:
+    """The command the arguments name, when they start with one and ask for no completion.
+
+    `completion` describes every command, so it always gets the whole app.
+    """
+    if not args or args[0] not in COMMANDS or args[0] == "completion":
+        return None
+    if any(key.startswith("_") and key.endswith("_COMPLETE") for key in os.environ):
+        return None
+    return args[0]
+
+
+def __getattr__(name: str) -> Any:
+    # `app`, the whole app, is built on first use: importing this module for `main` must not
+    # import every command.
+    if name == "app":
+        whole = make_app()
+        globals()["app"] = whole
+        return whole
+    raise AttributeError(name)
 
 
 def main() -> None:
     """Console-script entry point."""
     try:
-        app()
+        make_app(requested(sys.argv[1:]))()
     except KeyboardInterrupt:
         sys.exit(130)

@@ -429,3 +429,37 @@ def test_server_log_lines_carry_no_control_characters(capsys: pytest.CaptureFixt
     line = capsys.readouterr().err
     assert line.count("\n") == 1 and "[2Jevil.md" in line and "forged line" in line
     no_control(line)
+
+
+def test_wrap_cells_breaks_at_spaces_and_folds_long_words() -> None:
+    from rich.cells import cell_len
+
+    from catalogctl.text import wrap_cells
+
+    assert wrap_cells("short line  ", 20) == ["short line"]
+    assert wrap_cells("one two three four", 9) == ["one two", "three", "four"]
+    assert wrap_cells("a " + "x" * 12, 5) == ["a", "xxxxx", "xxxxx", "xx"]
+    # Wide characters count two cells: no line is wider than asked, nothing is lost.
+    lines = wrap_cells("夢夢夢夢夢 夢夢", 4)
+    assert all(cell_len(line) <= 4 for line in lines)
+    assert "".join(lines) == "夢夢夢夢夢夢夢"
+
+
+def test_validate_lists_many_findings_instead_of_a_table(make_content: ContentFactory) -> None:
+    """Past 200 findings even a wide terminal gets the list (a table that long helps nobody
+    and takes rich seconds to lay out), and every finding is in it."""
+    pages = {f"g{i:03d}": game_yaml(f"Game {i}", platforms="[ios]") for i in range(210)}
+    content = make_content(pages)
+    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "catalogctl", "validate", str(content)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "┃" not in proc.stdout
+    located = [line for line in proc.stdout.splitlines() if line.endswith(".md:4:12")]
+    assert len(located) == 210
+    assert proc.stdout.count("error vocabulary · platforms.0: 'ios'") == 210

@@ -6,7 +6,7 @@ One JUnit test case per page (a game, passed or failed) and per other file with 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from catalogctl.findings import Finding, Rule
@@ -106,13 +106,18 @@ def findings_report(
 
 # Below this many columns the table would cut file names and words: a list instead.
 NARROW = 100
+# Above this many findings, a list too: a table that long scrolls off any screen, and rich
+# takes about a second per 1,000 rows to lay it out.
+TABLE_ROWS = 200
 
 
 def findings_renderable(findings: Iterable[Finding], width: int = NARROW) -> RenderableType:
-    """The findings as a table, or below `NARROW` columns as `file:line:column` lines each
-    followed by the finding (wrapped at spaces)."""
+    """The findings as a table, or (below `NARROW` columns, or with more than `TABLE_ROWS`
+    findings) as `file:line:column` lines each followed by the finding, wrapped at spaces."""
     items = sort_findings(findings)
-    return _wide(items) if width >= NARROW else _narrow(items)
+    if width >= NARROW and len(items) <= TABLE_ROWS:
+        return _wide(items)
+    return _narrow(items, width)
 
 
 def _wide(findings: list[Finding]) -> RenderableType:
@@ -139,30 +144,49 @@ def _wide(findings: list[Finding]) -> RenderableType:
     return table
 
 
-def _narrow(findings: list[Finding]) -> RenderableType:
-    from rich.console import Group
-    from rich.text import Text
+def _narrow(findings: list[Finding], width: int) -> RenderableType:
+    return _FindingLines(findings, width)
 
-    from catalogctl.text import Indented
 
-    parts: list[RenderableType] = []
-    for i, f in enumerate(findings):
-        where = f.file
-        if f.line is not None:
-            where += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
-        if parts and findings[i - 1].file != f.file:
-            parts.append(Text(""))
-        style = "red" if f.severity == "error" else "yellow"
-        # The location is never folded: it stays one string an editor or terminal can open.
-        parts.append(Text(clean(where), style="bold", no_wrap=True, overflow="ignore"))
-        line = Text.assemble(
-            (f.severity, style),
-            f" {f.rule} · ",
-            f"{clean(f.field)}: " if f.field else "",
-            clean(f.message),
-        )
-        parts.append(Indented(line, 2, hanging=2))
-    return Group(*parts)
+class _FindingLines:
+    """`file:line:column` lines each followed by the finding, two columns in, wrapped at
+    spaces here (lines after the first two more columns in), blank lines between files.
+
+    Yielded as rich segments, not Texts: linear and fast for tens of thousands of findings.
+    """
+
+    def __init__(self, findings: list[Finding], width: int) -> None:
+        self.findings, self.width = findings, width
+
+    def __rich_console__(self, console: Any, options: Any) -> Iterator[Any]:
+        from rich.segment import Segment
+        from rich.style import Style
+
+        from catalogctl.text import wrap_cells
+
+        bold, styles = Style(bold=True), {"error": Style(color="red")}
+        newline = Segment.line()
+        previous = None
+        for f in self.findings:
+            where = f.file
+            if f.line is not None:
+                where += f":{f.line}" + (f":{f.column}" if f.column is not None else "")
+            if previous is not None and previous != f.file:
+                yield newline
+            previous = f.file
+            # The location is never folded: it stays one string an editor or terminal can open.
+            yield Segment(clean(where), bold)
+            yield newline
+            field = f"{clean(f.field)}: " if f.field else ""
+            body = f"{f.severity} {f.rule} · {field}{clean(f.message)}"
+            for j, line in enumerate(wrap_cells(body, self.width - 4)):
+                if j:
+                    yield Segment(f"    {line}")
+                else:
+                    yield Segment("  ")
+                    yield Segment(f.severity, styles.get(f.severity, Style(color="yellow")))
+                    yield Segment(line[len(f.severity) :])
+                yield newline
 
 
 def findings_markdown(findings: Sequence[Finding], summary: str, *, ok: bool) -> str:

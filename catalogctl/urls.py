@@ -19,6 +19,7 @@ import ipaddress
 import re
 import string
 from collections.abc import Collection
+from functools import lru_cache
 
 MAX_URL_LENGTH = 4096
 
@@ -70,6 +71,7 @@ def _char_problem(value: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)  # the few hosts of a catalog's links, checked once each
 def _host_problem(host: str) -> str | None:
     if not host:
         return "has no host"
@@ -130,34 +132,48 @@ def url_problem(
     rest = value[m.end() :]
     if not rest.startswith("//"):
         return f"must have a host after {scheme}://"
-    rest = rest[2:]
+    authority, tail = _split_authority(rest[2:])
+    host, problem = _authority_problem(authority)
+    if problem:
+        return problem
+    if local_only and not is_loopback_host(host):
+        return f"must start with {wanted}, not http: (plain http only for a loopback host)"
+    return _tail_problem(tail)
+
+
+def _split_authority(rest: str) -> tuple[str, str]:
+    """What follows `scheme://`, split into the authority and the path-query-fragment."""
     end = len(rest)
     for sep in "/?#":
         i = rest.find(sep)
         if i >= 0:
             end = min(end, i)
-    authority, tail = rest[:end], rest[end:]
+    return rest[:end], rest[end:]
+
+
+def _authority_problem(authority: str) -> tuple[str, str | None]:
+    """The host of an authority, and what is wrong with the authority (or None)."""
     if "@" in authority:
-        return "must not carry a user name or password before '@'"
+        return "", "must not carry a user name or password before '@'"
     host, port = authority, ""
     if authority.startswith("["):
         close = authority.find("]")
         if close >= 0:
             host, after = authority[: close + 1], authority[close + 1 :]
             if after and not after.startswith(":"):
-                return "has characters after its IPv6 host"
+                return host, "has characters after its IPv6 host"
             port = after[1:] if after else ""
     elif ":" in authority:
         host, _, port = authority.rpartition(":")
     if ":" in authority and not authority.startswith("[") and not port:
-        return "has an empty port after ':'"
+        return host, "has an empty port after ':'"
     if port and (not _PORT_RE.fullmatch(port) or int(port) > 65535):
-        return f"has an invalid port {shown(port)}"
-    problem = _host_problem(host)
-    if problem:
-        return problem
-    if local_only and not is_loopback_host(host):
-        return f"must start with {wanted}, not http: (plain http only for a loopback host)"
+        return host, f"has an invalid port {shown(port)}"
+    return host, _host_problem(host)
+
+
+def _tail_problem(tail: str) -> str | None:
+    """What is wrong with the path, query and fragment of a URL (or None)."""
     if "[" in tail or "]" in tail:
         return "has '[' or ']' outside an IPv6 host; encode them as %5B and %5D"
     if tail.count("#") > 1:

@@ -31,6 +31,8 @@ _POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _WS = " \t"
 _SCALAR_END = re.compile(r"[,\]}\n#]")
+# The rest of a basic string, through its closing quote (a backslash escapes any character).
+_BASIC_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*"')
 
 
 def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
@@ -200,56 +202,69 @@ class _Scan:
         self.pos.values.setdefault(path, self.lc(self.i))
         ch = t[self.i]
         if t.startswith('"""', self.i) or t.startswith("'''", self.i):
-            quote = t[self.i : self.i + 3]
-            j = self.i + 3
-            while not t.startswith(quote, j):
-                j += 2 if (quote == '"""' and t[j] == "\\") else 1
-                if j >= self.n:
-                    raise ValueError("unclosed string")
-            j += 3
-            while j < self.n and t[j] == quote[0] and j - self.i < 5 + 3:  # up to 2 more quotes
-                j += 1
-            self.i = j
+            self.i = self.multiline_end()
         elif ch == '"':
-            j = self.i + 1
-            while t[j] != '"':
-                j += 2 if t[j] == "\\" else 1
-            self.i = j + 1
+            m = _BASIC_REST.match(t, self.i + 1)
+            if m is None:
+                raise IndexError("unclosed string")
+            self.i = m.end()
         elif ch == "'":
             self.i = t.index("'", self.i + 1) + 1
         elif ch == "[":
-            self.i += 1
-            index = 0
-            while True:
-                self.ws(newlines=True)
-                if t[self.i] == "]":
-                    self.i += 1
-                    return
-                before = self.i
-                self.value((*path, index))
-                if self.i == before:
-                    raise ValueError("no progress")
-                index += 1
-                self.ws(newlines=True)
-                if t[self.i] == ",":
-                    self.i += 1
+            self.array(path)
         elif ch == "{":
-            self.i += 1
-            while True:
-                self.ws(newlines=True)
-                if t[self.i] == "}":
-                    self.i += 1
-                    return
-                before = self.i
-                self.pair(path)
-                if self.i == before:
-                    raise ValueError("no progress")
-                self.ws(newlines=True)
-                if t[self.i] == ",":
-                    self.i += 1
+            self.inline_table(path)
         else:
             m = _SCALAR_END.search(t, self.i)
             self.i = self.n if m is None else m.start()
+
+    def multiline_end(self) -> int:
+        """Where the multi-line string starting here ends (after its closing quotes)."""
+        t = self.t
+        quote = t[self.i : self.i + 3]
+        j = self.i + 3
+        while not t.startswith(quote, j):
+            j += 2 if (quote == '"""' and t[j] == "\\") else 1
+            if j >= self.n:
+                raise ValueError("unclosed string")
+        j += 3
+        while j < self.n and t[j] == quote[0] and j - self.i < 5 + 3:  # up to 2 more quotes
+            j += 1
+        return j
+
+    def array(self, path: Path) -> None:
+        t = self.t
+        self.i += 1
+        index = 0
+        while True:
+            self.ws(newlines=True)
+            if t[self.i] == "]":
+                self.i += 1
+                return
+            before = self.i
+            self.value((*path, index))
+            if self.i == before:
+                raise ValueError("no progress")
+            index += 1
+            self.ws(newlines=True)
+            if t[self.i] == ",":
+                self.i += 1
+
+    def inline_table(self, path: Path) -> None:
+        t = self.t
+        self.i += 1
+        while True:
+            self.ws(newlines=True)
+            if t[self.i] == "}":
+                self.i += 1
+                return
+            before = self.i
+            self.pair(path)
+            if self.i == before:
+                raise ValueError("no progress")
+            self.ws(newlines=True)
+            if t[self.i] == ",":
+                self.i += 1
 
 
 def scan_toml(text: str, line0: int = 1) -> Positions:

@@ -83,10 +83,13 @@ class _Builder:
     """Python values from composed nodes, with positions; linear in the nodes, no recursion
     deeper than the (already checked) nesting depth."""
 
-    def __init__(self, loader: yaml.SafeLoader, line0: int, pure: bool) -> None:
+    def __init__(self, loader: yaml.SafeLoader, line0: int, pure: bool, shared: bool) -> None:
         self.loader = loader
         self.line0 = line0
         self.pure = pure
+        # Whether nodes can be shared: an alias needs an anchor (`&name`); without any `&` in
+        # the text every node is built once, and the alias bookkeeping is skipped.
+        self.shared = shared
         self.pos = Positions()
         self.done: dict[int, Any] = {}
         self.sizes: dict[int, int] = {}
@@ -102,6 +105,9 @@ class _Builder:
         return Problem(rule, message, line, col)
 
     def build(self, node: yaml.Node, path: Path) -> Any:
+        """The value of `node`; an alias gives the value built for its anchor again."""
+        if not self.shared:
+            return self.value(node, path)
         key = id(node)
         if key in self.active:
             raise self.fail("limit", "an alias refers to a mapping or list that contains it", node)
@@ -113,23 +119,26 @@ class _Builder:
                 raise self.fail("limit", f"more than {MAX_NODES:,} values (aliases expanded)", node)
             return self.done[key]
         before = self.nodes
-        self.nodes += 1
-        if self.nodes > MAX_NODES:
-            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
-        self.pos.values.setdefault(path, self.at(node))
         self.active.add(key)
-        if isinstance(node, yaml.MappingNode):
-            value: Any = self.mapping(node, path)
-        elif isinstance(node, yaml.SequenceNode):
-            if node.tag != _SEQ:
-                raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
-            value = [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
-        else:
-            value = self.scalar(node)
+        value = self.value(node, path)
         self.active.discard(key)
         self.done[key] = value
         self.sizes[key] = self.nodes - before
         return value
+
+    def value(self, node: yaml.Node, path: Path) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
+        mark = node.start_mark
+        self.pos.values.setdefault(path, (self.line0 + mark.line, mark.column + 1))
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node)
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, path)
+        if node.tag != _SEQ:
+            raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
+        return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
 
     def scalar(self, node: yaml.Node) -> Any:
         text = node.value
@@ -207,7 +216,7 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
             raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels") from None
         if node is None:
             raise Problem("front-matter", "front matter is empty", *start)
-        builder = _Builder(loader, line0, loader_cls is _PURE)
+        builder = _Builder(loader, line0, loader_cls is _PURE, "&" in text)
         data = builder.build(node, ())
     finally:
         loader.dispose()

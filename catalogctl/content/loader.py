@@ -255,10 +255,12 @@ def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
     global _CONTEXT  # noqa: PLW0603 - read by forked workers
     _CONTEXT = ctx
     try:
+        if len(pages) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
+            return [_check_one(p) for p in pages]
         from catalogctl.content.pool import cpu_count, parallel_map
 
         workers = min(cpu_count(), 8)
-        if len(pages) < PARALLEL_THRESHOLD or workers < 2 or not hasattr(os, "fork"):
+        if workers < 2:
             return [_check_one(p) for p in pages]
         return parallel_map(_check_one, pages, workers, _crashed)
     finally:

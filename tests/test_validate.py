@@ -245,6 +245,8 @@ def test_no_content_and_no_default_folder_is_a_usage_error(tmp_path: Path, comma
     proc = run(command, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "no ./content" in proc.stderr
+    # The example names the command that was run.
+    assert f"catalogctl {command} site/content" in " ".join(proc.stderr.split())
     assert "Traceback" not in proc.stderr
 
 

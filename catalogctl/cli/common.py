@@ -53,9 +53,11 @@ def resolve_content(path: Path | None, *, sample: bool = False) -> tuple[Path, s
     if default.is_dir():
         return default, "content"
     if not sample:
+        from catalogctl.output.console import settings
+
         raise InputError(
             "no CONTENT given and no ./content folder here: name the content tree "
-            "(the folder of site.toml), e.g. `catalogctl validate site/content`"
+            f"(the folder of site.toml), e.g. `catalogctl {settings.command} site/content`"
         )
     from catalogctl.content.loader import sample_content
     from catalogctl.output.console import status

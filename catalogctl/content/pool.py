@@ -14,7 +14,7 @@ import os
 import signal
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from catalogctl.content.limits import WORKER_FILE_SECONDS
 
@@ -65,56 +65,11 @@ def parallel_map(
 ) -> list[R]:
     """`[func(x) for x in items]` on `workers` forked processes; `crashed(x, why)` stands in for
     the result of an item whose process died or hung."""
-    import multiprocessing
-    from multiprocessing.connection import wait
-
-    ctx = multiprocessing.get_context("fork")
-    n = len(items)
-    size = chunk or max(1, -(-n // (workers * 4)))
-    queue: list[tuple[int, int]] = [(i, min(n, i + size)) for i in range(0, n, size)]
-    queue.reverse()
-    results: list[Any] = [None] * n
-    current = ctx.RawArray("q", [_IDLE] * workers)
-    started = ctx.RawArray("d", [0.0] * workers)
-    procs: list[Any] = [None] * workers
-    pipes: list[tuple[Any, Any]] = [(None, None)] * workers
-    busy: list[tuple[int, int] | None] = [None] * workers
-
-    def start(slot: int) -> None:
-        task_parent, task_child = ctx.Pipe()
-        result_parent, result_child = ctx.Pipe(duplex=False)
-        current[slot] = _IDLE
-        proc = ctx.Process(
-            target=_worker,
-            args=(slot, task_child, result_child, func, items, current, started),
-            daemon=True,
-        )
-        proc.start()
-        task_child.close()
-        result_child.close()
-        procs[slot] = proc
-        pipes[slot] = (task_parent, result_parent)
-
-    def stop_all() -> None:
-        for proc in procs:
-            if proc is not None and proc.is_alive():
-                proc.kill()
-        for proc in procs:
-            if proc is not None:
-                proc.join(1)
-
-    def assign(slot: int) -> None:
-        if queue:
-            busy[slot] = queue.pop()
-            pipes[slot][0].send(busy[slot])
-        else:
-            busy[slot] = None
-
+    pool = _Pool(func, items, workers, crashed, chunk)
     previous: dict[signal.Signals, Any] = {}
-    retries: dict[tuple[int, int], int] = {}
 
     def interrupted(signum: int, _frame: Any) -> None:
-        stop_all()
+        pool.stop_all()
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise SystemExit(128 + signum)
@@ -123,72 +78,152 @@ def parallel_map(
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
             previous[sig] = signal.signal(sig, interrupted)
     try:
-        for slot in range(min(workers, len(queue))):
-            start(slot)
-            assign(slot)
-        while any(b is not None for b in busy):
-            active = [s for s in range(workers) if busy[s] is not None]
-            ready = wait(
-                [pipes[s][1] for s in active] + [procs[s].sentinel for s in active], timeout=1.0
-            )
-            for slot in active:
-                task = busy[slot]
-                assert task is not None
-                conn, proc = pipes[slot][1], procs[slot]
-                if conn in ready:
-                    try:
-                        begin, end, out = conn.recv()
-                    except (EOFError, OSError):
-                        pass  # died while sending: handled below as a death
-                    else:
-                        results[begin:end] = out
-                        assign(slot)
-                        continue
-                hung = (
-                    current[slot] != _IDLE
-                    and time.monotonic() - started[slot] > WORKER_FILE_SECONDS
-                )
-                if proc.sentinel not in ready and proc.is_alive() and not hung:
-                    continue
-                index = current[slot]
-                if hung:
-                    proc.kill()
-                proc.join(1)
-                why = (
-                    f"took longer than {WORKER_FILE_SECONDS:.0f} s"
-                    if hung
-                    else f"ended with {_exit_reason(proc.exitcode)}"
-                )
-                begin, end = task
-                if index == _IDLE or not begin <= index < end:
-                    # Died before it started an item: retry once, then give the items up.
-                    retries[task] = retries.get(task, 0) + 1
-                    if retries[task] <= 2:
-                        queue.append((begin, end))
-                    else:
-                        for i in range(begin, end):
-                            results[i] = crashed(items[i], why)
-                else:
-                    # The items before it were done but not sent: they run again.
-                    results[index] = crashed(items[index], why)
-                    if index + 1 < end:
-                        queue.append((index + 1, end))
-                    if begin < index:
-                        queue.append((begin, index))
-                for c in pipes[slot]:
-                    c.close()
-                start(slot)
-                assign(slot)
-        for slot in range(workers):
-            if procs[slot] is not None:
-                with contextlib.suppress(OSError):
-                    pipes[slot][0].send(None)
-                procs[slot].join(5)
-        return results
+        return pool.run()
     finally:
-        stop_all()
+        pool.stop_all()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+class _Pool(Generic[T, R]):
+    """The workers of one `parallel_map`, the chunks still to do and the item each worker is on."""
+
+    def __init__(
+        self,
+        func: Callable[[T], R],
+        items: Sequence[T],
+        workers: int,
+        crashed: Callable[[T, str], R],
+        chunk: int | None,
+    ) -> None:
+        import multiprocessing
+
+        self.ctx = multiprocessing.get_context("fork")
+        self.func, self.items, self.workers, self.crashed = func, items, workers, crashed
+        n = len(items)
+        size = chunk or max(1, -(-n // (workers * 4)))
+        self.queue: list[tuple[int, int]] = [(i, min(n, i + size)) for i in range(0, n, size)]
+        self.queue.reverse()
+        self.results: list[Any] = [None] * n
+        self.current = self.ctx.RawArray("q", [_IDLE] * workers)
+        self.started = self.ctx.RawArray("d", [0.0] * workers)
+        self.procs: list[Any] = [None] * workers
+        self.pipes: list[tuple[Any, Any]] = [(None, None)] * workers
+        self.busy: list[tuple[int, int] | None] = [None] * workers
+        self.retries: dict[tuple[int, int], int] = {}
+
+    def run(self) -> list[R]:
+        from multiprocessing.connection import wait
+
+        for slot in range(min(self.workers, len(self.queue))):
+            self.start(slot)
+            self.assign(slot)
+        while any(b is not None for b in self.busy):
+            active = [s for s in range(self.workers) if self.busy[s] is not None]
+            ready = wait(
+                [self.pipes[s][1] for s in active] + [self.procs[s].sentinel for s in active],
+                timeout=1.0,
+            )
+            for slot in active:
+                self.poll(slot, ready)
+        for slot in range(self.workers):
+            if self.procs[slot] is not None:
+                with contextlib.suppress(OSError):
+                    self.pipes[slot][0].send(None)
+                self.procs[slot].join(5)
+        return self.results
+
+    def start(self, slot: int) -> None:
+        task_parent, task_child = self.ctx.Pipe()
+        result_parent, result_child = self.ctx.Pipe(duplex=False)
+        self.current[slot] = _IDLE
+        proc = self.ctx.Process(
+            target=_worker,
+            args=(
+                slot,
+                task_child,
+                result_child,
+                self.func,
+                self.items,
+                self.current,
+                self.started,
+            ),
+            daemon=True,
+        )
+        proc.start()
+        task_child.close()
+        result_child.close()
+        self.procs[slot] = proc
+        self.pipes[slot] = (task_parent, result_parent)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc is not None and proc.is_alive():
+                proc.kill()
+        for proc in self.procs:
+            if proc is not None:
+                proc.join(1)
+
+    def assign(self, slot: int) -> None:
+        if self.queue:
+            self.busy[slot] = self.queue.pop()
+            self.pipes[slot][0].send(self.busy[slot])
+        else:
+            self.busy[slot] = None
+
+    def poll(self, slot: int, ready: list[Any]) -> None:
+        """Take a worker's finished chunk, or replace the worker when it died or hung."""
+        task = self.busy[slot]
+        assert task is not None
+        conn, proc = self.pipes[slot][1], self.procs[slot]
+        if conn in ready:
+            try:
+                begin, end, out = conn.recv()
+            except (EOFError, OSError):
+                pass  # died while sending: handled below as a death
+            else:
+                self.results[begin:end] = out
+                self.assign(slot)
+                return
+        hung = (
+            self.current[slot] != _IDLE
+            and time.monotonic() - self.started[slot] > WORKER_FILE_SECONDS
+        )
+        if proc.sentinel not in ready and proc.is_alive() and not hung:
+            return
+        index = self.current[slot]
+        if hung:
+            proc.kill()
+        proc.join(1)
+        why = (
+            f"took longer than {WORKER_FILE_SECONDS:.0f} s"
+            if hung
+            else f"ended with {_exit_reason(proc.exitcode)}"
+        )
+        self.give_up(task, index, why)
+        for c in self.pipes[slot]:
+            c.close()
+        self.start(slot)
+        self.assign(slot)
+
+    def give_up(self, task: tuple[int, int], index: int, why: str) -> None:
+        """A dead worker's chunk: the item it was on is `crashed`, the rest goes back in line."""
+        begin, end = task
+        if index == _IDLE or not begin <= index < end:
+            # Died before it started an item: retry once, then give the items up.
+            self.retries[task] = self.retries.get(task, 0) + 1
+            if self.retries[task] <= 2:
+                self.queue.append((begin, end))
+            else:
+                for i in range(begin, end):
+                    self.results[i] = self.crashed(self.items[i], why)
+        else:
+            # The items before it were done but not sent: they run again.
+            self.results[index] = self.crashed(self.items[index], why)
+            if index + 1 < end:
+                self.queue.append((index + 1, end))
+            if begin < index:
+                self.queue.append((begin, index))
 
 
 def _exit_reason(code: int | None) -> str:

@@ -435,23 +435,7 @@ class Supervisor:
         while True:
             if self.stopping and not self.children:
                 return
-            now = time.monotonic()
-            due = [next_watch] if self.options.watch and not self.stopping else []
-            due += [when for when, _ in self.restarts]
-            if self.load is not None:
-                due.append(self.load.deadline)
-            if self.pending is not None:
-                due.append(self.pending[2])
-            if self.stopping:
-                due.append(self.stop_deadline)
-            timeout = max(0.0, min(due) - now) if due else 1.0
-            fds = [self.inbox.read_fd, self.events_r]
-            if self.load is not None:
-                fds.append(self.load.fileno())
-            try:
-                readable = select.select(fds, [], [], min(timeout, 1.0))[0]
-            except InterruptedError:
-                readable = []
+            readable = self._wait(next_watch)
             received = self.inbox.read() if self.inbox.read_fd in readable else []
             if self.events_r in readable:
                 self._events()
@@ -459,34 +443,68 @@ class Supervisor:
                 self._begin_stop()
             self._reap()
             if self.stopping:
-                if time.monotonic() > self.stop_deadline and self.children:
-                    log.warning(
-                        "killing %d process(es) still running after --shutdown-timeout",
-                        len(self.children),
-                    )
-                    self._signal(self.children, signal.SIGKILL)
-                    for pid in list(self.children):
-                        with contextlib.suppress(ChildProcessError):
-                            os.waitpid(pid, 0)
-                        self.children.pop(pid)
+                self._kill_overdue()
                 continue
-            if self.load is not None and self.load.fileno() in readable:
-                self._loaded()
-            elif self.load is not None and self.load.expired():
-                self.load.kill()
-                self.load = None
-                self._failed(f"loading took longer than {self.options.reload_timeout:g} s")
+            self._load_progress(readable)
             if signal.SIGHUP in received:
                 self.request_reload()
             if self.options.watch and time.monotonic() >= next_watch:
                 next_watch = time.monotonic() + self.options.watch_interval
-                now_print = self.source.fingerprint()
-                if now_print != self.fingerprint:
-                    self.fingerprint = now_print
-                    log.info("change detected in %s, reloading", self.source.display)
-                    self.request_reload()
+                self._watch()
             self._advance()
             self._restart_due()
+
+    def _wait(self, next_watch: float) -> list[int]:
+        """The readable pipes: signals, worker events, a finished load; at most until the
+        next thing is due (a watch, a restart, a deadline) and never longer than a second."""
+        assert self.inbox is not None
+        now = time.monotonic()
+        due = [next_watch] if self.options.watch and not self.stopping else []
+        due += [when for when, _ in self.restarts]
+        if self.load is not None:
+            due.append(self.load.deadline)
+        if self.pending is not None:
+            due.append(self.pending[2])
+        if self.stopping:
+            due.append(self.stop_deadline)
+        timeout = max(0.0, min(due) - now) if due else 1.0
+        fds = [self.inbox.read_fd, self.events_r]
+        if self.load is not None:
+            fds.append(self.load.fileno())
+        try:
+            return select.select(fds, [], [], min(timeout, 1.0))[0]
+        except InterruptedError:
+            return []
+
+    def _kill_overdue(self) -> None:
+        """Stopping: kill what still runs after --shutdown-timeout (and the grace second)."""
+        if time.monotonic() > self.stop_deadline and self.children:
+            log.warning(
+                "killing %d process(es) still running after --shutdown-timeout",
+                len(self.children),
+            )
+            self._signal(self.children, signal.SIGKILL)
+            for pid in list(self.children):
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+                self.children.pop(pid)
+
+    def _load_progress(self, readable: list[int]) -> None:
+        """A reload's load that finished (its pipe is readable) or ran out of time."""
+        if self.load is not None and self.load.fileno() in readable:
+            self._loaded()
+        elif self.load is not None and self.load.expired():
+            self.load.kill()
+            self.load = None
+            self._failed(f"loading took longer than {self.options.reload_timeout:g} s")
+
+    def _watch(self) -> None:
+        """--watch: reload when the source's fingerprint changed."""
+        now_print = self.source.fingerprint()
+        if now_print != self.fingerprint:
+            self.fingerprint = now_print
+            log.info("change detected in %s, reloading", self.source.display)
+            self.request_reload()
 
     def _restart_due(self) -> None:
         now = time.monotonic()

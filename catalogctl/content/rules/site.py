@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
+from collections.abc import Callable
 from typing import Any
 
 from catalogctl.content.document import Document
@@ -14,7 +15,14 @@ from catalogctl.content.rules.page import pydantic_findings
 from catalogctl.content.rules.registry import RULES, Findings, Severities
 from catalogctl.content.rules.stores import SPEC_STORE_PARAMS
 from catalogctl.content.rules.suggest import Suggester
-from catalogctl.content.settings import CATALOG_KEYS, SITE_KEYS, SiteSettings, validator
+from catalogctl.content.settings import (
+    CATALOG_KEYS,
+    SITE_KEYS,
+    ApiVersionSettings,
+    ContentSettings,
+    SiteSettings,
+    validator,
+)
 from catalogctl.urls import shown, url_problem
 
 _DIGITS_RE = re.compile(r"^[0-9]+$")
@@ -155,6 +163,10 @@ def _as_date(value: Any) -> dt.date:
     return value.date() if isinstance(value, dt.datetime) else value
 
 
+# Reports a finding at the value of a site.toml location: add(rule, ("base_url",), message).
+_Add = Callable[[str, tuple[Any, ...], str], None]
+
+
 def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
     def add(rule: str, loc: tuple[Any, ...], msg: str) -> None:
         line, col = doc.value_pos(loc)
@@ -163,6 +175,14 @@ def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
     for name in ("title", "description"):
         if not getattr(site, name).strip():
             add("empty-value", (name,), "must not be blank")
+    _check_urls(site, add)
+    _check_content(site.content, add)
+    _check_store_params(site, add)
+    _check_api_lifecycle(site.api.v1, add)
+
+
+def _check_urls(site: SiteSettings, add: _Add) -> None:
+    """`base_url`, and `game_url` with the base URL and an id filled in."""
     base = site.base_url
     problem = url_problem(base, loopback_http=True)
     if problem:
@@ -187,7 +207,9 @@ def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
                 f"with {{base_url}} and {{id}} filled in, {game_problem}",
             )
 
-    content = site.content
+
+def _check_content(content: ContentSettings, add: _Add) -> None:
+    """[content]: a games folder inside the content tree, a language code."""
     games = content.games
     normal = posixpath.normpath(games.replace("\\", "/"))
     if (
@@ -208,6 +230,9 @@ def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
             f"must be a language code like 'en' or 'pt-br', not {shown(content.language)}",
         )
 
+
+def _check_store_params(site: SiteSettings, add: _Add) -> None:
+    """Each store's attribution parameters, against SPEC §2.4's."""
     for key, store in site.stores.items():
         loc = ("stores", key, "params")
         for name, _value in store.params.items():
@@ -235,7 +260,9 @@ def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
                     f"SPEC §2.4 expects {name}={expected!r}, got {shown(have)}",
                 )
 
-    v1 = site.api.v1
+
+def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
+    """[api.v1]: status, deprecation, sunset and migration agree (RFC 9745, SPEC §9)."""
     api: tuple[str, ...] = ("api", "v1")
     if v1.status == "deprecated" and v1.deprecation is None:
         add(

@@ -170,6 +170,21 @@ def test_build_envelope(sample: Path, tmp_path: Path) -> None:
     assert doc["ok"] is True and "/api/v1/games" in doc["summary"]["routes"]
 
 
+def test_build_reports_the_content_warnings(make_content: ContentFactory, tmp_path: Path) -> None:
+    content = make_content({"a": game_yaml("A", genres="[Puzzle, Puzzle]")})
+    proc = run("build", content, "--out", tmp_path / "dist", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["summary"]["warnings"] == 1
+    [warning] = doc["findings"]
+    found = (warning["rule"], warning["field"], warning["line"])
+    assert found == ("duplicate-value", "genres.1", 5)
+    proc = run("build", content, "--out", tmp_path / "dist")
+    assert proc.returncode == 0, proc.stderr
+    assert "a.md:5:" in proc.stderr and "warning duplicate-value · genres.1" in proc.stderr
+
+
 def test_build_of_invalid_content_is_the_envelope_with_findings(
     defective: Path, tmp_path: Path
 ) -> None:

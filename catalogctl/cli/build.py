@@ -21,7 +21,7 @@ from catalogctl.cli.common import (
     resolve_content,
 )
 from catalogctl.output.console import BasicFormat, print_json, status, use_format
-from catalogctl.output.envelope import envelope
+from catalogctl.output.envelope import envelope, finding_json
 from catalogctl.text import plural
 
 
@@ -125,6 +125,7 @@ def build(
         extra += cloudflare_files(site)
     result = write_site(site, out_dir, extra=extra, force=force)
     elapsed = time.perf_counter() - started
+    warnings = sorted(catalog.warnings, key=lambda f: (f.file, f.line or 0, f.column or 0))
     if fmt is BasicFormat.json:
         summary = {
             "out": str(result.out),
@@ -134,9 +135,15 @@ def build(
             "routes": sorted(site.resources),
             "seconds": round(elapsed, 3),
             "read": catalog.summary.to_json(),
+            "warnings": len(warnings),
         }
-        print_json(envelope("build", ok=True, summary=summary, items=[]))
+        items = [finding_json(f) for f in warnings]
+        print_json(envelope("build", ok=True, summary=summary, items=items))
         return
+    for f in warnings:  # what validate would warn about is not lost in a build log
+        where = f.file + "".join(f":{n}" for n in (f.line, f.column) if n is not None)
+        field = f"{f.field}: " if f.field else ""
+        status("!", "yellow", f"{where}: warning {f.rule} · {field}{f.message}")
     # The folder name is text, never markup: status() prints it cleaned, without rich.
     status(
         "✓",

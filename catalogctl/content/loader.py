@@ -153,6 +153,7 @@ class Catalog:
     site: SiteSettings
     games: list[dict[str, Any]] = field(default_factory=list)
     summary: ReadSummary = field(default_factory=ReadSummary)
+    warnings: list[Finding] = field(default_factory=list)  # findings that do not stop it
 
     @property
     def publication(self) -> Publication:
@@ -417,7 +418,7 @@ def load_catalog(
     if failing or content.site is None:
         n = len(failing)
         raise ContentInvalid(f"content is invalid ({n} problem{'s' * (n != 1)})", content.findings)
-    return Catalog(content.site, content.published(), content.summary)
+    return Catalog(content.site, content.published(), content.summary, content.warnings)
 
 
 def sample_content() -> Path:

@@ -11,10 +11,10 @@ from typing import Any
 from catalogctl.content.document import Document
 from catalogctl.content.fields import parse_path
 from catalogctl.content.rules.keys import KeyChecker, dotted
-from catalogctl.content.rules.page import pydantic_findings
 from catalogctl.content.rules.registry import RULES, Findings, Severities
 from catalogctl.content.rules.stores import SPEC_STORE_PARAMS
 from catalogctl.content.rules.suggest import Suggester
+from catalogctl.content.rules.validation import pydantic_findings
 from catalogctl.content.settings import (
     CATALOG_KEYS,
     SITE_KEYS,

@@ -1,0 +1,87 @@
+"""Schema validation errors (pydantic-core's) as findings, for pages and site.toml alike.
+
+Each error becomes a finding with the rule a user looks up (`missing-field`, `unknown-key`,
+`empty-value`, `wrong-type`), a message in the content's words, and the position of the
+value or key it concerns.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from catalogctl.content.document import Document, Path
+from catalogctl.content.rules.keys import dotted
+from catalogctl.content.rules.registry import Findings
+from catalogctl.urls import shown
+
+_PYDANTIC_RULES = {
+    "missing": "missing-field",
+    "too_short": "empty-value",
+    "extra_forbidden": "unknown-key",
+}
+
+
+def kind_of(value: object) -> str:
+    names = {
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "true/false",
+        list: "a list",
+        dict: "a mapping",
+        type(None): "empty",
+        dt.date: "a date",
+        dt.datetime: "a date-time",
+    }
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def pydantic_message(err: Any) -> str:
+    kind, value = err["type"], err.get("input")
+    loc = err["loc"]
+    if kind == "missing":
+        return "required field is missing"
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        return "unknown key"
+    if kind == "too_short":
+        return "must not be empty" if isinstance(value, str) else "must have at least 1 item"
+    if kind in ("string_type", "string_sub_type"):
+        if loc and loc[-1] == "[key]":
+            return f"key must be a string, not {kind_of(value)}"
+        return f"must be a string, not {kind_of(value)}"
+    if kind == "list_type":
+        return f"must be a list, not {kind_of(value)}"
+    if kind == "dict_type":
+        return f"must be a mapping, not {kind_of(value)}"
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        return f"must be a whole number, not {kind_of(value)}"
+    if kind == "bool_type":
+        return f"must be true or false, not {kind_of(value)}"
+    if kind in ("model_type", "dataclass_type", "dataclass_exact_type"):
+        return f"must be a table, not {kind_of(value)}"
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        return f"must be one of {expected}, not {shown(str(value))}"
+    if kind.startswith(("date", "datetime")) or kind == "union_tag_invalid":
+        return f"must be a date (2024-05-31) or date-time, not {kind_of(value)}"
+    return str(err["msg"])
+
+
+def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: Any = None) -> None:
+    """Validation errors as findings at the position of the value (or key) they concern."""
+    seen: set[tuple[Any, ...]] = set()
+    for err in errors:
+        loc = tuple(p for p in err["loc"] if p != "[key]")
+        # A union reports one error per member: the first says it.
+        if len(loc) > 1 and loc[-1] in ("datetime", "date", "str", "function-plain[...]"):
+            loc = loc[:-1]
+        if loc in seen:
+            continue
+        seen.add(loc)
+        path: Path = source(loc) if source is not None else loc
+        rule = _PYDANTIC_RULES.get(err["type"], "wrong-type")
+        line, col = doc.key_pos(path) if rule == "unknown-key" else doc.value_pos(path)
+        if err["type"] == "missing":
+            line, col = doc.start
+        out.add(rule, pydantic_message(err), line=line, column=col, field=dotted(path))

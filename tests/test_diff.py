@@ -16,7 +16,8 @@ import pytest
 
 from catalogctl.content.loader import load_catalog
 from catalogctl.contract.openapi import openapi_document
-from catalogctl.diff.core import DiffResult, compare, contract_changes
+from catalogctl.diff.contract import contract_changes
+from catalogctl.diff.core import DiffResult, compare
 from catalogctl.diff.report import to_markdown, word_diff
 from catalogctl.errors import InputError
 from catalogctl.site.build import write_site

@@ -1,1 +1,4 @@
-"""diff: core and report, never printing. May import: sources and below."""
+"""diff: the catalog diff, the OpenAPI contract check and the report, never printing.
+
+May import: sources and below.
+"""

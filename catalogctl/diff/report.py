@@ -2,6 +2,10 @@
 
 Every text from a catalog source (names, ids, descriptions, URLs) is passed through
 `catalogctl.text.clean` before it reaches a table or a document.
+
+Why one module: the change items (what the machine formats read), the
+tables and the Markdown are renderings of one `DiffResult` that share the wording of each
+change (`warning_rule`, `change_message`, `word_diff`), so every format says the same thing.
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@ concurrency limit. HEAD first; GET only when HEAD is refused. Redirects are foll
 in the catalog and the target of a redirect is still requested once.
 
 The core never prints: `check_links` returns a `LinkReport`; `links_report` renders it.
+
+Why one module: the link check is one pipeline (collect the catalog's links, request each URL
+once with HEAD, GET, redirects, retries and per-host limits, report) whose types (`Link`,
+`CheckOptions`, `LinkResult`) every step shares; the HTTP part, most of the module, has no use
+on its own.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ A worker that dies is restarted, at once the first time, then with a growing del
 deaths are reported as a crash loop. SIGTERM/SIGINT stop the workers gracefully; whatever
 their clients do, the supervisor exits within `--shutdown-timeout` (plus a second's grace,
 after which the workers are killed).
+
+Why one module: the supervisor is one state machine in one process: the children, the pending
+generation, the switch-over and the restart schedule are read and written by every step of its
+loop; split up, each piece would take the whole state as a parameter.
 """
 
 from __future__ import annotations

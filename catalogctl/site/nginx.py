@@ -34,6 +34,11 @@ choices nginx would otherwise make on its own are made in the configuration inst
 - The SPEC §7 problem body: its `instance` is the raw path, JSON-escaped with `if`/`set`
   (quotes and backslashes); a target with bytes outside printable ASCII is a bad request (400),
   as in `serve`; nginx itself rejects control bytes in the request line.
+
+Why one module: both files are built from the same location blocks, whose pieces (the
+negotiation, the fast-path regex, the error locations) name each other's variables and must
+agree with `serve` byte for byte; together they can be read against each other and against the
+route table.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ Every source is loaded into the one contract model (`GameCatalog`) and validated
 reader (`diff`, and any command that wants to read a deployed catalog) compares like with
 like. A source that cannot be read or is not a valid catalog raises `InputError` (exit 2)
 with a message naming the source and the problem.
+
+Why one module: the four kinds of source end in the same validation against the contract model
+(`catalog_validator`, `_validate`) and the same error wording naming the source, and only the
+URL source needs the bounded fetch; apart, each loader would restate those rules.
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@
 file, line, column and field, so that `validate` can report all of them at once, and a
 `ReadSummary` says what was read and what was skipped. `load_catalog()` raises `ContentInvalid`
 when the content has errors, and otherwise returns the catalog as published.
+
+Why one module: `load()` is one pass from a content tree to its findings: site.toml first (its
+settings decide where the pages are and how they are read), then every page (in forked
+workers that inherit this module's page context), then the checks across pages; the result
+types it fills (`ReadSummary`, `Content`, `Catalog`) are what every command reads. The rules
+themselves live in `content.rules`, the reading of files in the modules below.
 """
 
 from __future__ import annotations

@@ -70,6 +70,9 @@ class Report:
     tables: Callable[[int], list[RenderableType]]  # the table format at a width (columns)
     mark: tuple[str, str]  # the summary line's mark and its colour: ("✗", "red")
     seconds: float | None = None
+    # False when `tables` has nothing to show: the table format then needs no console at all
+    # (`validate` of clean content starts without importing rich's console).
+    has_tables: bool = True
 
     @property
     def results(self) -> list[Result]:

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 def write(report: Report, fmt: str) -> None:
     """`report` in `fmt`, to stdout or --output FILE; the summary line on stderr."""
     if fmt == "table":
-        console.emit_renderables(report.tables)
+        if report.has_tables:
+            console.emit_renderables(report.tables)
     elif fmt == "json":
         emit(json_text(report.envelope))
     elif fmt == "github":

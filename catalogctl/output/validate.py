@@ -101,6 +101,7 @@ def findings_report(
         markdown=lambda: findings_markdown(items, line, ok=ok),
         tables=lambda width: [findings_renderable(items, width)] if items else [],
         mark=mark,
+        has_tables=bool(items),
     )
 
 

@@ -43,18 +43,25 @@ def osa_distance(a: str, b: str) -> int:
 class Suggester:
     """Finds the closest of a fixed set of names."""
 
-    __slots__ = ("_cache", "_exact", "_index", "min_length")
+    __slots__ = ("_cache", "_exact", "_index", "_names", "min_length")
 
     def __init__(self, names: Iterable[str], *, min_length: int = 3) -> None:
-        self._exact: dict[str, str] = {}
+        self._names = tuple(names)
+        self._exact: dict[str, str] | None = None
         self._index: dict[str, list[str]] = {}
         self._cache: dict[str, str | None] = {}
         self.min_length = min_length
-        for name in names:
+
+    def _build(self) -> dict[str, str]:
+        # On first use: most suggesters (one per vocabulary and key level) are never asked.
+        exact: dict[str, str] = {}
+        for name in self._names:
             low = name.lower()
-            self._exact.setdefault(low, name)
+            exact.setdefault(low, name)
             for variant in _deletes(low, _limit(low)):
                 self._index.setdefault(variant, []).append(name)
+        self._exact = exact
+        return exact
 
     def __call__(self, word: str) -> str | None:
         """The known name `word` is probably a misspelling of, or None."""
@@ -67,7 +74,7 @@ class Suggester:
 
     def _find(self, word: str) -> str | None:
         low = word.lower()
-        exact = self._exact.get(low)
+        exact = (self._exact if self._exact is not None else self._build()).get(low)
         if exact is not None:
             return exact if exact != word else None
         if len(word) < self.min_length or len(low) > 64:

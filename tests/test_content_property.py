@@ -78,15 +78,14 @@ def test_the_command_never_tracebacks_or_dies_by_a_signal(
 @settings(max_examples=200, deadline=None)
 @given(body=text)
 def test_both_yaml_loaders_accept_the_same_pages(body: str) -> None:
-    import yaml
 
     from catalogctl.content import yamldoc
     from catalogctl.content.document import Problem
 
-    if not hasattr(yaml, "CSafeLoader") or yamldoc.loader_for(body) is yaml.SafeLoader:
+    if yamldoc.C_LOADER is None or yamldoc.loader_for(body) is yamldoc.PureLoader:
         return  # only texts the C loader would read: does the pure one agree?
     results = []
-    for chosen in (yaml.SafeLoader, yaml.CSafeLoader):
+    for chosen in (yamldoc.PureLoader, yamldoc.C_LOADER):
         original = yamldoc.loader_for
         yamldoc.loader_for = lambda _t, c=chosen: c  # type: ignore[assignment]
         try:
@@ -96,3 +95,80 @@ def test_both_yaml_loaders_accept_the_same_pages(body: str) -> None:
         finally:
             yamldoc.loader_for = original  # type: ignore[assignment]
     assert results[0] == results[1], results
+
+
+# Plain scalars that resolve to every tag of YAML 1.1's safe schema, and near misses.
+SCALARS = [
+    *["yes", "No", "ON", "off", "true", "False", "y", "n", "~", "null", "Null", ""],
+    *["0", "-12", "+3", "0x1F", "0o17", "017", "0b101", "1_000", "1:30", "190:20:30"],
+    *["1.5", "-.5", "1e3", "6.8523015e+5", ".inf", "-.Inf", ".NaN", ".", "-"],
+    *["2024-01-01", "2024-1-1 10:00:00", "2001-12-14t21:59:43.10-05:00", "<<", "="],
+    *["iOS", "https://x.test/a?b=1", "name", "x y", "Über", "夢", "@", "`"],
+]
+scalar = st.one_of(st.sampled_from(SCALARS), st.text(max_size=12))
+yaml_value = st.recursive(
+    scalar,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(scalar, inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=yaml_value, flow=st.booleans(), quote=st.booleans())
+def test_yaml_tags_are_the_ones_pyyaml_resolves(value: object, flow: bool, quote: bool) -> None:
+    import yaml
+
+    from catalogctl.content import yamldoc
+
+    text = yaml.safe_dump(
+        {"k": value}, default_flow_style=flow, default_style='"' if quote else None
+    )
+    plain = text.replace("'", "").replace('"', "") if not quote else text
+
+    def tags(source: str, loader: type) -> list[str] | None:
+        try:
+            root = yaml.compose(source, Loader=loader)
+        except yaml.YAMLError:
+            return None
+        out, todo = [], [root]
+        while todo:
+            node = todo.pop()
+            out.append(node.tag)
+            if isinstance(node, yaml.MappingNode):
+                todo.extend(n for pair in node.value for n in pair)
+            elif isinstance(node, yaml.SequenceNode):
+                todo.extend(node.value)
+        return out
+
+    for source in (text, plain):
+        expected = tags(source, yaml.SafeLoader)
+        assert tags(source, yamldoc.PureLoader) == expected
+        if yamldoc.C_LOADER is not None and "\t" not in source:
+            assert tags(source, yamldoc.C_LOADER) == tags(source, yaml.CSafeLoader)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.dictionaries(scalar, yaml_value, min_size=1, max_size=6), flow=st.booleans())
+def test_yaml_positions_found_from_nodes_are_the_full_scans(value: dict, flow: bool) -> None:
+    import yaml
+
+    from catalogctl.content.document import Problem
+    from catalogctl.content.yamldoc import read_yaml
+
+    text = yaml.safe_dump(value, default_flow_style=flow, allow_unicode=True)
+    try:
+        doc = read_yaml(text, "x.md", 2, (1, 1))
+    except Problem:
+        return
+    if doc._find is None:  # aliases, merges or a repeated key: the full scan locates them
+        return
+    scanned = doc._scan() if doc._scan is not None else None
+    assert scanned is not None
+    for path, where in scanned.values.items():
+        if path:
+            assert doc._find(path, False) == where, (text, path)
+    for path, where in scanned.keys.items():
+        assert doc._find(path, True) == where, (text, path)
+    assert scanned.keys, text

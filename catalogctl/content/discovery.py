@@ -314,12 +314,17 @@ def read_head(path: str, limit: int) -> tuple[bytes, bool]:
     flags |= getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise OSError(0, "not a regular file")
         chunks: list[bytes] = []
         size = 0
+        # Each read asks for what the file holds by its size, not for the most it may hold:
+        # os.read allocates the whole request, and 1 MiB per small page costs more than
+        # reading it. The reads go on to end of file, so a file that grew is still read whole.
+        expected = st.st_size + 1
         while size < limit:
-            chunk = os.read(fd, min(1 << 20, limit - size))
+            chunk = os.read(fd, min(1 << 20, limit - size, max(expected - size, 1 << 16)))
             if not chunk:
                 return b"".join(chunks), True
             chunks.append(chunk)

@@ -60,6 +60,9 @@ class Document:
     _positions: Positions | None = None
     _scan: Callable[[], Positions] | None = None
     may_repeat_keys: bool = True  # False when the parser already refused repeated keys
+    # Where the key (True) or value (False) at a path is, found without a scan of the whole
+    # document (YAML: from its nodes); when set, `_scan` is only needed for the duplicates.
+    _find: Callable[[Path, bool], Pos | None] | None = None
 
     @property
     def duplicates(self) -> list[Duplicate]:
@@ -75,16 +78,21 @@ class Document:
                 self._positions = Positions()
         return self._positions
 
+    def _at(self, path: Path, key: bool) -> Pos | None:
+        if self._find is not None:
+            return self._find(path, key)
+        pos = self.positions
+        return (pos.keys if key else pos.values).get(path)
+
     def value_pos(self, path: Path) -> Pos:
         """The value at `path`, else the nearest enclosing value or key that is known."""
-        pos = self.positions
         for end in range(len(path), 0, -1):
             sub = path[:end]
-            found = pos.values.get(sub) or pos.keys.get(sub)
+            found = self._at(sub, False) or self._at(sub, True)
             if found is not None:
                 return found
         return self.start
 
     def key_pos(self, path: Path) -> Pos:
-        found = self.positions.keys.get(path)
+        found = self._at(path, True)
         return found if found is not None else self.value_pos(path)

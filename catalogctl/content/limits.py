@@ -18,22 +18,24 @@ MAX_PAGES = 1_000_000  # page files in one tree
 MAX_DIR_DEPTH = 64  # folders below the games folder
 WORKER_FILE_SECONDS = 60.0  # a parser process that spends longer on one file is stopped
 
-_YAML_BLOCK_RUN = re.compile(r"^[ \t?:\-]*", re.MULTILINE)
-
 
 def bracket_count(text: str) -> int:
     return text.count("[") + text.count("{")
 
 
-def yaml_depth_bound(text: str) -> int:
-    """An upper bound on the nesting depth of a YAML document, from its text alone.
+def yaml_may_nest_deeper(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether a YAML document may be nested deeper than `limit`, from its text alone.
 
-    Flow collections need one bracket per level. A block collection nested in another starts
-    at a greater column (or, for a sequence under a mapping key, one level at the same column),
-    and that column is made of the indentation and the `- `, `? `, `: ` indicators before it.
+    An upper bound on the depth: flow collections need one bracket per level, and a block
+    collection nested in another starts at a greater column (or, for a sequence under a mapping
+    key, one level at the same column), a column made of the indentation and the `- `, `? `,
+    `: ` indicators before it. The bound, brackets + 2 * (longest such run + 1), passes `limit`
+    when some line starts with a run of at least (limit - brackets) // 2 of those characters.
     """
-    run = max((len(m) for m in _YAML_BLOCK_RUN.findall(text)), default=0)
-    return bracket_count(text) + 2 * (run + 1)
+    run = (limit - bracket_count(text)) // 2
+    if run <= 0:
+        return True
+    return re.search(rf"^[ \t?:\-]{{{run}}}", text, re.MULTILINE) is not None
 
 
 def too_deep(text: str, *, toml: bool, limit: int = MAX_DEPTH) -> int:

@@ -13,7 +13,9 @@ document deeper than `MAX_DEPTH` never reaches the composer.
 
 Values are built here from the composed nodes (not by `yaml.load`), which gives every key and
 value its line and column, finds keys given twice (which `yaml.load` silently keeps the last
-of), caps integer literals and alias expansion, and refuses recursive aliases.
+of), caps integer literals and alias expansion, and refuses recursive aliases. Positions are
+looked up in the nodes only when a finding needs one, so a valid page costs no more than its
+values.
 """
 
 from __future__ import annotations
@@ -23,15 +25,52 @@ from typing import Any
 import yaml
 
 from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
-from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, MAX_NODES, yaml_depth_bound
+from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, MAX_NODES, yaml_may_nest_deeper
 
-_PURE = yaml.SafeLoader
-_FAST = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 _INT = "tag:yaml.org,2002:int"
 _STR = "tag:yaml.org,2002:str"
+_RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
+# The first characters of a plain scalar that may resolve to something other than a string.
+_TYPED_START = frozenset(k for k in _RESOLVERS if k is not None)
+# The shortcut in `_Resolve` holds while the safe loader has only resolvers keyed by a first
+# character and no path resolvers (as PyYAML ships it); otherwise PyYAML's resolve answers.
+_SHORTCUT = None not in _RESOLVERS and not yaml.SafeLoader.yaml_path_resolvers
+
+
+class _Resolve:
+    """`Resolver.resolve` with the safe loader's own resolvers, answered without trying them
+    for the scalars no resolver can match (a plain scalar whose first character starts no
+    typed value, or a quoted one). The composer calls it for every node: this is a fifth of
+    composing a page. Same tags as PyYAML's (a test compares them)."""
+
+    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
+        if _SHORTCUT:
+            if kind is not yaml.ScalarNode:
+                return _MAP if kind is yaml.MappingNode else _SEQ
+            if not implicit[0] or (value and value[0] not in _TYPED_START):
+                return _STR
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[misc]
+        return tag
+
+
+class PureLoader(_Resolve, yaml.SafeLoader):
+    """PyYAML's pure-Python safe loader."""
+
+
+if hasattr(yaml, "CSafeLoader"):
+
+    class CLoader(_Resolve, yaml.CSafeLoader):
+        """PyYAML's safe loader on libyaml."""
+
+    C_LOADER: type[Any] | None = CLoader
+else:  # pragma: no cover - PyYAML built without libyaml
+    C_LOADER = None
+
+_PURE: type[Any] = PureLoader
+_FAST: type[Any] = C_LOADER or PureLoader
 
 
 def loader_for(text: str) -> type[yaml.SafeLoader]:
@@ -62,7 +101,7 @@ def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
 
 
 def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
-    if yaml_depth_bound(text) <= MAX_DEPTH:
+    if not yaml_may_nest_deeper(text):
         return
     depth = 0
     try:
@@ -80,21 +119,32 @@ def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
 
 
 class _Builder:
-    """Python values from composed nodes, with positions; linear in the nodes, no recursion
-    deeper than the (already checked) nesting depth."""
+    """Python values from composed nodes; linear in the nodes, no recursion deeper than the
+    (already checked) nesting depth.
 
-    def __init__(self, loader: yaml.SafeLoader, line0: int, pure: bool, shared: bool) -> None:
+    With `locate`, it also records where every key and value is (`pos`), and the keys given
+    twice. Without, it only notes whether a mapping gives a key twice (`repeated`) or merges
+    another (`merged`): a page with neither is located later by walking its nodes (`_Finder`),
+    only when a finding needs a place.
+    """
+
+    def __init__(
+        self, loader: yaml.SafeLoader, line0: int, pure: bool, shared: bool, *, locate: bool
+    ) -> None:
         self.loader = loader
         self.line0 = line0
         self.pure = pure
         # Whether nodes can be shared: an alias needs an anchor (`&name`); without any `&` in
         # the text every node is built once, and the alias bookkeeping is skipped.
         self.shared = shared
+        self.locate = locate
         self.pos = Positions()
         self.done: dict[int, Any] = {}
         self.sizes: dict[int, int] = {}
         self.active: set[int] = set()
         self.nodes = 0
+        self.repeated = False
+        self.merged = False
 
     def at(self, node: yaml.Node) -> Pos:
         mark = node.start_mark
@@ -130,15 +180,21 @@ class _Builder:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
-        mark = node.start_mark
-        self.pos.values.setdefault(path, (self.line0 + mark.line, mark.column + 1))
-        if isinstance(node, yaml.ScalarNode):
+        if self.locate:
+            self.pos.values.setdefault(path, self.at(node))
+        kind = type(node)
+        if kind is yaml.ScalarNode:
+            if node.tag == _STR and not self.pure:
+                return node.value  # what SafeConstructor gives for a string
             return self.scalar(node)
-        if isinstance(node, yaml.MappingNode):
+        if kind is yaml.MappingNode:
             return self.mapping(node, path)
         if node.tag != _SEQ:
             raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
-        return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        build = self.build
+        if self.locate:
+            return [build(item, (*path, i)) for i, item in enumerate(node.value)]
+        return [build(item, path) for item in node.value]
 
     def scalar(self, node: yaml.Node) -> Any:
         text = node.value
@@ -160,35 +216,56 @@ class _Builder:
                 raise self.fail("syntax", "invalid YAML: a lone surrogate escape", node) from None
         return value
 
-    def mapping(self, node: yaml.MappingNode, path: Path) -> dict[Any, Any]:
+    def key(self, node: yaml.Node) -> Any:
+        """The value of a mapping's key node (a plain value)."""
+        if not isinstance(node, yaml.ScalarNode):
+            raise self.fail("syntax", "a key must be a plain value, not a list or mapping", node)
+        key = self.scalar(node)
+        try:
+            hash(key)
+        except TypeError:
+            raise self.fail("syntax", "a key must be a plain value", node) from None
+        return key
+
+    def mapping(self, node: yaml.Node, path: Path) -> dict[Any, Any]:
         if node.tag != _MAP:
             raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
         out: dict[Any, Any] = {}
         seen: dict[Any, Pos] = {}
         merges: list[yaml.Node] = []
+        build = self.build
+        plain = not self.pure
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE:
+            tag = key_node.tag
+            if tag == _MERGE:
                 merges.append(value_node)
                 continue
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise self.fail(
-                    "syntax", "a key must be a plain value, not a list or mapping", key_node
-                )
             self.nodes += 1
-            key = self.scalar(key_node)
-            try:
-                hash(key)
-            except TypeError:
-                raise self.fail("syntax", "a key must be a plain value", key_node) from None
+            if plain and tag == _STR and type(key_node) is yaml.ScalarNode:
+                key = key_node.value
+            else:
+                key = self.key(key_node)
+            if not self.locate:
+                if key in out:
+                    self.repeated = True
+                out[key] = build(value_node, path)
+                continue
             where = self.at(key_node)
             if key in seen:
                 self.pos.duplicates.append(Duplicate(path, str(key), seen[key], where))
             else:
                 seen[key] = where
-            sub = (*path, key if isinstance(key, str | int) else str(key))
+            sub = (*path, path_part(key))
             self.pos.keys.setdefault(sub, where)
-            out[key] = self.build(value_node, sub)
-        for merge in merges:  # `<<: *defaults`: explicit keys win, earlier merges win
+            out[key] = build(value_node, sub)
+        if merges:
+            self.merged = True
+            self.merge(out, merges, path)
+        return out
+
+    def merge(self, out: dict[Any, Any], merges: list[yaml.Node], path: Path) -> None:
+        """`<<: *defaults`: explicit keys win, earlier merges win."""
+        for merge in merges:
             sources = merge.value if isinstance(merge, yaml.SequenceNode) else [merge]
             for source in sources:
                 merged = self.build(source, path)
@@ -196,7 +273,45 @@ class _Builder:
                     raise self.fail("syntax", "'<<' merges a mapping or a list of them", merge)
                 for k, v in merged.items():
                     out.setdefault(k, v)
-        return out
+
+
+def path_part(key: Any) -> str | int:
+    """A key as a part of a position path."""
+    return key if isinstance(key, str | int) else str(key)
+
+
+class _Finder:
+    """The position of a key or value, found by walking the composed nodes along its path.
+
+    For a document whose values were built once each (no alias, no merge, no repeated key),
+    this gives what `_Builder(locate=True)` would record, at the cost of one path.
+    """
+
+    __slots__ = ("builder", "root")
+
+    def __init__(self, root: yaml.Node, builder: _Builder) -> None:
+        self.root = root
+        self.builder = builder
+
+    def __call__(self, path: Path, key: bool) -> Pos | None:
+        node = self.root
+        key_node: yaml.Node | None = None
+        try:
+            for part in path:
+                node, key_node = self._step(node, part)
+        except (LookupError, Problem):
+            return None
+        target = key_node if key else node
+        return None if target is None else self.builder.at(target)
+
+    def _step(self, node: yaml.Node, part: str | int) -> tuple[yaml.Node, yaml.Node | None]:
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                if key_node.tag != _MERGE and path_part(self.builder.key(key_node)) == part:
+                    return value_node, key_node
+        elif isinstance(node, yaml.SequenceNode) and type(part) is int and part >= 0:
+            return node.value[part], None
+        raise LookupError(part)
 
 
 def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
@@ -207,6 +322,7 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
         loader = loader_cls(text)  # the pure loader checks the characters here
     except yaml.YAMLError as exc:
         raise _problem_from(exc, line0, text) from None
+    pure, shared = loader_cls is _PURE, "&" in text
     try:
         try:
             node = loader.get_single_node()
@@ -216,7 +332,7 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
             raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels") from None
         if node is None:
             raise Problem("front-matter", "front matter is empty", *start)
-        builder = _Builder(loader, line0, loader_cls is _PURE, "&" in text)
+        builder = _Builder(loader, line0, pure, shared, locate=False)
         data = builder.build(node, ())
     finally:
         loader.dispose()
@@ -226,4 +342,19 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
             "front matter must be a mapping of keys to values",
             *builder.at(node),
         )
-    return Document(file, "yaml", data, start, builder.pos)
+
+    def scan() -> Positions:
+        located = _Builder(loader, line0, pure, shared, locate=True)
+        located.build(node, ())
+        return located.pos
+
+    simple = not (shared or builder.repeated or builder.merged)
+    return Document(
+        file,
+        "yaml",
+        data,
+        start,
+        _scan=scan,
+        may_repeat_keys=builder.repeated,
+        _find=_Finder(node, builder) if simple else None,
+    )

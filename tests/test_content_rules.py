@@ -337,3 +337,20 @@ def test_no_environment_dependence_of_yaml_tabs(tmp_path: Path) -> None:
     (f,) = found(root, "syntax")
     assert f.line == 2 and "tab" in f.message
     assert os.environ.get("CATALOGCTL_PURE_YAML") is None
+
+
+@pytest.mark.parametrize(
+    ("toml", "line"),
+    [
+        # TOML 1.1 only: an inline table over two lines, a trailing comma, \e, a time without
+        # seconds. Hugo (go-toml) and Zola read TOML 1.0 and refuse each of them.
+        ('name = "A"\nstores = { ios = "https://apps.apple.com/app/id1",\n}\n', 3),
+        ('name = "A"\nstores = { ios = "https://apps.apple.com/app/id1", }\n', 3),
+        ('name = "A\\e"\n', 2),
+        ('name = "A"\nstart = 10:30\n', 3),
+    ],
+)
+def test_toml_front_matter_is_toml_1_0(tmp_path: Path, toml: str, line: int) -> None:
+    root = make(tmp_path, Case("syntax", {"a": f"+++\n{toml}+++\n"}, "a.md", line))
+    (f,) = found(root, "syntax")
+    assert f.line == line, f

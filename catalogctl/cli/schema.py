@@ -79,7 +79,7 @@ def schema(
 
 def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
     """The `[fields]` table of ROOT/site.toml (none: an empty table when `optional`)."""
-    import tomllib
+    import tomli
 
     from catalogctl.errors import InputError
 
@@ -89,8 +89,8 @@ def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
             return {}
         raise InputError(f"no site.toml in {root}: name the content tree (the folder of site.toml)")
     try:
-        data = tomllib.loads(site.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomli.loads(site.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomli.TOMLDecodeError) as exc:
         raise InputError(f"{site} cannot be read: {exc} (catalogctl validate tells more)") from None
     fields = data.get("fields", {})
     return fields if isinstance(fields, dict) else {}

@@ -1,20 +1,25 @@
-"""TOML (front matter and site.toml): `tomllib` parses, a token scan locates.
+"""TOML (front matter and site.toml): `tomli` parses, a token scan locates.
 
-`tomllib` is the standard library's complete TOML 1.0 parser: it decides what is valid and
-rejects a key given twice. It keeps no positions, so findings are located by `scan_toml`, a
-scan of the same (already valid) text that records where each key and value starts. It runs
-only when a finding needs a place, so valid pages cost nothing extra, and a scan that cannot
-follow the text falls back to the table's or block's line instead of failing the check.
-(`tomlkit` keeps positions too, but is a pure-Python parser several times slower than
-`tomllib`, and would be a second opinion on what is valid TOML.)
+`tomli` is a complete TOML 1.0 parser (the standard library's `tomllib` is its pure-Python
+copy; tomli's wheels are compiled with mypyc and parse a page about three times faster). It
+decides what is valid and rejects a key given twice. It is held below 2.4, which reads TOML
+1.1: Hugo (go-toml) and Zola read TOML 1.0, so a page valid here must be valid there.
+
+tomli keeps no positions, so findings are located by `scan_toml`, a scan of the same (already
+valid) text that records where each key and value starts. It runs only when a finding needs a
+place, so valid pages cost nothing extra, and a scan that cannot follow the text falls back to
+the table's or block's line instead of failing the check. (`tomlkit` keeps positions too, but
+is a pure-Python parser many times slower, and would be a second opinion on what is valid
+TOML.)
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-import tomllib
 from typing import Any
+
+import tomli
 
 from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
 from catalogctl.content.limits import (
@@ -43,8 +48,8 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
             line, col = line_col(text, where)
             raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", line0 + line - 1, col)
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        data = tomli.loads(text)
+    except tomli.TOMLDecodeError as exc:
         raise _problem(exc, text, line0) from None
     except RecursionError:
         raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *start) from None
@@ -58,7 +63,7 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
     return doc
 
 
-def _problem(exc: tomllib.TOMLDecodeError, text: str, line0: int) -> Problem:
+def _problem(exc: tomli.TOMLDecodeError, text: str, line0: int) -> Problem:
     msg = str(exc)
     m = _POS_RE.search(msg)
     line = line0 + int(m.group(1)) - 1 if m else None
@@ -127,7 +132,7 @@ class _Scan:
                 while t[end] != '"':
                     end += 2 if t[end] == "\\" else 1
                 raw = t[self.i : end + 1]
-                parts.append(tomllib.loads(f"k = {raw}")["k"] if "\\" in raw else raw[1:-1])
+                parts.append(tomli.loads(f"k = {raw}")["k"] if "\\" in raw else raw[1:-1])
                 self.i = end + 1
             elif ch == "'":
                 end = t.index("'", self.i + 1)
@@ -273,5 +278,5 @@ def scan_toml(text: str, line0: int = 1) -> Positions:
 
 
 def loads_with_limits(text: str, file: str) -> Any:
-    """`tomllib.loads` with the limits, for callers that need no positions."""
+    """`tomli.loads` with the limits, for callers that need no positions."""
     return read_toml(text, file, 1, (1, 1)).data

@@ -32,6 +32,13 @@ _IPV4_LIKE_RE = re.compile(r"[0-9.]+")
 _PORT_RE = re.compile(r"[0-9]{1,5}")
 _NUMERIC_RE = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 LOOPBACK_NAMES = frozenset({"localhost"})
+# The common link: https, a host name in lower case with no port or user, then a path and a
+# query without '%', '[', ']' or '#'. Each check of `_full_check` but the host's passes such a
+# URL, so `url_problem` answers it with this match and the (cached) host check; a test
+# compares the two on generated URLs.
+_PLAIN_HTTPS = re.compile(
+    r"https://([a-z0-9._-]+)(?:/[A-Za-z0-9\-._~!$&()*+,;=:@/]*)?(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@/?]*)?"
+)
 
 
 def shown(value: str, limit: int = 80) -> str:
@@ -118,6 +125,15 @@ def url_problem(
         return "is empty"
     if len(value) > MAX_URL_LENGTH:
         return f"is {len(value):,} characters long; the limit is {MAX_URL_LENGTH:,}"
+    if "https" in schemes:
+        plain = _PLAIN_HTTPS.fullmatch(value)
+        if plain is not None:
+            return _host_problem(plain.group(1))
+    return _full_check(value, schemes, loopback_http)
+
+
+def _full_check(value: str, schemes: Collection[str], loopback_http: bool) -> str | None:
+    """`url_problem` for a string of at most `MAX_URL_LENGTH` characters."""
     problem = _char_problem(value)
     if problem:
         return problem

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from catalogctl.urls import is_url, url_problem
 
@@ -79,3 +81,42 @@ def test_schemes_can_allow_http_for_local_serving() -> None:
 def test_non_strings_are_refused() -> None:
     assert url_problem(42) == "must be a string"
     assert url_problem(None) == "must be a string"
+
+
+# Pieces of URLs, biased towards the characters and shapes each check looks at.
+_PIECES = [
+    *["https://", "http://", "HTTPS://", "ftp://", "//", "/", "?", "#", "&", "=", "%", "%2F"],
+    *["%zz", "@", ":", ":8443", ":", "[", "]", "[::1]", "'", '"', " ", "\t", "<", "é", "_"],
+    *["apps.apple.com", "play.google.com", "localhost", "127.0.0.1", "0x7f.1", "-bad-", "."],
+    *["a", "B", "9", "id123", "x.png", "..", "~", "!$&()*+,;=", "xn--"],
+]
+_URLISH = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(value=st.one_of(_URLISH, st.builds(lambda s: "https://" + s, _URLISH)))
+def test_the_shortcut_for_plain_https_links_agrees_with_every_check(value: str) -> None:
+    from catalogctl import urls
+
+    assume(value)  # the empty string is refused before either
+    for schemes in (("https",), ("http", "https")):
+        full = urls._full_check(value, schemes, False)
+        assert url_problem(value, schemes=schemes) == full, (value, schemes)
+    assert url_problem(value, loopback_http=True) == urls._full_check(value, ("https",), True)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    query=st.lists(st.sampled_from(["id", "id=", "id=com.x.y", "=", "a=b", "", "id=a=b"])).map(
+        "&".join
+    )
+)
+def test_google_play_ids_are_read_as_parse_qsl_reads_them(query: str) -> None:
+    from urllib.parse import parse_qsl
+
+    from catalogctl.content.rules.stores import kind_problem
+
+    ids = [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "id"]
+    url = f"https://play.google.com/store/apps/details?{query}"
+    ok = len(ids) == 1 and ids[0] == "com.x.y"
+    assert (kind_problem("google-play", url) is None) == ok, query

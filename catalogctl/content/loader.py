@@ -276,6 +276,8 @@ def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
 
 def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]:
     out: list[Finding] = []
+    if len({e.id for e in entries}) == len(entries):
+        return out
     by_id: dict[str, list[Entry]] = {}
     for e in entries:
         by_id.setdefault(e.id, []).append(e)

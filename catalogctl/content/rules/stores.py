@@ -69,7 +69,10 @@ def kind_problem(kind: str, url: str) -> str | None:
         return f"a Google Play link must be on play.google.com, not {host}"
     if path.rstrip("/") != PLAY_PATH:
         return f"a Google Play link must have the path {PLAY_PATH}, not {path or '/'}"
-    ids = [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "id"]
+    if "%" in query or "+" in query:  # escapes: as a server decodes them
+        ids = [v for k, v in parse_qsl(query, keep_blank_values=True) if k == "id"]
+    else:  # what parse_qsl gives for a query without escapes
+        ids = [p[3:] for p in query.split("&") if p == "id" or p.startswith("id=")]
     if len(ids) != 1 or not _PACKAGE.fullmatch(ids[0]):
         return "a Google Play link needs one id= with the app's package name (id=com.example.game)"
     return None

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -172,3 +173,42 @@ def test_yaml_positions_found_from_nodes_are_the_full_scans(value: dict, flow: b
     for path, where in scanned.keys.items():
         assert doc._find(path, True) == where, (text, path)
     assert scanned.keys, text
+
+
+def _toml_texts() -> list[str]:
+    """Every TOML front matter and site.toml of the sample and the fixture sites."""
+    root = Path(__file__).resolve().parent.parent
+    texts = []
+    for path in sorted([*root.glob("content/**/*.*"), *root.glob("tests/fixtures/**/*.*")]):
+        if path.suffix not in (".md", ".toml"):
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".toml":
+            texts.append(raw)
+        elif raw.startswith("+++\n") and "\n+++" in raw[3:]:
+            texts.append(raw[4 : raw.index("\n+++", 3) + 1])
+    return texts
+
+
+TOML_EXTRA = [
+    'a = 1\n[t]\nb = [1, [2, 3], {c = "d"}]\n[[aot]]\nx = 1\n[[aot]]\nx = 2\n',
+    '"quoted key" = 1\nd.o.t = "x" # comment\n\n# c\n[a.b]\n\'lit\' = """m\nl"""\n',
+]
+
+
+@pytest.mark.parametrize("text", [*_toml_texts(), *TOML_EXTRA])
+def test_toml_positions_found_on_demand_are_the_full_scans(text: str) -> None:
+    from catalogctl.content.tomldoc import read_toml, scan_toml
+
+    scanned = scan_toml(text, 2)
+    assert scanned.keys
+    values = list(scanned.values.items())
+    # In text order (each lookup scans on from where the previous one stopped), and reversed.
+    for order in (values, values[::-1]):
+        doc = read_toml(text, "x.md", 2, (1, 1))
+        assert doc._find is not None
+        for path, where in order:
+            assert doc._find(path, False) == where, path
+        for path, where in scanned.keys.items():
+            assert doc._find(path, True) == where, path
+        assert doc._find(("no", "such", "key"), False) is None

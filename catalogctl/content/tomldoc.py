@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import tomli
@@ -34,7 +35,8 @@ from catalogctl.content.walk import check_tree
 
 _POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_WS = " \t"
+_WS_RE = re.compile(r"[ \t]*")
+_WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
 _SCALAR_END = re.compile(r"[,\]}\n#]")
 # The rest of a basic string, through its closing quote (a backslash escapes any character).
 _BASIC_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*"')
@@ -58,7 +60,9 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
         raise Problem(
             "limit", f"a number longer than {MAX_INT_DIGITS} digits", line0 + line - 1, col
         ) from None
-    doc = Document(file, "toml", data, start, None, lambda: scan_toml(text, line0), False)
+    doc = Document(
+        file, "toml", data, start, None, lambda: scan_toml(text, line0), False, _Finder(text, line0)
+    )
     check_tree(doc)
     return doc
 
@@ -103,16 +107,8 @@ class _Scan:
         return (self.line0 + row, off - self.starts[row] + 1)
 
     def ws(self, newlines: bool = False) -> None:
-        t, n = self.t, self.n
-        while self.i < n:
-            ch = t[self.i]
-            if ch in _WS or (newlines and ch in "\r\n"):
-                self.i += 1
-            elif newlines and ch == "#":
-                end = t.find("\n", self.i)
-                self.i = n if end < 0 else end
-            else:
-                return
+        """Past spaces and tabs (`newlines`: also line ends and comments)."""
+        self.i = (_WS_NL if newlines else _WS_RE).match(self.t, self.i).end()  # type: ignore[union-attr]
 
     def define(self, path: Path, where: Pos) -> None:
         first = self.seen.get(path)
@@ -159,11 +155,17 @@ class _Scan:
         return (*path, parts[-1])
 
     def run(self) -> Positions:
+        for _ in self.statements():
+            pass
+        return self.pos
+
+    def statements(self) -> Iterator[None]:
+        """The scan, a statement (a table header, or a key and its value) at a time."""
         t = self.t
         while True:
             self.ws(newlines=True)
             if self.i >= self.n:
-                return self.pos
+                return
             where = self.lc(self.i)
             if t.startswith("[[", self.i):
                 self.i += 2
@@ -187,6 +189,7 @@ class _Scan:
                 self.pair(self.table)
                 if self.i == before:
                     raise ValueError("no progress")
+            yield
 
     def pair(self, table: Path) -> None:
         where = self.lc(self.i)
@@ -270,6 +273,34 @@ class _Scan:
             self.ws(newlines=True)
             if t[self.i] == ",":
                 self.i += 1
+
+
+class _Finder:
+    """Where a key or value is, scanning the text only as far as the first lookup that needs
+    it: a finding on the third line of a page scans three lines. Positions are those of the
+    first definition, as a whole scan records them."""
+
+    __slots__ = ("line0", "scan", "steps", "text")
+
+    def __init__(self, text: str, line0: int) -> None:
+        self.text = text
+        self.line0 = line0
+        self.scan: _Scan | None = None
+        self.steps: Iterator[None] | None = None
+
+    def __call__(self, path: Path, key: bool) -> Pos | None:
+        if self.scan is None:
+            self.scan = _Scan(self.text, self.line0)
+            self.steps = self.scan.statements()
+        found = self.scan.pos.keys if key else self.scan.pos.values
+        while path not in found and self.steps is not None:
+            try:
+                next(self.steps)
+            except StopIteration:
+                self.steps = None
+            except (ValueError, IndexError, RecursionError):  # a scan that cannot follow
+                self.steps = None
+        return found.get(path)
 
 
 def scan_toml(text: str, line0: int = 1) -> Positions:

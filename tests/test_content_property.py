@@ -95,7 +95,7 @@ def test_both_yaml_loaders_accept_the_same_pages(body: str) -> None:
             results.append(("problem", p.rule))
         finally:
             yamldoc.loader_for = original  # type: ignore[assignment]
-    assert results[0] == results[1], results
+    assert results[0] == results[1], (body, results)
 
 
 # Plain scalars that resolve to every tag of YAML 1.1's safe schema, and near misses.

@@ -354,3 +354,15 @@ def test_toml_front_matter_is_toml_1_0(tmp_path: Path, toml: str, line: int) -> 
     root = make(tmp_path, Case("syntax", {"a": f"+++\n{toml}+++\n"}, "a.md", line))
     (f,) = found(root, "syntax")
     assert f.line == line, f
+
+
+@pytest.mark.parametrize("value", [">#", "|#x", ">-#\n  folded", "|2#\n  x"])
+def test_a_comment_glued_to_a_block_scalar_header_is_a_syntax_error(
+    tmp_path: Path, value: str
+) -> None:
+    # YAML needs white space before a comment; libyaml reads `>#` as a header and a comment,
+    # the pure-Python loader refuses it. Every machine refuses it here.
+    page = g("A").replace("description: ", f"description: {value}\n  text\nx: ", 1)
+    root = make(tmp_path, Case("syntax", {"a": page}, "a.md", None))
+    (f,) = found(root, "syntax")
+    assert f.line is not None and f.line >= 2

@@ -1,10 +1,11 @@
 """YAML front matter: PyYAML's safe loader, its nodes' positions, and guards around it.
 
 One loader for every machine. libyaml (the C loader, used for speed where it is installed)
-accepts tabs as separators where the pure-Python loader does not, and other YAML versions in a
-`%YAML` directive; a text with a tab or a directive is therefore always read by the pure-Python
-loader, so a page valid on one machine is valid on all. A lone surrogate escape (`"\\ud800"`),
-which only the pure loader accepts, is refused here too.
+accepts tabs as separators where the pure-Python loader does not, other YAML versions in a
+`%YAML` directive, and a comment right after a block scalar's header (`description: >#`, which
+YAML requires a space before); a text with a tab, a directive or a `|`/`>` followed by `#` is
+therefore always read by the pure-Python loader, so a page valid on one machine is valid on all.
+A lone surrogate escape (`"\\ud800"`), which only the pure loader accepts, is refused here too.
 
 No crash from deep input: PyYAML composes nodes recursively (in C for libyaml, where 25,000
 levels overflow the stack). The nesting depth is bounded from the text first, and counted
@@ -20,6 +21,7 @@ values.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -32,6 +34,8 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 _INT = "tag:yaml.org,2002:int"
 _STR = "tag:yaml.org,2002:str"
+# A block scalar header followed by `#` (libyaml takes it for a comment without the space).
+_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
 _RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
 # The first characters of a plain scalar that may resolve to something other than a string.
 _TYPED_START = frozenset(k for k in _RESOLVERS if k is not None)
@@ -75,7 +79,7 @@ _FAST: type[Any] = C_LOADER or PureLoader
 
 def loader_for(text: str) -> type[yaml.SafeLoader]:
     """The C loader where it accepts exactly what the pure one does, else the pure one."""
-    if "\t" in text or text.startswith("%") or "\n%" in text:
+    if "\t" in text or text.startswith("%") or "\n%" in text or _HEADER_COMMENT.search(text):
         return _PURE
     return _FAST
 
@@ -354,7 +358,7 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
         "yaml",
         data,
         start,
-        _scan=scan,
+        scan=scan,
         may_repeat_keys=builder.repeated,
-        _find=_Finder(node, builder) if simple else None,
+        find=_Finder(node, builder) if simple else None,
     )

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Severity = Literal["error", "warning"]
 ERROR: Severity = "error"
 WARNING: Severity = "warning"
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """One problem in the content, located as precisely as the parsers allow.
 
     `rule` is a stable id (`unknown-key`, `store-url`, …: `catalogctl validate --list-rules`);
@@ -38,8 +36,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """A check with a stable id, as reports name and document it (SARIF, GitHub, JUnit)."""
 
     id: str  # stable, kebab-case: `unknown-key`, `broken-link`, `breaking-change`

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES
 
@@ -32,8 +32,7 @@ NOT_PAGES = frozenset({"readme", "license", "licence", "changelog", "contributin
 _JEKYLL_DATE_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-(.+)$")
 
 
-@dataclass(frozen=True, slots=True)
-class PageFile:
+class PageFile(NamedTuple):
     path: str  # what to open: the file, or the target of a symlink inside the tree
     file: str  # how findings name it
     id: str  # the id it gives unless the page sets a slug
@@ -42,21 +41,24 @@ class PageFile:
     key: str = ""  # the page and its translations share it: folder and name without language
 
 
-@dataclass(frozen=True, slots=True)
-class TreeProblem:
+class TreeProblem(NamedTuple):
     rule: str
     file: str
     message: str
 
 
-@dataclass(slots=True)
 class Discovery:
-    pages: list[PageFile] = field(default_factory=list)
-    problems: list[TreeProblem] = field(default_factory=list)
-    translations: int = 0
-    sections: int = 0
-    ignored: int = 0
-    resources: int = 0
+    """The pages found under a games folder, and what was skipped."""
+
+    __slots__ = ("ignored", "pages", "problems", "resources", "sections", "translations")
+
+    def __init__(self) -> None:
+        self.pages: list[PageFile] = []
+        self.problems: list[TreeProblem] = []
+        self.translations = 0
+        self.sections = 0
+        self.ignored = 0
+        self.resources = 0
 
 
 def safe_name(name: str) -> str:

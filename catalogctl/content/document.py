@@ -8,8 +8,7 @@ finding needs a place. Lines are lines of the file, columns count characters fro
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Path = tuple[str | int, ...]
 Pos = tuple[int, int]  # (line, column), 1-based, in the file
@@ -32,8 +31,7 @@ class Problem(Exception):
         return str(self.args[0])
 
 
-@dataclass(slots=True)
-class Duplicate:
+class Duplicate(NamedTuple):
     """A key given twice in one mapping."""
 
     path: Path  # the mapping's path
@@ -42,27 +40,56 @@ class Duplicate:
     second: Pos
 
 
-@dataclass(slots=True)
 class Positions:
-    values: dict[Path, Pos] = field(default_factory=dict)
-    keys: dict[Path, Pos] = field(default_factory=dict)
-    duplicates: list[Duplicate] = field(default_factory=list)
+    """Where each key and value of a document is (by path), and its repeated keys."""
+
+    __slots__ = ("duplicates", "keys", "values")
+
+    def __init__(self) -> None:
+        self.values: dict[Path, Pos] = {}
+        self.keys: dict[Path, Pos] = {}
+        self.duplicates: list[Duplicate] = []
 
 
-@dataclass(slots=True)
 class Document:
-    """Data of one front matter or site.toml, and the positions of its keys and values."""
+    """Data of one front matter or site.toml, and the positions of its keys and values.
 
-    file: str
-    syntax: Syntax
-    data: dict[str, Any]
-    start: Pos  # where the block starts (its opening line), for findings about the whole block
-    _positions: Positions | None = None
-    _scan: Callable[[], Positions] | None = None
-    may_repeat_keys: bool = True  # False when the parser already refused repeated keys
-    # Where the key (True) or value (False) at a path is, found without a scan of the whole
-    # document (YAML: from its nodes); when set, `_scan` is only needed for the duplicates.
-    _find: Callable[[Path, bool], Pos | None] | None = None
+    (The plain classes and named tuples of the content layer are not dataclasses: `validate`
+    starts by importing them, and a dataclass costs about a millisecond to create.)
+    """
+
+    __slots__ = (
+        "_find",
+        "_positions",
+        "_scan",
+        "data",
+        "file",
+        "may_repeat_keys",
+        "start",
+        "syntax",
+    )
+
+    def __init__(
+        self,
+        file: str,
+        syntax: Syntax,
+        data: dict[str, Any],
+        start: Pos,
+        positions: Positions | None = None,
+        scan: Callable[[], Positions] | None = None,
+        may_repeat_keys: bool = True,
+        find: Callable[[Path, bool], Pos | None] | None = None,
+    ) -> None:
+        self.file = file
+        self.syntax = syntax
+        self.data = data
+        self.start = start  # where the block starts (its opening line), for whole-block findings
+        self._positions = positions
+        self._scan = scan
+        self.may_repeat_keys = may_repeat_keys  # False when the parser refused repeated keys
+        # Where the key (True) or value (False) at a path is, found without a scan of the whole
+        # document (YAML: from its nodes); when set, `_scan` is only needed for the duplicates.
+        self._find = find
 
     @property
     def duplicates(self) -> list[Duplicate]:

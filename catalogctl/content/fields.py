@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from catalogctl.content.document import Path
 from catalogctl.content.settings import CATALOG_KEYS
@@ -28,13 +27,12 @@ def parse_path(text: str) -> tuple[str, ...] | None:
     return parts
 
 
-@dataclass(frozen=True, slots=True)
-class FieldMap:
+class FieldMap(NamedTuple):
     """Catalog key → front-matter path; per-store paths."""
 
     paths: Mapping[str, tuple[str, ...]]
-    stores: tuple[str, ...] = ("stores",)
-    store_paths: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    stores: tuple[str, ...]
+    store_paths: Mapping[str, tuple[str, ...]]
 
     @classmethod
     def from_settings(cls, fields: Mapping[str, Any]) -> FieldMap:

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from catalogctl.content.discovery import Discovery, PageFile, discover, read_head
 from catalogctl.content.document import Document, Problem
@@ -65,8 +64,7 @@ GAMES_DIR = "games"
 PARALLEL_THRESHOLD = 1500
 
 
-@dataclass(frozen=True, slots=True)
-class ReadSummary:
+class ReadSummary(NamedTuple):
     """What a command read from a content tree, and what it left out."""
 
     pages: int = 0  # page files read in the published language
@@ -122,8 +120,7 @@ class ReadSummary:
         }
 
 
-@dataclass(slots=True)
-class Content:
+class Content(NamedTuple):
     """Everything loaded from a content tree, valid or not."""
 
     root: Path
@@ -152,14 +149,13 @@ class Content:
         return [e.game for e in games]
 
 
-@dataclass(frozen=True, slots=True)
-class Catalog:
+class Catalog(NamedTuple):
     """A valid catalog: site settings and the games as published (SPEC §2.3 field order)."""
 
     site: SiteSettings
-    games: list[dict[str, Any]] = field(default_factory=list)
-    summary: ReadSummary = field(default_factory=ReadSummary)
-    warnings: list[Finding] = field(default_factory=list)  # findings that do not stop it
+    games: list[dict[str, Any]]
+    summary: ReadSummary
+    warnings: list[Finding]  # findings that do not stop it
 
     @property
     def publication(self) -> Publication:
@@ -218,8 +214,7 @@ def _load_site(
 # --- pages ----------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Outcome:
+class _Outcome(NamedTuple):
     entry: Entry | None
     findings: list[Finding]
     failed: bool

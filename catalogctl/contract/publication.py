@@ -7,14 +7,12 @@ May import: nothing of catalogctl.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 ApiStatus = Literal["supported", "deprecated"]
 
 
-@dataclass(frozen=True, slots=True)
-class Lifecycle:
+class Lifecycle(NamedTuple):
     """SPEC §9: the lifecycle of API version 1."""
 
     status: ApiStatus = "supported"
@@ -23,8 +21,7 @@ class Lifecycle:
     migration: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Publication:
+class Publication(NamedTuple):
     """The site-wide facts of a published catalog."""
 
     base_url: str

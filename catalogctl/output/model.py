@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalogctl.findings import Rule
 
@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 Level = Literal["error", "warning", "note"]
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(NamedTuple):
     """Where a result is: a file (with line and column when known) and/or a logical name."""
 
     file: str | None = None
@@ -30,14 +29,13 @@ class Location:
     kind: str = "object"  # SARIF logicalLocation kind: "object" (a game), "resource" (a URL)
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(NamedTuple):
     """One thing a format reports: a finding, a broken link, a change."""
 
     rule: str
     level: Level
     message: str
-    location: Location = field(default_factory=Location)
+    location: Location = Location()
     failing: bool = True  # it makes the command exit 1
 
 
@@ -56,8 +54,7 @@ class Case:
         return [r for r in self.results if r.failing]
 
 
-@dataclass(slots=True)
-class Report:
+class Report(NamedTuple):
     """A command's outcome, ready to be written in any format."""
 
     command: str  # validate, check-links, diff

@@ -101,7 +101,7 @@ def report_diff(result: DiffResult, fmt: str, *, fail_on: str, note: str = "") -
     from catalogctl.output.diff import diff_report
 
     report = diff_report(result, fail_on=fail_on)
-    report.summary += note
+    report = report._replace(summary=report.summary + note)
     write(report, fmt)
     return report.ok
 

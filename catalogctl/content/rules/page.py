@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import quote
 
 from catalogctl.content.document import Document
@@ -38,45 +37,58 @@ _PLAIN_PATH = re.compile(r"/[A-Za-z0-9\-._~/!$&()*+,;=:@]*")
 PUBLISHED, DRAFT, SCHEDULED, EXPIRED = "published", "draft", "scheduled", "expired"
 
 
-@dataclass(slots=True)
 class PageContext:
     """What every page is checked against (made once, shared by the parser processes)."""
 
-    site: SiteSettings | None
-    fields: FieldMap
-    severities: Severities
-    now: dt.datetime
-    locate: bool = False  # record each published link's line (check-links reports them)
-    keys: KeyChecker = field(init=False)
-    kinds: dict[str, str] = field(init=False)
-    vocab: dict[str, tuple[frozenset[str], Suggester] | None] = field(init=False)
-    stores: Suggester = field(init=False)
-    base: str = field(init=False)  # for checking site paths (a bad base_url is reported once)
-    base_passes: bool = field(init=False)
-    icon_prefix: str = field(init=False)  # what a site path is published under
-    game_url: str = field(init=False)  # game_url with the base URL in place, "{id}" still to fill
-    store_names: dict[str, str] = field(init=False)  # key -> published name, in site.toml order
-    game: SchemaValidator = field(init=False)
-    invalid: type[ValidationError] = field(init=False)
+    __slots__ = (
+        "base",
+        "base_passes",
+        "fields",
+        "game",
+        "game_url",
+        "icon_prefix",
+        "invalid",
+        "keys",
+        "kinds",
+        "locate",
+        "now",
+        "severities",
+        "site",
+        "store_names",
+        "stores",
+        "vocab",
+    )
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        site: SiteSettings | None,
+        fields: FieldMap,
+        severities: Severities,
+        now: dt.datetime,
+        locate: bool = False,  # record each published link's line (check-links reports them)
+    ) -> None:
         from pydantic_core import ValidationError
 
-        ok = self.site is not None and url_problem(self.site.base_url, loopback_http=True) is None
-        self.base = self.site.base_url.rstrip("/") if ok and self.site else "https://example.com"
+        self.site = site
+        self.fields = fields
+        self.severities = severities
+        self.now = now
+        self.locate = locate
+        ok = site is not None and url_problem(site.base_url, loopback_http=True) is None
+        # For checking site paths (a bad base_url is reported once, by the site rules).
+        self.base = site.base_url.rstrip("/") if ok and site else "https://example.com"
         self.base_passes = url_problem(self.base, loopback_http=True) is None
-        self.icon_prefix = self.site.base_url if self.site is not None else ""
-        self.game_url = (
-            self.site.game_url.replace("{base_url}", self.site.base_url) if self.site else ""
-        )
-        self.game = validator("game")
-        self.invalid = ValidationError
-        self.keys = KeyChecker([*((k,) for k in CATALOG_KEYS), *self.fields.used()])
-        site = self.site
+        self.icon_prefix = site.base_url if site is not None else ""  # a site path's prefix
+        # game_url with the base URL in place, "{id}" still to fill.
+        self.game_url = site.game_url.replace("{base_url}", site.base_url) if site else ""
+        self.game: SchemaValidator = validator("game")
+        self.invalid: type[ValidationError] = ValidationError
+        self.keys = KeyChecker([*((k,) for k in CATALOG_KEYS), *fields.used()])
         self.kinds = {k: store_kind(k, s) for k, s in (site.stores.items() if site else ())}
         self.stores = Suggester(self.kinds, min_length=1)
+        # key -> published name, in site.toml order
         self.store_names = {k: s.name for k, s in (site.stores.items() if site else ())}
-        self.vocab = {}
+        self.vocab: dict[str, tuple[frozenset[str], Suggester] | None] = {}
         for name in ("platforms", "genres"):
             allowed = getattr(site, name) if site is not None else None
             self.vocab[name] = (
@@ -84,8 +96,7 @@ class PageContext:
             )
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(NamedTuple):
     """A page that validated: its published game and how it sorts."""
 
     id: str
@@ -95,7 +106,7 @@ class Entry:
     order: tuple[Any, ...]
     id_pos: tuple[int, int]
     id_field: str
-    lines: dict[str, int | None] = field(default_factory=dict)  # "icon", "stores.<name>", "url"
+    lines: dict[str, int | None]  # "icon", "stores.<name>", "url" (filled with --locate)
 
 
 def _as_time(value: Any) -> dt.datetime | str | None:

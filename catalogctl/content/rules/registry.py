@@ -9,8 +9,7 @@ be parsed, a URL that is not a URL); turning it off would publish something brok
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from catalogctl.findings import ERROR, WARNING, Finding, Severity
 
@@ -18,8 +17,7 @@ Level = Literal["error", "warning", "off"]
 OFF: Level = "off"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     id: str
     severity: Severity
     configurable: bool

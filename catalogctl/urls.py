@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import string
 from collections.abc import Collection
 from functools import lru_cache
 
 MAX_URL_LENGTH = 4096
 
-_HEX = frozenset(string.hexdigits)
+_HEX = frozenset("0123456789abcdefABCDEF")
 # RFC 3986 unreserved + gen-delims + sub-delims + "%", without "'" (quotes are refused).
-_ALLOWED = frozenset(string.ascii_letters + string.digits + "-._~" + ":/?#[]@" + "!$&()*+,;=%")
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_ALLOWED = frozenset(_LETTERS + "0123456789" + "-._~" + ":/?#[]@" + "!$&()*+,;=%")
 _SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _LABEL_RE = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
 _IPV4_LIKE_RE = re.compile(r"[0-9.]+")

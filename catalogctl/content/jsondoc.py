@@ -8,7 +8,6 @@ values start only when a finding needs it. Keys given twice are found by the par
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from typing import Any
 
@@ -74,6 +73,8 @@ def read_json(text: str, file: str, line0: int, start: Pos) -> Document:
             duplicated = True
         return out
 
+    import json  # here: most content trees have no JSON page, and validate starts without it
+
     try:
         data = json.loads(
             text, object_pairs_hook=pairs, parse_int=_parse_int, parse_constant=_constant
@@ -121,7 +122,12 @@ class _Scan:
             j += 2 if t[j] == "\\" else 1
         raw = t[self.i : j + 1]
         self.i = j + 1
-        return json.loads(raw) if "\\" in raw else raw[1:-1]
+        if "\\" not in raw:
+            return raw[1:-1]
+        import json
+
+        result: str = json.loads(raw)
+        return result
 
     def value(self, path: Path) -> None:
         self.ws()

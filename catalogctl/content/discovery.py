@@ -199,7 +199,7 @@ class _Walker:
                 if stat.S_ISDIR(target[1].st_mode):
                     self.subdir(target[0], target[1], child, depth, subdirs)
                 else:
-                    self.page(entry, shown, None, target)
+                    self.page(entry, shown, None, target, child)
                 continue
             if is_dir:
                 try:
@@ -209,7 +209,7 @@ class _Walker:
                 except OSError as exc:
                     self.problem("unreadable-file", child, f"cannot read: {exc.strerror or exc}")
                 continue
-            self.page(entry, shown, None)
+            self.page(entry, shown, None, None, child)
         return subdirs
 
     def subdir(
@@ -236,10 +236,11 @@ class _Walker:
         shown: str,
         bundle_id: str | None,
         target: tuple[str, os.stat_result] | None = None,
+        child: str = "",  # how findings name it, when the caller has it already
     ) -> None:
         found = self.found
         name = entry.name
-        child = os.path.join(shown, safe_name(name))
+        child = child or os.path.join(shown, safe_name(name))
         split = split_page_name(name, self.language)
         if split is None or split[0].lower() in NOT_PAGES:
             found.ignored += 1
@@ -258,32 +259,8 @@ class _Walker:
         if lang is not None and lang != self.language:
             found.translations += 1
             return
-        path = entry.path
-        try:
-            if target is None and entry.is_symlink():
-                target = self.resolve(path, child)
-                if target is None:
-                    return
-            if target is not None:
-                path, st = target
-            else:
-                st = entry.stat(follow_symlinks=False)
-        except OSError as exc:
-            self.problem("unreadable-file", child, f"cannot read: {exc.strerror or exc}")
-            return
-        if not stat.S_ISREG(st.st_mode):
-            what = (
-                "a FIFO"
-                if stat.S_ISFIFO(st.st_mode)
-                else "a socket"
-                if stat.S_ISSOCK(st.st_mode)
-                else "a folder"
-                if stat.S_ISDIR(st.st_mode)
-                else "a device"
-                if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                else "not a regular file"
-            )
-            self.problem("not-a-file", child, f"is {what}, not a page file; it is not read")
+        path = self.regular_file(entry, target, child)
+        if path is None:
             return
         if len(found.pages) >= MAX_PAGES:
             if len(found.pages) == MAX_PAGES:
@@ -298,6 +275,45 @@ class _Walker:
                 date, game_id = m.group(1), m.group(2)
         key = os.path.join(shown, stem if bundle_id is None else "")
         found.pages.append(PageFile(path, child, game_id, date, lang is not None, key))
+
+    def regular_file(
+        self, entry: os.DirEntry[str], target: tuple[str, os.stat_result] | None, child: str
+    ) -> str | None:
+        """The path to read a page from (a symlink's target inside the tree), or None (a
+        finding: a link out of the tree, a FIFO, a device, …)."""
+        path = entry.path
+        try:
+            if target is None and entry.is_symlink():
+                target = self.resolve(path, child)
+                if target is None:
+                    return None
+            if target is not None:
+                path, st = target
+                regular = stat.S_ISREG(st.st_mode)
+            else:
+                # The directory entry's own type where the file system gives it (no stat call);
+                # read_head checks the type again on the opened file.
+                regular = entry.is_file(follow_symlinks=False)
+                if not regular:
+                    st = entry.stat(follow_symlinks=False)
+        except OSError as exc:
+            self.problem("unreadable-file", child, f"cannot read: {exc.strerror or exc}")
+            return None
+        if regular:
+            return path
+        what = (
+            "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "a folder"
+            if stat.S_ISDIR(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "not a regular file"
+        )
+        self.problem("not-a-file", child, f"is {what}, not a page file; it is not read")
+        return None
 
 
 def discover(games_dir: str, shown: str, root: str, language: str) -> Discovery:

@@ -91,7 +91,7 @@ def extract(
     """The catalog keys of a page, and the store keys given in two places (key, path, path)."""
     out: dict[str, Any] = {}
     for key, path in fmap.paths.items():
-        value = get_path(data, path)
+        value = data.get(path[0], MISSING) if len(path) == 1 else get_path(data, path)
         if value is not MISSING:
             out[key] = value
     clashes: list[tuple[str, Path, Path]] = []

@@ -32,6 +32,7 @@ _ID_RE = re.compile(r"^[^\s/\\?#%\"'<>`{}|^\[\]\x00-\x1f\x7f]+$")
 _CANONICAL_ID_RE = re.compile(r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$")
 MAX_ID_LENGTH = 200
 # A site path of RFC 3986 path characters only: no '%', '[', ']', '?' or '#' to check.
+_URL_SAFE = re.compile(r"[A-Za-z0-9_.~-]*")  # what quote() leaves as it is
 _PLAIN_PATH = re.compile(r"/[A-Za-z0-9\-._~/!$&()*+,;=:@]*")
 
 PUBLISHED, DRAFT, SCHEDULED, EXPIRED = "published", "draft", "scheduled", "expired"
@@ -346,7 +347,9 @@ def _entry(
         "id": game_id,
         "name": src.name,
         "description": src.description,
-        "url": ctx.game_url.replace("{id}", quote(game_id, safe="")),
+        "url": ctx.game_url.replace(
+            "{id}", game_id if _URL_SAFE.fullmatch(game_id) else quote(game_id, safe="")
+        ),
         "platforms": list(src.platforms),
         "genres": list(src.genres),
         "icon": icon_url,

@@ -8,7 +8,6 @@ a format behaves the same for every command. May import: the base layer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalogctl.findings import Rule
@@ -39,15 +38,29 @@ class Result(NamedTuple):
     failing: bool = True  # it makes the command exit 1
 
 
-@dataclass(slots=True)
 class Case:
     """A JUnit test case: one game, file or link, passed or failed by its results."""
 
-    name: str
-    classname: str
-    file: str | None = None
-    results: list[Result] = field(default_factory=list)
-    skipped: str | None = None  # why it was not checked
+    __slots__ = ("classname", "file", "name", "results", "skipped")
+
+    def __init__(
+        self,
+        name: str,
+        classname: str,
+        file: str | None = None,
+        results: list[Result] | None = None,
+        skipped: str | None = None,  # why it was not checked
+    ) -> None:
+        self.name = name
+        self.classname = classname
+        self.file = file
+        self.results: list[Result] = [] if results is None else results
+        self.skipped = skipped
+
+    def __repr__(self) -> str:
+        return (
+            f"Case({self.name!r}, {self.classname!r}, {self.file!r}, {len(self.results)} results)"
+        )
 
     @property
     def failures(self) -> list[Result]:

@@ -47,8 +47,8 @@ _SHORTCUT = None not in _RESOLVERS and not yaml.SafeLoader.yaml_path_resolvers
 class _Resolve:
     """`Resolver.resolve` with the safe loader's own resolvers, answered without trying them
     for the scalars no resolver can match (a plain scalar whose first character starts no
-    typed value, or a quoted one). The composer calls it for every node: this is a fifth of
-    composing a page. Same tags as PyYAML's (a test compares them)."""
+    typed value, or a quoted one). The composer calls it for every node, and most of a page's
+    scalars are such strings. Same tags as PyYAML's (a test compares them)."""
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
         if _SHORTCUT:

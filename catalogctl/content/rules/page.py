@@ -301,6 +301,8 @@ def _check_store_platforms(src: GamePage, add: _Add) -> None:
     """A platform of SPEC §2.4 and its store link come together."""
     platform_keys = {p.lower() for p in src.platforms}
     store_keys = {k.lower() for k in src.stores}
+    if platform_keys == store_keys:
+        return
     for key in sorted(SPEC_STORE_PARAMS.keys() & platform_keys - store_keys):
         add("store-platform", ("stores",), f"lists platform {key!r} but has no {key!r} store link")
     for key in sorted(SPEC_STORE_PARAMS.keys() & store_keys - platform_keys):

@@ -20,7 +20,7 @@ from catalogctl.content.settings import StoreSettings
 APPLE_HOSTS = frozenset({"apps.apple.com", "itunes.apple.com"})
 PLAY_HOST = "play.google.com"
 PLAY_PATH = "/store/apps/details"
-_APPLE_ID = re.compile(r"id[0-9]+")
+_APPLE_ID = re.compile(r"(?:^|/)id[0-9]+(?:/|$)")  # a whole path segment
 _PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+")
 _WORDS = re.compile(r"[a-z0-9]+")
 # An absolute URL that url_problem() accepted: authority, path, query.
@@ -57,12 +57,12 @@ def kind_problem(kind: str, url: str) -> str | None:
     if m is None:  # pragma: no cover - url_problem() passed
         return "is not a URL"
     authority, path, query = m.group(1), m.group(2), m.group(3) or ""
-    host = authority.rpartition(":")[0] if authority.rpartition(":")[2].isdigit() else authority
-    host = host.lower().rstrip(".")
+    name, colon, port = authority.rpartition(":")
+    host = (name if colon and port.isdigit() else authority).lower().rstrip(".")
     if kind == "apple":
         if host not in APPLE_HOSTS:
             return f"an Apple store link must be on apps.apple.com, not {host}"
-        if not any(_APPLE_ID.fullmatch(seg) for seg in path.split("/")):
+        if _APPLE_ID.search(path) is None:
             return "an Apple store link needs the app's id<digits> path segment (…/id1234567890)"
         return None
     if host != PLAY_HOST:

@@ -17,8 +17,12 @@ from catalogctl.content.tomldoc import read_toml
 from catalogctl.content.yamldoc import read_yaml
 
 HEAD_BYTES = MAX_FRONT_MATTER_BYTES + 4096  # what is read of a page at most
-_YAML_CLOSE = re.compile(rb"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
-_TOML_CLOSE = re.compile(rb"^\+\+\+[ \t]*\r?$", re.MULTILINE)
+# A closing line: at the start of the block, or after a line end (the pattern starts with it, so
+# the regex engine scans for the line end's byte instead of trying every position).
+_YAML_CLOSE = re.compile(rb"(?:---|\.\.\.)[ \t]*\r?(?=\n|\Z)")
+_TOML_CLOSE = re.compile(rb"\+\+\+[ \t]*\r?(?=\n|\Z)")
+_YAML_CLOSE_LINE = re.compile(rb"\n(?:---|\.\.\.)[ \t]*\r?(?=\n|\Z)")
+_TOML_CLOSE_LINE = re.compile(rb"\n\+\+\+[ \t]*\r?(?=\n|\Z)")
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -54,9 +58,9 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
             raise _too_big()
         return read_json(text[:end], file, 1, (1, 1))
     if first == b"---":
-        closing = _YAML_CLOSE
+        closing, later = _YAML_CLOSE, _YAML_CLOSE_LINE
     elif first == b"+++":
-        closing = _TOML_CLOSE
+        closing, later = _TOML_CLOSE, _TOML_CLOSE_LINE
     else:
         raise Problem(
             "front-matter",
@@ -65,8 +69,10 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
             1,
             1,
         )
-    m = closing.search(raw, body)
-    if m is None:
+    close: int | None = body if closing.match(raw, body) else None  # the closing line's start
+    if close is None and (m := later.search(raw, body)) is not None:
+        close = m.start() + 1
+    if close is None:
         if not complete:
             raise _too_big()
         raise Problem(
@@ -75,9 +81,9 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
             1,
             1,
         )
-    if m.start() - body > MAX_FRONT_MATTER_BYTES:
+    if close - body > MAX_FRONT_MATTER_BYTES:
         raise _too_big()
-    text = decode(raw[body : m.start()], 2)
+    text = decode(raw[body:close], 2)
     if first == b"---":
         return read_yaml(text, file, 2, (1, 1))
     return read_toml(text, file, 2, (1, 1))

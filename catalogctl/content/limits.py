@@ -35,7 +35,14 @@ def yaml_may_nest_deeper(text: str, limit: int = MAX_DEPTH) -> bool:
     run = (limit - bracket_count(text)) // 2
     if run <= 0:
         return True
-    return re.search(rf"^[ \t?:\-]{{{run}}}", text, re.MULTILINE) is not None
+    patterns = _RUNS.get(run)
+    if patterns is None:  # at the start, or after a line end (which the engine scans for)
+        chars = rf"[ \t?:\-]{{{run}}}"
+        patterns = _RUNS[run] = (re.compile(chars), re.compile("\n" + chars))
+    return patterns[0].match(text) is not None or patterns[1].search(text) is not None
+
+
+_RUNS: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
 
 
 def too_deep(text: str, *, toml: bool, limit: int = MAX_DEPTH) -> int:

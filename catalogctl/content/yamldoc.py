@@ -79,7 +79,9 @@ _FAST: type[Any] = C_LOADER or PureLoader
 
 def loader_for(text: str) -> type[yaml.SafeLoader]:
     """The C loader where it accepts exactly what the pure one does, else the pure one."""
-    if "\t" in text or text.startswith("%") or "\n%" in text or _HEADER_COMMENT.search(text):
+    if "\t" in text or text.startswith("%") or "\n%" in text:
+        return _PURE
+    if "#" in text and _HEADER_COMMENT.search(text):
         return _PURE
     return _FAST
 

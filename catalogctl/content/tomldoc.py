@@ -60,9 +60,8 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
         raise Problem(
             "limit", f"a number longer than {MAX_INT_DIGITS} digits", line0 + line - 1, col
         ) from None
-    doc = Document(
-        file, "toml", data, start, None, lambda: scan_toml(text, line0), False, _Finder(text, line0)
-    )
+    # tomli refuses a repeated key, so positions are only ever looked up: on demand.
+    doc = Document(file, "toml", data, start, may_repeat_keys=False, find=_Finder(text, line0))
     check_tree(doc)
     return doc
 

@@ -354,13 +354,6 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
         located.build(node, ())
         return located.pos
 
-    simple = not (shared or builder.repeated or builder.merged)
-    return Document(
-        file,
-        "yaml",
-        data,
-        start,
-        scan=scan,
-        may_repeat_keys=builder.repeated,
-        find=_Finder(node, builder) if simple else None,
-    )
+    if shared or builder.repeated or builder.merged:  # located by a whole located build
+        return Document(file, "yaml", data, start, scan=scan, may_repeat_keys=builder.repeated)
+    return Document(file, "yaml", data, start, may_repeat_keys=False, find=_Finder(node, builder))

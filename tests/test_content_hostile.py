@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from catalogctl.content import loader
+from catalogctl.content import discovery, loader
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.pool import parallel_map
@@ -166,6 +166,29 @@ def test_unreadable_file_is_a_finding(
     assert {f.rule for f in content.findings if f.file.endswith(".md")} == {"unreadable-file"}
 
 
+@pytest.mark.parametrize("size", [0, 1, 99, 100, 101, 250])
+@pytest.mark.parametrize("reported", ["true", "smaller", "larger"])
+def test_read_head_reads_the_whole_file_or_exactly_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int, reported: str
+) -> None:
+    # fstat's size may be out of date by the time of the read (the file grew or shrank): the
+    # file is still read to its end, or to the limit and no further.
+    path = tmp_path / "page.md"
+    data = bytes(i % 251 for i in range(size))
+    path.write_bytes(data)
+    real_fstat = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:
+        st = list(real_fstat(fd))
+        st[6] = {"true": size, "smaller": size // 3, "larger": size * 2 + 7}[reported]
+        return os.stat_result(st)
+
+    monkeypatch.setattr(discovery.os, "fstat", fstat)
+    head, complete = discovery.read_head(str(path), 100)
+    assert head == data[:100]
+    assert complete == (size <= 100)
+
+
 # --- parsers with limits ----------------------------------------------------------------------
 
 DEEP = 25_000
@@ -193,6 +216,8 @@ DEEP = 25_000
         + "---\n",
         "---\na: &a [*a]\n---\n",
         "---\ndescription: " + "x" * (2 * 1024 * 1024) + "\n---\n",
+        "---\na: [" + "x," * 200_001 + "x]\n---\n",
+        "---\n" + "".join(f"k{i}: x\n" for i in range(100_001)) + "---\n",
     ],
     ids=[
         "yaml-flow",
@@ -208,6 +233,8 @@ DEEP = 25_000
         "yaml-aliases",
         "yaml-recursive-alias",
         "size",
+        "yaml-strings-in-a-list",
+        "yaml-strings-in-a-mapping",
     ],
 )
 def test_over_limit_page_is_a_finding_naming_it(make_content: ContentFactory, text: str) -> None:

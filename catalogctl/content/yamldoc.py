@@ -21,8 +21,9 @@ values.
 
 from __future__ import annotations
 
+import operator
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -34,6 +35,7 @@ _SEQ = "tag:yaml.org,2002:seq"
 _MERGE = "tag:yaml.org,2002:merge"
 _INT = "tag:yaml.org,2002:int"
 _STR = "tag:yaml.org,2002:str"
+_SCALAR = yaml.ScalarNode
 # A block scalar header followed by `#` (libyaml takes it for a comment without the space).
 _HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
 _RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
@@ -48,7 +50,22 @@ class _Resolve:
     """`Resolver.resolve` with the safe loader's own resolvers, answered without trying them
     for the scalars no resolver can match (a plain scalar whose first character starts no
     typed value, or a quoted one). The composer calls it for every node, and most of a page's
-    scalars are such strings. Same tags as PyYAML's (a test compares them)."""
+    scalars are such strings. Same tags as PyYAML's (a test compares them).
+
+    The composer also calls `descend_resolver(parent, index)` and `ascend_resolver()` around
+    every node, for path resolvers. The safe loader has none, so PyYAML's own methods return at
+    once; two builtins that ignore their arguments do the same without a Python frame per call
+    (a twentieth of composing a page).
+    """
+
+    if TYPE_CHECKING:  # PyYAML's signatures
+
+        def descend_resolver(self, current_node: Any, current_index: Any) -> None: ...
+        def ascend_resolver(self) -> None: ...
+
+    elif _SHORTCUT:
+        descend_resolver = staticmethod(operator.is_)  # (parent, index): nothing to track
+        ascend_resolver = staticmethod(().__len__)  # (): nothing to track
 
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
         if _SHORTCUT:
@@ -151,6 +168,10 @@ class _Builder:
         self.nodes = 0
         self.repeated = False
         self.merged = False
+        # A string scalar's value is its node's text (what SafeConstructor gives) for the C
+        # loader; without anchors or positions to record, a collection then takes its string
+        # items as they are, without a call per node, and checks the node count once.
+        self.inline = not pure and not shared and not locate
 
     def at(self, node: yaml.Node) -> Pos:
         mark = node.start_mark
@@ -200,7 +221,20 @@ class _Builder:
         build = self.build
         if self.locate:
             return [build(item, (*path, i)) for i, item in enumerate(node.value)]
-        return [build(item, path) for item in node.value]
+        if not self.inline:
+            return [build(item, path) for item in node.value]
+        out = []
+        strings = 0  # the items taken as they are (built ones count themselves)
+        for item in node.value:
+            if type(item) is _SCALAR and item.tag == _STR:
+                strings += 1
+                out.append(item.value)
+            else:
+                out.append(build(item, path))
+        self.nodes += strings
+        if self.nodes > MAX_NODES:
+            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
+        return out
 
     def scalar(self, node: yaml.Node) -> Any:
         text = node.value
@@ -241,6 +275,7 @@ class _Builder:
         merges: list[yaml.Node] = []
         build = self.build
         plain = not self.pure
+        inline = self.inline
         for key_node, value_node in node.value:
             tag = key_node.tag
             if tag == _MERGE:
@@ -251,6 +286,15 @@ class _Builder:
                 key = key_node.value
             else:
                 key = self.key(key_node)
+            if inline:
+                if key in out:
+                    self.repeated = True
+                if type(value_node) is _SCALAR and value_node.tag == _STR:
+                    self.nodes += 1
+                    out[key] = value_node.value
+                else:
+                    out[key] = build(value_node, path)
+                continue
             if not self.locate:
                 if key in out:
                     self.repeated = True
@@ -267,6 +311,8 @@ class _Builder:
         if merges:
             self.merged = True
             self.merge(out, merges, path)
+        if inline and self.nodes > MAX_NODES:
+            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
         return out
 
     def merge(self, out: dict[Any, Any], merges: list[yaml.Node], path: Path) -> None:

@@ -91,9 +91,9 @@ def error_line(message: str) -> None:
 
 
 def json_text(data: Any) -> str:
-    import json
+    from catalogctl.output.jsontext import dumps
 
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return dumps(data) + "\n"
 
 
 def print_json(data: Any) -> None:

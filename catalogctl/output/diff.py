@@ -81,9 +81,9 @@ def diff_report(result: DiffResult, *, fail_on: str) -> Report:
         command="diff",
         ok=not failed,
         summary=summary(result),
-        rules=RULES,
-        cases=list(cases.values()),
-        envelope=envelope(
+        rules=lambda: RULES,
+        cases=lambda: list(cases.values()),
+        envelope=lambda: envelope(
             "diff", ok=not failed, summary=diff_summary(result, fail_on), items=items
         ),
         markdown=lambda: to_markdown(result),

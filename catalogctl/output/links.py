@@ -64,9 +64,9 @@ def links_report(report: LinkReport, *, strict: bool, located: Located | None = 
         command="check-links",
         ok=ok,
         summary=summary_text(report),
-        rules=RULES,
-        cases=cases,
-        envelope=envelope(
+        rules=lambda: RULES,
+        cases=lambda: cases,
+        envelope=lambda: envelope(
             "check-links", ok=ok, summary=s, items=[link_json(r) for r in report.results]
         ),
         markdown=lambda: to_markdown(report),

@@ -29,7 +29,7 @@ def write(report: Report, fmt: str) -> None:
         if report.has_tables:
             console.emit_renderables(report.tables)
     elif fmt == "json":
-        emit(json_text(report.envelope))
+        emit(json_text(report.envelope()))
     elif fmt == "github":
         from catalogctl.output.github import workflow_commands
 
@@ -37,11 +37,11 @@ def write(report: Report, fmt: str) -> None:
     elif fmt == "sarif":
         from catalogctl.output.sarif import sarif_log
 
-        emit(json_text(sarif_log(report.rules, report.results)))
+        emit(json_text(sarif_log(report.rules(), report.results)))
     elif fmt == "junit":
         from catalogctl.output.junit import junit_xml
 
-        emit(junit_xml(report.command, report.cases, seconds=report.seconds))
+        emit(junit_xml(report.command, report.cases(), seconds=report.seconds))
     elif fmt == "markdown":
         emit(report.markdown())
     else:  # pragma: no cover - the CLI's choices are the formats above
@@ -148,11 +148,11 @@ def _failure(message: str, *, code: int, kind: str, findings: list[Finding]) -> 
     elif fmt == "sarif":
         from catalogctl.output.sarif import sarif_log
 
-        emit(json_text(sarif_log(report.rules, report.results, error=message)))
+        emit(json_text(sarif_log(report.rules(), report.results, error=message)))
     elif fmt == "junit":
         from catalogctl.output.junit import junit_xml
 
-        emit(junit_xml(command, report.cases, error=message))
+        emit(junit_xml(command, report.cases(), error=message))
     elif fmt == "markdown":
         from catalogctl.text import md_text
 

@@ -70,12 +70,16 @@ def findings_report(
     counts = findings_summary(items)
     if ok is None:
         ok = not (counts["errors"] or (strict and counts["warnings"]))
-    cases: dict[str, Case] = {p: Case(p, command, p) for p in pages}
-    for f in items:
-        case = cases.get(f.file)
-        if case is None:
-            case = cases[f.file] = Case(f.file, command, f.file)
-        case.results.append(_result(f, strict))
+
+    def cases() -> list[Case]:
+        by_file: dict[str, Case] = {p: Case(p, command, p) for p in pages}
+        for f in items:
+            case = by_file.get(f.file)
+            if case is None:
+                case = by_file[f.file] = Case(f.file, command, f.file)
+            case.results.append(_result(f, strict))
+        return sorted(by_file.values(), key=lambda c: c.name)
+
     summary: dict[str, Any] = {**counts, "files": files, "games": games}
     if read is not None:
         summary["read"] = dict(read)
@@ -95,9 +99,11 @@ def findings_report(
         command=command,
         ok=ok,
         summary=line,
-        rules=content_rules(items),
-        cases=sorted(cases.values(), key=lambda c: c.name),
-        envelope=envelope(command, ok=ok, summary=summary, items=[finding_json(f) for f in items]),
+        rules=lambda: content_rules(items),
+        cases=cases,
+        envelope=lambda: envelope(
+            command, ok=ok, summary=summary, items=[finding_json(f) for f in items]
+        ),
         markdown=lambda: findings_markdown(items, line, ok=ok),
         tables=lambda width: [findings_renderable(items, width)] if items else [],
         mark=mark,

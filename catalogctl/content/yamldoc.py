@@ -44,6 +44,15 @@ _TYPED_START = frozenset(k for k in _RESOLVERS if k is not None)
 # The shortcut in `_Resolve` holds while the safe loader has only resolvers keyed by a first
 # character and no path resolvers (as PyYAML ships it); otherwise PyYAML's resolve answers.
 _SHORTCUT = None not in _RESOLVERS and not yaml.SafeLoader.yaml_path_resolvers
+# The tags a plain scalar resolves to, whose safe constructors build a value from the node
+# alone (no generator, nothing to record for aliases: `_Builder` keeps those itself).
+_IMPLICIT_TAGS = frozenset(
+    {tag for resolvers in _RESOLVERS.values() for tag, _ in resolvers}
+    - {_MERGE, "tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"}
+)
+_PLAIN_TAGS: dict[str, str] = {}  # a plain scalar's text -> its tag (see `_Resolve`)
+_PLAIN_TAG_ENTRIES = 4096
+_PLAIN_TAG_TEXT = 64
 
 
 class _Resolve:
@@ -73,8 +82,19 @@ class _Resolve:
                 return _MAP if kind is yaml.MappingNode else _SEQ
             if not implicit[0] or (value and value[0] not in _TYPED_START):
                 return _STR
-        tag: str = super().resolve(kind, value, implicit)  # type: ignore[misc]
-        return tag
+            # A plain scalar's tag depends on its text alone: keys and values such as `name`
+            # or `2024-01-01` come again on every page, and are matched against the regexes
+            # once (the cache is bounded in entries and in the length of a text).
+            tag = _PLAIN_TAGS.get(value)
+            if tag is None:
+                tag = super().resolve(kind, value, implicit)  # type: ignore[misc]
+                if len(value) <= _PLAIN_TAG_TEXT:
+                    if len(_PLAIN_TAGS) >= _PLAIN_TAG_ENTRIES:
+                        _PLAIN_TAGS.clear()
+                    _PLAIN_TAGS[value] = tag
+            return tag
+        resolved: str = super().resolve(kind, value, implicit)  # type: ignore[misc]
+        return resolved
 
 
 class PureLoader(_Resolve, yaml.SafeLoader):
@@ -243,7 +263,10 @@ class _Builder:
         if node.tag == _INT and len(text) > MAX_INT_DIGITS:
             raise self.fail("limit", f"a number longer than {MAX_INT_DIGITS} digits", node)
         try:
-            value = self.loader.construct_object(node)
+            if node.tag in _IMPLICIT_TAGS:  # a plain value: its constructor is a function
+                value = self.loader.yaml_constructors[node.tag](self.loader, node)
+            else:
+                value = self.loader.construct_object(node)
         except yaml.YAMLError as exc:
             problem = getattr(exc, "problem", None) or str(exc)
             raise self.fail("syntax", f"invalid YAML value: {problem}", node) from None

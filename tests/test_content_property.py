@@ -199,6 +199,10 @@ def _toml_texts() -> list[str]:
 TOML_EXTRA = [
     'a = 1\n[t]\nb = [1, [2, 3], {c = "d"}]\n[[aot]]\nx = 1\n[[aot]]\nx = 2\n',
     '"quoted key" = 1\nd.o.t = "x" # comment\n\n# c\n[a.b]\n\'lit\' = """m\nl"""\n',
+    # Statements a single match may or may not take: each must land where the token scan does.
+    "a=\"x\\\"y\" #c\r\nb = '''m\nl'''\nc = 1979-05-27 07:32:00Z\nd = -1_000.5e+3 # x\n",
+    'e = ["a, b", \'c]\', 1, true ,]\nf = [ ]\ng = [[1], 2]\nh = [\n  "x",\n]\ni = "" \nj = \'\'\n',
+    'k = """\none"""\nl = "\\u00e9\\\\" # "q"\nm = [1979-05-27, "#", \'#\'] # c\n[t]\nn = inf\n',
 ]
 
 
@@ -218,3 +222,17 @@ def test_toml_positions_found_on_demand_are_the_full_scans(text: str) -> None:
         for path, where in scanned.keys.items():
             assert doc._find(path, True) == where, path
         assert doc._find(("no", "such", "key"), False) is None
+
+
+@pytest.mark.parametrize("text", [*_toml_texts(), *TOML_EXTRA])
+def test_toml_statements_taken_by_one_match_land_where_the_token_scan_does(text: str) -> None:
+    import tomli
+
+    from catalogctl.content.tomldoc import _Scan
+
+    tomli.loads(text)  # every text is valid TOML
+    whole = _Scan(text, 2).run()
+    tokens = _Scan(text, 2, whole_statements=False).run()
+    assert whole.keys == tokens.keys
+    assert whole.values == tokens.values
+    assert whole.duplicates == tokens.duplicates

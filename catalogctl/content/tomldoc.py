@@ -18,6 +18,8 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from functools import cache
+from itertools import accumulate
 from typing import Any
 
 import tomli
@@ -33,11 +35,34 @@ from catalogctl.content.limits import (
 )
 from catalogctl.content.walk import check_tree
 
+_PLUS_ONE = (1).__add__
 _POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _WS_RE = re.compile(r"[ \t]*")
 _WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
 _SCALAR_END = re.compile(r"[,\]}\n#]")
+# A statement `bare-key = value` on one line, whose value is a one-line string, a plain scalar
+# (number, boolean, date) or a one-line array of those: most statements of a page, scanned by
+# one match (group 1: the key, 2: the value; an array's items by the second pattern). Compiled
+# when a finding first needs a TOML position, not at start-up. Anything else (dotted
+# or quoted keys, inline tables, nested or multi-line arrays, multi-line strings) takes the
+# scan token by token. Both record the same positions (a test compares them).
+_STRING = r"\"[^\"\\\r\n]*(?:\\[^\r\n][^\"\\\r\n]*)*\"(?!\")|'[^'\r\n]*'(?!')"
+_ATOM = rf"{_STRING}|[0-9A-Za-z+\-.:_]+"
+
+
+@cache
+def _statement_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A whole simple statement, and an item of its one-line array."""
+    pair = re.compile(
+        r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*"
+        rf"({_STRING}|[0-9A-Za-z+\-.:_][0-9A-Za-z+\-.:_ ]*?"
+        rf"|\[(?:[ \t]*(?:{_ATOM})[ \t]*,)*[ \t]*(?:(?:{_ATOM})[ \t]*)?\])"
+        r"[ \t]*(?=\r?\n|#|\Z)"
+    )
+    return pair, re.compile(rf"[ \t]*({_ATOM})[ \t]*,?")
+
+
 # The rest of a basic string, through its closing quote (a backslash escapes any character).
 _BASIC_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*"')
 
@@ -90,12 +115,18 @@ def _problem(exc: tomli.TOMLDecodeError, text: str, line0: int) -> Problem:
 
 
 class _Scan:
-    def __init__(self, text: str, line0: int) -> None:
+    def __init__(self, text: str, line0: int, *, whole_statements: bool = True) -> None:
         self.t = text
+        # A simple statement by one match (`_statement_patterns`).
+        self.simple: re.Pattern[str] | None = None
+        self.item: re.Pattern[str] | None = None
+        if whole_statements:
+            self.simple, self.item = _statement_patterns()
         self.n = len(text)
         self.i = 0
         self.line0 = line0
-        self.starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        # Where each line starts (a line end and the length of each line before it).
+        self.starts = [0, *accumulate(map(_PLUS_ONE, map(len, text.split("\n")[:-1])))]
         self.pos = Positions()
         self.seen: dict[Path, Pos] = {}
         self.aot: dict[Path, int] = {}
@@ -183,6 +214,18 @@ class _Scan:
                 self.pos.values.setdefault(path, where)
                 self.table = path
                 self.i = t.index("]", self.i) + 1
+            elif self.simple and (m := self.simple.match(t, self.i)) is not None:
+                path = (*self.table, m.group(1))
+                self.define(path, where)
+                self.pos.keys.setdefault(path, where)
+                values = self.pos.values
+                values.setdefault(path, self.lc(m.start(2)))
+                if t[m.start(2)] == "[":
+                    assert self.item is not None
+                    items = self.item.finditer(t, m.start(2) + 1, m.end(2) - 1)
+                    for index, item in enumerate(items):
+                        values.setdefault((*path, index), self.lc(item.start(1)))
+                self.i = m.end()
             else:
                 before = self.i
                 self.pair(self.table)

@@ -382,7 +382,11 @@ class _Finder:
     def _step(self, node: yaml.Node, part: str | int) -> tuple[yaml.Node, yaml.Node | None]:
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
-                if key_node.tag != _MERGE and path_part(self.builder.key(key_node)) == part:
+                tag = key_node.tag
+                if tag == _STR and type(key_node) is _SCALAR:  # a string key is its text
+                    if key_node.value == part:
+                        return value_node, key_node
+                elif tag != _MERGE and path_part(self.builder.key(key_node)) == part:
                     return value_node, key_node
         elif isinstance(node, yaml.SequenceNode) and type(part) is int and part >= 0:
             return node.value[part], None

@@ -178,9 +178,10 @@ class _Walker:
                 found.resources += len(entries) - len(index)
                 return []
         subdirs: list[tuple[str, str, int]] = []
+        prefix = os.path.join(shown, "")  # `shown` and a separator: a child's name follows
         for entry in entries:
             name = entry.name
-            child = os.path.join(shown, safe_name(name))
+            child = prefix + safe_name(name)
             if not _valid_name(name):
                 self.problem("file-name", child, "file name is not valid UTF-8; rename it")
                 continue
@@ -273,7 +274,8 @@ class _Walker:
             m = _JEKYLL_DATE_RE.match(stem)
             if m:
                 date, game_id = m.group(1), m.group(2)
-        key = os.path.join(shown, stem if bundle_id is None else "")
+        # What a page and its translations share: the folder and the stem (a bundle: the folder).
+        key = f"{shown}{os.sep}{stem if bundle_id is None else ''}"
         found.pages.append(PageFile(path, child, game_id, date, lang is not None, key))
 
     def regular_file(

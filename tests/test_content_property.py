@@ -236,3 +236,30 @@ def test_toml_statements_taken_by_one_match_land_where_the_token_scan_does(text:
     assert whole.keys == tokens.keys
     assert whole.values == tokens.values
     assert whole.duplicates == tokens.duplicates
+
+
+_front_key = st.sampled_from(["name", "title", "description", "summary", "icon", "params", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    mapped=st.dictionaries(
+        st.sampled_from(["name", "description", "icon", "weight", "slug"]),
+        st.sampled_from(["title", "summary", "name", "description", "params.icon", "params"]),
+        max_size=4,
+    ),
+    data=st.dictionaries(
+        _front_key,
+        st.one_of(st.integers(), st.dictionaries(_front_key, st.integers(), max_size=3)),
+        max_size=6,
+    ),
+)
+def test_reading_a_page_in_one_pass_reads_what_the_field_map_says(
+    mapped: dict[str, str], data: dict[str, object]
+) -> None:
+    # A map of top-level keys reads a page in one pass over its keys: the same catalog keys
+    # as reading each mapped path (renames, two keys from one, dotted paths).
+    from catalogctl.content.fields import FieldMap, extract
+
+    fmap = FieldMap.from_settings(mapped)
+    assert extract(data, fmap) == extract(data, fmap._replace(top=None))

@@ -33,6 +33,10 @@ class FieldMap(NamedTuple):
     paths: Mapping[str, tuple[str, ...]]
     stores: tuple[str, ...]
     store_paths: Mapping[str, tuple[str, ...]]
+    # Top-level front-matter key -> the catalog key read from it, when each catalog key but
+    # `stores` is read from a top-level key of its own (else None): a page is then read in one
+    # pass over its keys.
+    top: Mapping[str, str] | None = None
 
     @classmethod
     def from_settings(cls, fields: Mapping[str, Any]) -> FieldMap:
@@ -54,7 +58,8 @@ class FieldMap(NamedTuple):
                     stores = parsed
                 else:
                     paths[key] = parsed
-        return cls(paths, stores, store_paths)
+        top = {path[0]: key for key, path in paths.items() if len(path) == 1}
+        return cls(paths, stores, store_paths, top if len(top) == len(paths) else None)
 
     def source(self, loc: tuple[Any, ...]) -> Path:
         """The front-matter path of a catalog location (`("platforms", 1)`, `("stores", "ios")`)."""
@@ -89,11 +94,15 @@ def extract(
     data: dict[str, Any], fmap: FieldMap
 ) -> tuple[dict[str, Any], list[tuple[str, Path, Path]]]:
     """The catalog keys of a page, and the store keys given in two places (key, path, path)."""
-    out: dict[str, Any] = {}
-    for key, path in fmap.paths.items():
-        value = data.get(path[0], MISSING) if len(path) == 1 else get_path(data, path)
-        if value is not MISSING:
-            out[key] = value
+    top = fmap.top
+    if top is not None:
+        out = {top[k]: v for k, v in data.items() if k in top}
+    else:
+        out = {}
+        for key, path in fmap.paths.items():
+            value = data.get(path[0], MISSING) if len(path) == 1 else get_path(data, path)
+            if value is not MISSING:
+                out[key] = value
     clashes: list[tuple[str, Path, Path]] = []
     stores = get_path(data, fmap.stores)
     if fmap.store_paths:

@@ -250,9 +250,9 @@ def test_deep_yaml_never_reaches_either_composer(
     loader_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
 
-    from catalogctl.content import yamldoc
+    from catalogctl.content import yamldoc, yamlload
 
-    chosen = getattr(yamldoc, loader_name)
+    chosen = getattr(yamlload, loader_name)
     if chosen is None:
         pytest.skip("PyYAML without libyaml: the pure loader is the only one")
     monkeypatch.setattr(yamldoc, "loader_for", lambda _text: chosen)

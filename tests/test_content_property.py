@@ -80,13 +80,13 @@ def test_the_command_never_tracebacks_or_dies_by_a_signal(
 @given(body=text)
 def test_both_yaml_loaders_accept_the_same_pages(body: str) -> None:
 
-    from catalogctl.content import yamldoc
+    from catalogctl.content import yamldoc, yamlload
     from catalogctl.content.document import Problem
 
-    if yamldoc.C_LOADER is None or yamldoc.loader_for(body) is yamldoc.PureLoader:
+    if yamlload.C_LOADER is None or yamldoc.loader_for(body) is yamlload.PureLoader:
         return  # only texts the C loader would read: does the pure one agree?
     results = []
-    for chosen in (yamldoc.PureLoader, yamldoc.C_LOADER):
+    for chosen in (yamlload.PureLoader, yamlload.C_LOADER):
         original = yamldoc.loader_for
         yamldoc.loader_for = lambda _t, c=chosen: c  # type: ignore[assignment]
         try:
@@ -121,7 +121,7 @@ yaml_value = st.recursive(
 def test_yaml_tags_are_the_ones_pyyaml_resolves(value: object, flow: bool, quote: bool) -> None:
     import yaml
 
-    from catalogctl.content import yamldoc
+    from catalogctl.content import yamlload
 
     text = yaml.safe_dump(
         {"k": value}, default_flow_style=flow, default_style='"' if quote else None
@@ -145,9 +145,9 @@ def test_yaml_tags_are_the_ones_pyyaml_resolves(value: object, flow: bool, quote
 
     for source in (text, plain):
         expected = tags(source, yaml.SafeLoader)
-        assert tags(source, yamldoc.PureLoader) == expected
-        if yamldoc.C_LOADER is not None and "\t" not in source:
-            assert tags(source, yamldoc.C_LOADER) == tags(source, yaml.CSafeLoader)
+        assert tags(source, yamlload.PureLoader) == expected
+        if yamlload.C_LOADER is not None and "\t" not in source:
+            assert tags(source, yamlload.C_LOADER) == tags(source, yaml.CSafeLoader)
 
 
 @settings(max_examples=300, deadline=None)
@@ -155,7 +155,7 @@ def test_yaml_tags_are_the_ones_pyyaml_resolves(value: object, flow: bool, quote
 def test_yaml_positions_found_from_nodes_are_the_full_scans(value: dict, flow: bool) -> None:
     import yaml
 
-    from catalogctl.content import yamldoc
+    from catalogctl.content import yamldoc, yamlload
     from catalogctl.content.document import Problem
 
     text = yaml.safe_dump(value, default_flow_style=flow, allow_unicode=True)
@@ -169,7 +169,7 @@ def test_yaml_positions_found_from_nodes_are_the_full_scans(value: dict, flow: b
     loader_cls = yamldoc.loader_for(text)
     loader = loader_cls(text)
     located = yamldoc._Builder(
-        loader, 2, loader_cls is yamldoc.PureLoader, shared=False, locate=True
+        loader, 2, loader_cls is yamlload.PureLoader, shared=False, locate=True
     )
     located.build(loader.get_single_node(), ())
     scanned = located.pos

@@ -1,10 +1,6 @@
 """YAML front matter: PyYAML's safe loader, its nodes' positions, and guards around it.
 
-One loader for every machine. libyaml (the C loader, used for speed where it is installed)
-accepts tabs as separators where the pure-Python loader does not, other YAML versions in a
-`%YAML` directive, and a comment right after a block scalar's header (`description: >#`, which
-YAML requires a space before); a text with a tab, a directive or a `|`/`>` followed by `#` is
-therefore always read by the pure-Python loader, so a page valid on one machine is valid on all.
+One loader for every machine (`content.yamlload` picks the C or the pure-Python one for a text).
 A lone surrogate escape (`"\\ud800"`), which only the pure loader accepts, is refused here too.
 
 No crash from deep input: PyYAML composes nodes recursively (in C for libyaml, where 25,000
@@ -21,106 +17,24 @@ values.
 
 from __future__ import annotations
 
-import operator
-import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
 from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
 from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, MAX_NODES, yaml_may_nest_deeper
-
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
-_MERGE = "tag:yaml.org,2002:merge"
-_INT = "tag:yaml.org,2002:int"
-_STR = "tag:yaml.org,2002:str"
-_SCALAR = yaml.ScalarNode
-# A block scalar header followed by `#` (libyaml takes it for a comment without the space).
-_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
-_RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
-# The first characters of a plain scalar that may resolve to something other than a string.
-_TYPED_START = frozenset(k for k in _RESOLVERS if k is not None)
-# The shortcut in `_Resolve` holds while the safe loader has only resolvers keyed by a first
-# character and no path resolvers (as PyYAML ships it); otherwise PyYAML's resolve answers.
-_SHORTCUT = None not in _RESOLVERS and not yaml.SafeLoader.yaml_path_resolvers
-# The tags a plain scalar resolves to, whose safe constructors build a value from the node
-# alone (no generator, nothing to record for aliases: `_Builder` keeps those itself).
-_IMPLICIT_TAGS = frozenset(
-    {tag for resolvers in _RESOLVERS.values() for tag, _ in resolvers}
-    - {_MERGE, "tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"}
+from catalogctl.content.yamlload import (
+    IMPLICIT_TAGS,
+    INT,
+    MAP,
+    MERGE,
+    PURE,
+    SEQ,
+    STR,
+    loader_for,
 )
-_PLAIN_TAGS: dict[str, str] = {}  # a plain scalar's text -> its tag (see `_Resolve`)
-_PLAIN_TAG_ENTRIES = 4096
-_PLAIN_TAG_TEXT = 64
 
-
-class _Resolve:
-    """`Resolver.resolve` with the safe loader's own resolvers, answered without trying them
-    for the scalars no resolver can match (a plain scalar whose first character starts no
-    typed value, or a quoted one). The composer calls it for every node, and most of a page's
-    scalars are such strings. Same tags as PyYAML's (a test compares them).
-
-    The composer also calls `descend_resolver(parent, index)` and `ascend_resolver()` around
-    every node, for path resolvers. The safe loader has none, so PyYAML's own methods return at
-    once; two builtins that ignore their arguments do the same without a Python frame per call
-    (a twentieth of composing a page).
-    """
-
-    if TYPE_CHECKING:  # PyYAML's signatures
-
-        def descend_resolver(self, current_node: Any, current_index: Any) -> None: ...
-        def ascend_resolver(self) -> None: ...
-
-    elif _SHORTCUT:
-        descend_resolver = staticmethod(operator.is_)  # (parent, index): nothing to track
-        ascend_resolver = staticmethod(().__len__)  # (): nothing to track
-
-    def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
-        if _SHORTCUT:
-            if kind is not yaml.ScalarNode:
-                return _MAP if kind is yaml.MappingNode else _SEQ
-            if not implicit[0] or (value and value[0] not in _TYPED_START):
-                return _STR
-            # A plain scalar's tag depends on its text alone: keys and values such as `name`
-            # or `2024-01-01` come again on every page, and are matched against the regexes
-            # once (the cache is bounded in entries and in the length of a text).
-            tag = _PLAIN_TAGS.get(value)
-            if tag is None:
-                tag = super().resolve(kind, value, implicit)  # type: ignore[misc]
-                if len(value) <= _PLAIN_TAG_TEXT:
-                    if len(_PLAIN_TAGS) >= _PLAIN_TAG_ENTRIES:
-                        _PLAIN_TAGS.clear()
-                    _PLAIN_TAGS[value] = tag
-            return tag
-        resolved: str = super().resolve(kind, value, implicit)  # type: ignore[misc]
-        return resolved
-
-
-class PureLoader(_Resolve, yaml.SafeLoader):
-    """PyYAML's pure-Python safe loader."""
-
-
-if hasattr(yaml, "CSafeLoader"):
-
-    class CLoader(_Resolve, yaml.CSafeLoader):
-        """PyYAML's safe loader on libyaml."""
-
-    C_LOADER: type[Any] | None = CLoader
-else:  # pragma: no cover - PyYAML built without libyaml
-    C_LOADER = None
-
-_PURE: type[Any] = PureLoader
-_FAST: type[Any] = C_LOADER or PureLoader
-
-
-def loader_for(text: str) -> type[yaml.SafeLoader]:
-    """The C loader where it accepts exactly what the pure one does, else the pure one."""
-    if "\t" in text or text.startswith("%") or "\n%" in text:
-        return _PURE
-    if "#" in text and _HEADER_COMMENT.search(text):
-        return _PURE
-    return _FAST
+_SCALAR = yaml.ScalarNode
 
 
 def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
@@ -231,12 +145,12 @@ class _Builder:
             self.pos.values.setdefault(path, self.at(node))
         kind = type(node)
         if kind is yaml.ScalarNode:
-            if node.tag == _STR and not self.pure:
+            if node.tag == STR and not self.pure:
                 return node.value  # what SafeConstructor gives for a string
             return self.scalar(node)
         if kind is yaml.MappingNode:
             return self.mapping(node, path)
-        if node.tag != _SEQ:
+        if node.tag != SEQ:
             raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
         build = self.build
         if self.locate:
@@ -246,7 +160,7 @@ class _Builder:
         out = []
         strings = 0  # the items taken as they are (built ones count themselves)
         for item in node.value:
-            if type(item) is _SCALAR and item.tag == _STR:
+            if type(item) is _SCALAR and item.tag == STR:
                 strings += 1
                 out.append(item.value)
             else:
@@ -258,12 +172,12 @@ class _Builder:
 
     def scalar(self, node: yaml.Node) -> Any:
         text = node.value
-        if node.tag == _STR and (not self.pure or text.isascii()):
+        if node.tag == STR and (not self.pure or text.isascii()):
             return text  # what SafeConstructor gives for a string
-        if node.tag == _INT and len(text) > MAX_INT_DIGITS:
+        if node.tag == INT and len(text) > MAX_INT_DIGITS:
             raise self.fail("limit", f"a number longer than {MAX_INT_DIGITS} digits", node)
         try:
-            if node.tag in _IMPLICIT_TAGS:  # a plain value: its constructor is a function
+            if node.tag in IMPLICIT_TAGS:  # a plain value: its constructor is a function
                 value = self.loader.yaml_constructors[node.tag](self.loader, node)
             else:
                 value = self.loader.construct_object(node)
@@ -291,7 +205,7 @@ class _Builder:
         return key
 
     def mapping(self, node: yaml.Node, path: Path) -> dict[Any, Any]:
-        if node.tag != _MAP:
+        if node.tag != MAP:
             raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
         out: dict[Any, Any] = {}
         seen: dict[Any, Pos] = {}
@@ -301,18 +215,18 @@ class _Builder:
         inline = self.inline
         for key_node, value_node in node.value:
             tag = key_node.tag
-            if tag == _MERGE:
+            if tag == MERGE:
                 merges.append(value_node)
                 continue
             self.nodes += 1
-            if plain and tag == _STR and type(key_node) is yaml.ScalarNode:
+            if plain and tag == STR and type(key_node) is yaml.ScalarNode:
                 key = key_node.value
             else:
                 key = self.key(key_node)
             if inline:
                 if key in out:
                     self.repeated = True
-                if type(value_node) is _SCALAR and value_node.tag == _STR:
+                if type(value_node) is _SCALAR and value_node.tag == STR:
                     self.nodes += 1
                     out[key] = value_node.value
                 else:
@@ -383,10 +297,10 @@ class _Finder:
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 tag = key_node.tag
-                if tag == _STR and type(key_node) is _SCALAR:  # a string key is its text
+                if tag == STR and type(key_node) is _SCALAR:  # a string key is its text
                     if key_node.value == part:
                         return value_node, key_node
-                elif tag != _MERGE and path_part(self.builder.key(key_node)) == part:
+                elif tag != MERGE and path_part(self.builder.key(key_node)) == part:
                     return value_node, key_node
         elif isinstance(node, yaml.SequenceNode) and type(part) is int and part >= 0:
             return node.value[part], None
@@ -401,7 +315,7 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
         loader = loader_cls(text)  # the pure loader checks the characters here
     except yaml.YAMLError as exc:
         raise _problem_from(exc, line0, text) from None
-    pure, shared = loader_cls is _PURE, "&" in text
+    pure, shared = loader_cls is PURE, "&" in text
     try:
         try:
             node = loader.get_single_node()

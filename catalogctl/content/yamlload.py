@@ -50,7 +50,7 @@ class _Resolve:
     The composer also calls `descend_resolver(parent, index)` and `ascend_resolver()` around
     every node, for path resolvers. The safe loader has none, so PyYAML's own methods return at
     once; two builtins that ignore their arguments do the same without a Python frame per call
-    (a twentieth of composing a page).
+    (about a tenth of composing a page).
     """
 
     if TYPE_CHECKING:  # PyYAML's signatures

@@ -1,3 +1,3 @@
-from catalogctl.cli.app import main
+from catalogctl.cli.entry import main
 
 main()

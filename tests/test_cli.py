@@ -6,10 +6,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import typer.main
+from typer.testing import CliRunner
 
 from catalogctl import __version__
 from catalogctl.cli.app import app
+from catalogctl.cli.collector import COMMAND_THRESHOLDS, PYTHON_THRESHOLDS, for_command
 from catalogctl.cli.completion import describe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,3 +45,52 @@ def test_cli_unknown_option_is_usage_error() -> None:
     proc = run("validate", "--no-such-option")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
+
+
+def test_cli_commands_collect_garbage_seldom_from_before_their_imports(sample: Path) -> None:
+    # The console script sets the collector's pace before typer (the first heavy import) loads,
+    # and the command runs at that pace.
+    code = f"""
+import gc, sys
+seen = []
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "typer" and not seen:
+            seen.append(gc.get_threshold())
+sys.meta_path.insert(0, Spy())
+sys.argv = ["catalogctl", "validate", {str(sample)!r}]
+from catalogctl.cli.entry import main
+try:
+    main()
+except SystemExit as exc:
+    print(exc.code)
+print(seen, gc.get_threshold())
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-2:] == [
+        "0",
+        f"[{COMMAND_THRESHOLDS!r}] {COMMAND_THRESHOLDS!r}",
+    ]
+
+
+def test_cli_serve_collects_garbage_at_pythons_pace(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server runs for days: whatever the console script set, serve goes back to Python's own
+    # thresholds before it serves.
+    import gc
+
+    from catalogctl.serve import server
+
+    seen: list[tuple[int, ...]] = []
+    monkeypatch.setattr(server, "serve", lambda *_a, **_k: seen.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    try:
+        for_command()
+        assert gc.get_threshold() == COMMAND_THRESHOLDS
+        result = CliRunner().invoke(app, ["serve", str(sample), "--port", "0"])
+    finally:
+        gc.set_threshold(*before)
+    assert result.exit_code == 0, result.output
+    assert seen == [PYTHON_THRESHOLDS]

@@ -183,7 +183,7 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """The command line, as the console script (`cli.entry`) runs it."""
     try:
         make_app(requested(sys.argv[1:]))()
     except KeyboardInterrupt:

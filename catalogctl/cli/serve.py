@@ -187,11 +187,13 @@ def serve(
       catalogctl serve dist --unix /run/catalogctl/http.sock --quiet
       catalogctl serve dist --access-log-format json | jq .status
     """
+    from catalogctl.cli.collector import for_server
     from catalogctl.serve.options import ServeOptions
     from catalogctl.serve.server import configure_logging, parse_address
     from catalogctl.serve.server import serve as run_server
     from catalogctl.site.load import SiteInput
 
+    for_server()  # a server runs for days: the collector at Python's own pace
     # With JSON log lines, a start-up error is the JSON error envelope too.
     use_format("serve", "json" if log_format is LogFormat.json else "table")
     root, display = resolve_content(source, sample=True)

@@ -1,0 +1,17 @@
+"""The `catalogctl` console script: the collector's pace for a command, then the command line.
+
+This module imports nothing heavy, so that the pace is set before typer, pydantic-core and
+the rest are imported (see `collector`).
+"""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    """Console-script entry point (and `python -m catalogctl`)."""
+    from catalogctl.cli.collector import for_command
+
+    for_command()
+    from catalogctl.cli.app import main as run
+
+    run()

@@ -263,3 +263,34 @@ def test_reading_a_page_in_one_pass_reads_what_the_field_map_says(
 
     fmap = FieldMap.from_settings(mapped)
     assert extract(data, fmap) == extract(data, fmap._replace(top=None))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        st.from_regex(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}", fullmatch=True),
+        st.dates().map(str),
+        st.sampled_from(["2024-02-30", "2023-02-29", "0000-01-01", "2024-13-01", "2024-00-10"]),
+    ),
+    explicit=st.booleans(),
+)
+def test_yaml_dates_are_what_pyyaml_makes_of_them(text: str, explicit: bool) -> None:
+    # A date or an error for the same texts, with the same value or message, on either loader.
+    import yaml
+
+    from catalogctl.content import yamldoc, yamlload
+    from catalogctl.content.document import Problem
+
+    source = f"d: {'!!timestamp ' if explicit else ''}{text}\n"
+    try:
+        expected: object = yaml.load(source, Loader=yaml.SafeLoader)["d"]
+    except ValueError as exc:
+        expected = f"invalid YAML value {text!r}: {exc}"
+    for loader in (yamlload.PureLoader, yamlload.C_LOADER or yamlload.PureLoader):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(yamldoc, "loader_for", lambda _text, chosen=loader: chosen)
+            try:
+                got: object = yamldoc.read_yaml(source, "x.md", 2, (1, 1)).data["d"]
+            except Problem as p:
+                got = p.message
+        assert got == expected, loader

@@ -17,6 +17,8 @@ values.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from typing import Any
 
 import yaml
@@ -31,10 +33,12 @@ from catalogctl.content.yamlload import (
     PURE,
     SEQ,
     STR,
+    TIMESTAMP,
     loader_for,
 )
 
 _SCALAR = yaml.ScalarNode
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
@@ -177,7 +181,10 @@ class _Builder:
         if node.tag == INT and len(text) > MAX_INT_DIGITS:
             raise self.fail("limit", f"a number longer than {MAX_INT_DIGITS} digits", node)
         try:
-            if node.tag in IMPLICIT_TAGS:  # a plain value: its constructor is a function
+            if node.tag == TIMESTAMP and _DATE.fullmatch(text):
+                # What the safe timestamp constructor makes of a date, without its regex.
+                value = dt.date(int(text[:4]), int(text[5:7]), int(text[8:]))
+            elif node.tag in IMPLICIT_TAGS:  # a plain value: its constructor is a function
                 value = self.loader.yaml_constructors[node.tag](self.loader, node)
             else:
                 value = self.loader.construct_object(node)

@@ -22,6 +22,7 @@ SEQ = "tag:yaml.org,2002:seq"
 MERGE = "tag:yaml.org,2002:merge"
 INT = "tag:yaml.org,2002:int"
 STR = "tag:yaml.org,2002:str"
+TIMESTAMP = "tag:yaml.org,2002:timestamp"
 # A block scalar header followed by `#` (libyaml takes it for a comment without the space).
 _HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
 _RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers

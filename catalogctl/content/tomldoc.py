@@ -317,6 +317,13 @@ class _Scan:
                 self.i += 1
 
 
+# The one-match patterns take about as long to compile as 200 statements take to scan token by
+# token: the first lookups of a process scan by tokens, so that a run that needs a few positions
+# (a small site, or an `id` key on a TOML page) never compiles them.
+_TOKEN_LOOKUPS = 64
+_lookups = 0
+
+
 class _Finder:
     """Where a key or value is, scanning the text only as far as the first lookup that needs
     it: a finding on the third line of a page scans three lines. Positions are those of the
@@ -332,7 +339,9 @@ class _Finder:
 
     def __call__(self, path: Path, key: bool) -> Pos | None:
         if self.scan is None:
-            self.scan = _Scan(self.text, self.line0)
+            global _lookups  # noqa: PLW0603 - counted per process
+            _lookups += 1
+            self.scan = _Scan(self.text, self.line0, whole_statements=_lookups > _TOKEN_LOOKUPS)
             self.steps = self.scan.statements()
         found = self.scan.pos.keys if key else self.scan.pos.values
         while path not in found and self.steps is not None:

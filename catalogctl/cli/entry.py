@@ -6,11 +6,11 @@ the rest are imported (see `collector`).
 
 from __future__ import annotations
 
+from catalogctl.cli.collector import for_command
+
 
 def main() -> None:
     """Console-script entry point (and `python -m catalogctl`)."""
-    from catalogctl.cli.collector import for_command
-
     for_command()
     from catalogctl.cli.app import main as run
 

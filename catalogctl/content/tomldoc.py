@@ -44,9 +44,9 @@ _SCALAR_END = re.compile(r"[,\]}\n#]")
 # A statement `bare-key = value` on one line, whose value is a one-line string, a plain scalar
 # (number, boolean, date) or a one-line array of those: most statements of a page, scanned by
 # one match (group 1: the key, 2: the value; an array's items by the second pattern). Compiled
-# when a finding first needs a TOML position, not at start-up. Anything else (dotted
-# or quoted keys, inline tables, nested or multi-line arrays, multi-line strings) takes the
-# scan token by token. Both record the same positions (a test compares them).
+# once a process has looked up `_TOKEN_LOOKUPS` positions, not at start-up. Anything else
+# (dotted or quoted keys, inline tables, nested or multi-line arrays, multi-line strings) takes
+# the scan token by token. Both record the same positions (a test compares them).
 _STRING = r"\"[^\"\\\r\n]*(?:\\[^\r\n][^\"\\\r\n]*)*\"(?!\")|'[^'\r\n]*'(?!')"
 _ATOM = rf"{_STRING}|[0-9A-Za-z+\-.:_]+"
 

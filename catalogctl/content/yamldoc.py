@@ -230,19 +230,14 @@ class _Builder:
                 key = key_node.value
             else:
                 key = self.key(key_node)
-            if inline:
+            if not self.locate:
                 if key in out:
                     self.repeated = True
-                if type(value_node) is _SCALAR and value_node.tag == STR:
+                if inline and type(value_node) is _SCALAR and value_node.tag == STR:
                     self.nodes += 1
                     out[key] = value_node.value
                 else:
                     out[key] = build(value_node, path)
-                continue
-            if not self.locate:
-                if key in out:
-                    self.repeated = True
-                out[key] = build(value_node, path)
                 continue
             where = self.at(key_node)
             if key in seen:

@@ -142,3 +142,32 @@ def test_content_generated_source_schema_is_up_to_date() -> None:
     assert SCHEMA_FILE.read_text(encoding="utf-8") == generate(), (
         "catalogctl/content/_schemas.py is stale: run `python -m catalogctl.content.settings`"
     )
+
+
+def test_content_settings_compare_print_and_copy_as_dataclasses_do() -> None:
+    data = {
+        "base_url": "https://example.com",
+        "title": "T",
+        "description": "D",
+        "stores": {"ios": {"name": "App Store"}},
+    }
+    site = validator("site").validate_python(data)
+    # Defaults, including the nested tables made by their classes' default factories.
+    assert (site.content.games, site.api.v1.status, site.stores["ios"].params) == (
+        "games",
+        "supported",
+        {},
+    )
+    assert site == validator("site").validate_python(data)
+    assert site != validator("site").validate_python({**data, "title": "U"})
+    moved = site.replace(base_url="https://other.example")
+    assert moved.base_url == "https://other.example" and moved.title == "T"
+    assert site.base_url == "https://example.com"
+    assert repr(site.stores["ios"]) == "StoreSettings(name='App Store', kind=None, params={})"
+    assert repr(site).startswith("SiteSettings(base_url='https://example.com', title='T', ")
+    with pytest.raises(TypeError, match="hash"):
+        hash(site)
+    with pytest.raises(TypeError, match="takes no 'titel'"):
+        site.replace(titel="x")
+    with pytest.raises(TypeError, match="needs 'name'"):
+        type(site.stores["ios"])()

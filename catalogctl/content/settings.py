@@ -3,6 +3,10 @@
 May import: nothing of catalogctl (the content layer's bottom).
 
 They are standard-library dataclasses whose annotations carry pydantic `Field` constraints.
+They are declared with `init`, `repr` and `eq` off, and take those from the `Settings` base
+instead: generated methods are compiled when the class is made, which cost a `validate` of a
+small site more start-up than the rest of this module (only pydantic-core and a default
+factory ever build them, and `replace` copies).
 pydantic turns them into validators once, at development time:
 `python -m catalogctl.content.settings` writes the pydantic-core schemas to
 `catalogctl/content/_schemas.py`, and a test fails when that file is stale. At run time
@@ -33,8 +37,43 @@ StoreKind = Literal["apple", "google-play", "other"]
 RuleLevel = Literal["error", "warning", "off"]
 
 
-@dataclass(slots=True)
-class StoreSettings:
+class Settings:
+    """What `dataclass` would generate for the classes below, written once for all of them."""
+
+    __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+    def __init__(self, **values: Any) -> None:
+        for f in dataclasses.fields(self):
+            if f.name in values:
+                value = values.pop(f.name)
+            elif f.default is not dataclasses.MISSING:
+                value = f.default
+            elif f.default_factory is not dataclasses.MISSING:
+                value = f.default_factory()
+            else:
+                raise TypeError(f"{type(self).__name__}() needs {f.name!r}")
+            setattr(self, f.name, value)
+        if values:
+            raise TypeError(f"{type(self).__name__}() takes no {', '.join(map(repr, values))}")
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
+    def __repr__(self) -> str:
+        pairs = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
+        return f"{type(self).__name__}({pairs})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq is
+
+
+@dataclass(init=False, repr=False, eq=False, slots=True)
+class StoreSettings(Settings):
     """`[stores.<key>]`: one store of the catalog."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -53,8 +92,8 @@ class StoreSettings:
     ] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
-class ApiVersionSettings:
+@dataclass(init=False, repr=False, eq=False, slots=True)
+class ApiVersionSettings(Settings):
     """`[api.v1]`: lifecycle of the API version (SPEC §9)."""
 
     # Lax, so that dates may be TOML dates or ISO strings.
@@ -74,8 +113,8 @@ class ApiVersionSettings:
     ] = None
 
 
-@dataclass(slots=True)
-class ApiSettings:
+@dataclass(init=False, repr=False, eq=False, slots=True)
+class ApiSettings(Settings):
     """`[api]`: one table per API version."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -83,8 +122,8 @@ class ApiSettings:
     v1: ApiVersionSettings = field(default_factory=ApiVersionSettings)
 
 
-@dataclass(slots=True)
-class ContentSettings:
+@dataclass(init=False, repr=False, eq=False, slots=True)
+class ContentSettings(Settings):
     """`[content]`: where the game pages are, and in which language."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -102,8 +141,8 @@ class ContentSettings:
     ] = "en"
 
 
-@dataclass(slots=True)
-class SiteSettings:
+@dataclass(init=False, repr=False, eq=False, slots=True)
+class SiteSettings(Settings):
     """`content/site.toml`."""
 
     # The website keeps its own keys in site.toml too.
@@ -138,8 +177,8 @@ class SiteSettings:
         return dataclasses.replace(self, **changes)
 
 
-@dataclass(slots=True)
-class GamePage:
+@dataclass(init=False, repr=False, eq=False, slots=True)
+class GamePage(Settings):
     """The catalog keys of one game page, once `[fields]` has mapped them."""
 
     # Unknown keys belong to the website and are ignored.

@@ -15,14 +15,14 @@ from typing import Any, NamedTuple
 from catalogctl.content.document import Path
 from catalogctl.content.settings import CATALOG_KEYS
 
-_SEGMENT = re.compile(r"[^.\s]+")
+_SEGMENT = r"[^.\s]+"  # compiled when site.toml maps a key
 MISSING: Any = object()
 
 
 def parse_path(text: str) -> tuple[str, ...] | None:
     """`"params.icon"` → ("params", "icon"); None when it is not a dotted key path."""
     parts = tuple(text.split("."))
-    if not text or not all(_SEGMENT.fullmatch(p) for p in parts):
+    if not text or not all(re.fullmatch(_SEGMENT, p) for p in parts):
         return None
     return parts
 

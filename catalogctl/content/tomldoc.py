@@ -36,11 +36,11 @@ from catalogctl.content.limits import (
 from catalogctl.content.walk import check_tree
 
 _PLUS_ONE = (1).__add__
-_POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
+_POS_RE = r"\s*\(at line (\d+), column (\d+)\)"  # compiled for a syntax error
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _WS_RE = re.compile(r"[ \t]*")
 _WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
-_SCALAR_END = re.compile(r"[,\]}\n#]")
+_SCALAR_END = r"[,\]}\n#]"  # compiled when a scan meets a plain scalar
 # A statement `bare-key = value` on one line, whose value is a one-line string, a plain scalar
 # (number, boolean, date) or a one-line array of those: most statements of a page, scanned by
 # one match (group 1: the key, 2: the value; an array's items by the second pattern). Compiled
@@ -93,10 +93,10 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
 
 def _problem(exc: tomli.TOMLDecodeError, text: str, line0: int) -> Problem:
     msg = str(exc)
-    m = _POS_RE.search(msg)
+    m = re.search(_POS_RE, msg)
     line = line0 + int(m.group(1)) - 1 if m else None
     col = int(m.group(2)) if m else None
-    msg = _POS_RE.sub("", msg).strip()
+    msg = re.sub(_POS_RE, "", msg).strip()
     if line is not None and (msg.startswith(("Cannot overwrite", "Cannot declare"))):
         try:
             dups = scan_toml(text, line0).duplicates
@@ -265,7 +265,7 @@ class _Scan:
         elif ch == "{":
             self.inline_table(path)
         else:
-            m = _SCALAR_END.search(t, self.i)
+            m = re.compile(_SCALAR_END).search(t, self.i)
             self.i = self.n if m is None else m.start()
 
     def multiline_end(self) -> int:

@@ -24,7 +24,7 @@ INT = "tag:yaml.org,2002:int"
 STR = "tag:yaml.org,2002:str"
 TIMESTAMP = "tag:yaml.org,2002:timestamp"
 # A block scalar header followed by `#` (libyaml takes it for a comment without the space).
-_HEADER_COMMENT = re.compile(r"[|>][-+0-9]*#")
+_HEADER_COMMENT = r"[|>][-+0-9]*#"  # compiled when a text has a `#`
 _RESOLVERS = yaml.SafeLoader.yaml_implicit_resolvers
 # The first characters of a plain scalar that may resolve to something other than a string.
 _TYPED_START = frozenset(k for k in _RESOLVERS if k is not None)
@@ -105,6 +105,6 @@ def loader_for(text: str) -> type[yaml.SafeLoader]:
     """The C loader where it accepts exactly what the pure one does, else the pure one."""
     if "\t" in text or text.startswith("%") or "\n%" in text:
         return PURE
-    if "#" in text and _HEADER_COMMENT.search(text):
+    if "#" in text and re.search(_HEADER_COMMENT, text):
         return PURE
     return FAST

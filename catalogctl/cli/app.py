@@ -6,10 +6,10 @@ use them, and `main()` registers only the command it is asked for when the first
 one: the other commands' modules are not imported and their signatures are not turned into
 options (typer does that for every registered command, eagerly). `--help`, `--version`,
 `completion`, shell completion and anything else register every command, so they see the whole
-app.
+app. The command modules (and this one) do without `from __future__ import annotations`: typer
+reads a command's annotations at run time, and as strings each would be compiled on every start
+(`serve`, whose annotations name a type imported only for type checking, keeps it).
 """
-
-from __future__ import annotations
 
 import functools
 import importlib

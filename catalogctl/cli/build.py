@@ -1,7 +1,5 @@
 """`catalogctl build`: render every public document into a build directory, atomically."""
 
-from __future__ import annotations
-
 import time
 from enum import StrEnum
 from pathlib import Path

@@ -1,7 +1,5 @@
 """`catalogctl check-links`: every game page, icon and store link, checked concurrently."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

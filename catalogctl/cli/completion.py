@@ -4,8 +4,6 @@ The scripts are static (a <Tab> never starts Python) and are generated from the 
 commands each time they are printed, so they always match the catalogctl that prints them.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any

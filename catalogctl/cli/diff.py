@@ -1,7 +1,5 @@
 """`catalogctl diff`: what a release changes between two catalog sources, and what breaks."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """`catalogctl schema page|site`: the JSON Schema of a game page's front matter or of site.toml."""
 
-from __future__ import annotations
-
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal

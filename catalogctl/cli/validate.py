@@ -1,7 +1,5 @@
 """`catalogctl validate`: check the content, every problem at once."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

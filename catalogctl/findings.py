@@ -1,7 +1,5 @@
 """A finding: one located problem in the content (base layer: no catalogctl imports)."""
 
-from __future__ import annotations
-
 from typing import Any, Literal, NamedTuple
 
 Severity = Literal["error", "warning"]

@@ -171,3 +171,30 @@ def test_content_settings_compare_print_and_copy_as_dataclasses_do() -> None:
         site.replace(titel="x")
     with pytest.raises(TypeError, match="needs 'name'"):
         type(site.stores["ios"])()
+
+
+def test_content_validate_compiles_no_source_at_start_up(sample: Path) -> None:
+    """String annotations are compiled each time a NamedTuple is made or typer reads a command's
+    signature (about 50,000 instructions each): the modules `validate` runs evaluate theirs."""
+    code = (
+        "import builtins, sys, sysconfig\n"
+        "stdlib = sysconfig.get_paths()['stdlib']\n"
+        "compile_, seen = builtins.compile, []\n"
+        "def spy(*args, **kwargs):\n"
+        "    frame = sys._getframe(1)\n"
+        "    if frame.f_code.co_filename.startswith('<frozen importlib'):\n"
+        "        return compile_(*args, **kwargs)  # a module without bytecode yet\n"
+        "    while frame and frame.f_code.co_filename.startswith((stdlib, '<')):\n"
+        "        frame = frame.f_back\n"
+        "    where = frame.f_code.co_filename if frame else '?'\n"
+        "    if '/catalogctl/' in where or where.endswith('typer/utils.py'):\n"
+        "        seen.append(f'{where}:{frame.f_lineno}')\n"
+        "    return compile_(*args, **kwargs)\n"
+        "builtins.compile = spy\n"
+        "from catalogctl.cli.entry import main\n"
+        f"sys.argv = ['catalogctl', 'validate', {str(sample)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(seen)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"

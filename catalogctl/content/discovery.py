@@ -14,8 +14,6 @@ a regular file where a page is expected (a FIFO, a socket, a device) is a findin
 that is not UTF-8 is a finding. Nothing is skipped without being counted or reported.
 """
 
-from __future__ import annotations
-
 import os
 import re
 import stat

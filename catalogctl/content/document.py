@@ -5,8 +5,6 @@ JSON (whose standard-library parsers keep none) a scan of the same text that run
 finding needs a place. Lines are lines of the file, columns count characters from 1.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 

@@ -6,8 +6,6 @@ nested tables (`icon = "params.icon"`, Hugo's `[params]`; `"extra.icon"`, Zola's
 `stores = "extra.stores"` moves the whole stores table. Unmapped keys keep their own names.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
@@ -39,7 +37,7 @@ class FieldMap(NamedTuple):
     top: Mapping[str, str] | None = None
 
     @classmethod
-    def from_settings(cls, fields: Mapping[str, Any]) -> FieldMap:
+    def from_settings(cls, fields: Mapping[str, Any]) -> "FieldMap":
         """The map of valid entries; invalid ones are reported by the site rules."""
         paths: dict[str, tuple[str, ...]] = {k: (k,) for k in CATALOG_KEYS if k != "stores"}
         stores: tuple[str, ...] = ("stores",)

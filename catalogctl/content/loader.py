@@ -12,8 +12,6 @@ types it fills (`ReadSummary`, `Content`, `Catalog`) are what every command read
 themselves live in `content.rules`, the reading of files in the modules below.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 import os
 from pathlib import Path

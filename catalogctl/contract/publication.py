@@ -4,8 +4,6 @@ The content layer fills these from site.toml; every contract document is made fr
 May import: nothing of catalogctl.
 """
 
-from __future__ import annotations
-
 import datetime as dt
 from typing import Literal, NamedTuple
 

@@ -5,8 +5,6 @@ Each command's result (validate's findings, check-links' links, diff's changes) 
 a format behaves the same for every command. May import: the base layer.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -79,7 +77,7 @@ class Report(NamedTuple):
     cases: Callable[[], list[Case]]
     envelope: Callable[[], dict[str, Any]]  # the versioned JSON document
     markdown: Callable[[], str]  # a PR comment
-    tables: Callable[[int], list[RenderableType]]  # the table format at a width (columns)
+    tables: Callable[[int], "list[RenderableType]"]  # the table format at a width (columns)
     mark: tuple[str, str]  # the summary line's mark and its colour: ("✗", "red")
     seconds: float | None = None
     # False when `tables` has nothing to show: the table format then needs no console at all

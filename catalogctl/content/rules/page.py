@@ -1,7 +1,5 @@
 """The rules of one game page: its catalog keys, once `[fields]` has mapped them."""
 
-from __future__ import annotations
-
 import datetime as dt
 import re
 from collections.abc import Callable
@@ -25,7 +23,7 @@ from catalogctl.content.settings import CATALOG_KEYS, GamePage, SiteSettings, va
 from catalogctl.urls import MAX_URL_LENGTH, shown, url_problem
 
 if TYPE_CHECKING:
-    from pydantic_core import SchemaValidator, ValidationError
+    from pydantic_core import SchemaValidator
 
 # A slug must be usable as one URL path segment as it stands.
 _ID_RE = re.compile(r"^[^\s/\\?#%\"'<>`{}|^\[\]\x00-\x1f\x7f]+$")

@@ -6,8 +6,6 @@ A rule that is not configurable guards what the catalog can publish at all (a fi
 be parsed, a URL that is not a URL); turning it off would publish something broken.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Literal, NamedTuple
 

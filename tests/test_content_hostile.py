@@ -245,6 +245,29 @@ def test_over_limit_page_is_a_finding_naming_it(make_content: ContentFactory, te
     assert doc["summary"]["games"] == 1
 
 
+@pytest.mark.parametrize(
+    ("text", "message", "where"),
+    [
+        (
+            '+++\ntitle = "x"\n[a]\nb = [1, 2, ' + "9" * 200 + "]\n+++\n",
+            "a number longer than 100 digits",
+            (4, 12),
+        ),
+        ("+++\nx = 1\n" + ".".join(["a"] * 300) + " = 1\n+++\n", "nested deeper", (3, 1)),
+        ('{"a": {"b": [1, ' + "9" * 200 + "]}}\n", "a number longer than 100 digits", (1, 17)),
+    ],
+    ids=["toml-number", "toml-dotted-depth", "json-number"],
+)
+def test_limit_in_parsed_data_points_at_the_value(
+    text: str, message: str, where: tuple[int, int]
+) -> None:
+    with pytest.raises(Problem) as info:
+        parse_page(text.encode(), "x.md", complete=True)
+    assert info.value.rule == "limit"
+    assert message in info.value.message
+    assert (info.value.line, info.value.column) == where
+
+
 @pytest.mark.parametrize("loader_name", ["PureLoader", "C_LOADER"])
 def test_deep_yaml_never_reaches_either_composer(
     loader_name: str, monkeypatch: pytest.MonkeyPatch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalogctl.content.document import Document, Problem
+from catalogctl.content.document import Document, Path, Problem
 from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, MAX_NODES
 
 _MAX_INT = 10**MAX_INT_DIGITS
@@ -14,26 +14,40 @@ def check_tree(doc: Document) -> None:
     """Raise a `limit` problem for data deeper, larger or with longer numbers than allowed.
 
     JSON and TOML values (dotted keys nest without brackets) are checked here, before any
-    recursive code sees them; YAML's are checked while its nodes are built.
+    recursive code sees them; YAML's are checked while its nodes are built. The walk keeps no
+    paths: the path of an offending value is looked up when there is one.
     """
-    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(doc.data, 1, ())]
-    nodes = 0
+    data = doc.data
+    nodes = 1
+    stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
-        value, depth, path = stack.pop()
-        nodes += 1
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            line, col = doc.value_pos(_path_to(data, value))
+            raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", line, col)
+        children = value.values() if type(value) is dict else value
+        nodes += len(children)
         if nodes > MAX_NODES:
             raise Problem("limit", f"more than {MAX_NODES:,} keys and values", *doc.start)
-        if isinstance(value, dict):
-            children: Any = value.items()
-        elif isinstance(value, list):
-            children = enumerate(value)
-        else:
-            if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _MAX_INT:
-                line, col = doc.value_pos(path)
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif kind is int and abs(child) >= _MAX_INT:
+                line, col = doc.value_pos(_path_to(data, child))
                 raise Problem("limit", f"a number longer than {MAX_INT_DIGITS} digits", line, col)
-            continue
-        if depth > MAX_DEPTH:
-            line, col = doc.value_pos(path)
-            raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", line, col)
-        for key, child in children:
-            stack.append((child, depth + 1, (*path, key)))
+
+
+def _path_to(data: Any, target: Any) -> Path:
+    """The path of the value that is `target`: a container, or a parsed number (each is an
+    object of its own)."""
+    stack: list[tuple[Any, Path]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if value is target:
+            return path
+        if type(value) is dict:
+            stack.extend((child, (*path, key)) for key, child in value.items())
+        elif type(value) is list:
+            stack.extend((child, (*path, i)) for i, child in enumerate(value))
+    return ()

@@ -89,6 +89,8 @@ def with_params(url: str, params: dict[str, str]) -> str:
     if not params:
         return url
     names, encoded = _encoded(tuple(params.items()))
+    if "?" not in url and "#" not in url:  # the common link: nothing of its own to keep
+        return f"{url}?{'&'.join(encoded)}"
     base, _, fragment = url.partition("#")
     path, _, query = base.partition("?")
     kept = [p for p in query.split("&") if p and p.split("=", 1)[0] not in names]

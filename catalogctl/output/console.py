@@ -93,7 +93,7 @@ def error_line(message: str) -> None:
 def json_text(data: Any) -> str:
     from catalogctl.output.jsontext import dumps
 
-    return dumps(data) + "\n"
+    return dumps(data, "\n")
 
 
 def print_json(data: Any) -> None:

@@ -29,12 +29,19 @@ class _Unsupported(Exception):
     """A value the fast writer does not encode."""
 
 
-def dumps(data: Any) -> str:
-    """`json.dumps(data, indent=2, ensure_ascii=False)`."""
+def dumps(data: Any, end: str = "") -> str:
+    """`json.dumps(data, indent=2, ensure_ascii=False) + end`.
+
+    The text is written as pieces and joined once: a report of 10,000 findings is megabytes,
+    and each concatenation of the whole would copy it again.
+    """
+    out: list[str] = []
     try:
-        return _value(data, "\n")
+        _write(data, "\n", out)
     except (_Unsupported, RecursionError):
-        return json.dumps(data, indent=2, ensure_ascii=False)
+        return json.dumps(data, indent=2, ensure_ascii=False) + end
+    out.append(end)
+    return "".join(out)
 
 
 def _scalar(value: Any) -> str:
@@ -62,36 +69,54 @@ def _key(key: Any) -> str:
     raise _Unsupported
 
 
-def _value(value: Any, newline: str) -> str:
-    """`value` encoded, its inner lines indented after `newline` (a line end and indent)."""
+def _write(value: Any, newline: str, out: list[str]) -> None:
+    """`value` encoded onto `out`, its inner lines indented after `newline` (a line end and
+    indent)."""
     kind = type(value)
     if kind is str:
-        return _encode_str(value)
+        out.append(_encode_str(value))
+        return
     if kind is dict:
         if not value:
-            return "{}"
+            out.append("{}")
+            return
         inner = newline + "  "
         if _PLAIN.issuperset(map(type, value.values())):
-            return "{" + inner + _flat_encoder(inner)(value)[1:-1] + newline + "}"
-        parts = [f"{inner}{_key(k)}: {_value(v, inner)}" for k, v in value.items()]
-        return "{" + ",".join(parts) + newline + "}"
+            out.append("{" + inner + _flat_encoder(inner)(value)[1:-1] + newline + "}")
+            return
+        opening = "{"
+        for k, v in value.items():
+            out.append(f"{opening}{inner}{_key(k)}: ")
+            _write(v, inner, out)
+            opening = ","
+        out.append(newline + "}")
+        return
     if kind is list or kind is tuple:
         if not value:
-            return "[]"
+            out.append("[]")
+            return
         inner = newline + "  "
         if _PLAIN.issuperset(map(type, value)):
-            return "[" + inner + _flat_encoder(inner)(value)[1:-1] + newline + "]"
+            out.append("[" + inner + _flat_encoder(inner)(value)[1:-1] + newline + "]")
+            return
         if (
             _DICT.issuperset(map(type, value))
             and all(value)
             and _PLAIN.issuperset(map(type, chain.from_iterable(map(dict.values, value))))
         ):
-            return _records(value, newline)
-        return "[" + ",".join([inner + _value(v, inner) for v in value]) + newline + "]"
-    return _scalar(value)
+            _records(value, newline, out)
+            return
+        opening = "["
+        for v in value:
+            out.append(opening + inner)
+            _write(v, inner, out)
+            opening = ","
+        out.append(newline + "]")
+        return
+    out.append(_scalar(value))
 
 
-def _records(items: list[Any] | tuple[Any, ...], newline: str) -> str:
+def _records(items: list[Any] | tuple[Any, ...], newline: str, out: list[str]) -> None:
     """A list of mappings of plain values (findings, links), encoded in one call.
 
     The accelerator writes `[{"a": 1,<sep>"b": 2},<sep>{"a": 3, …}]`, the separator being the
@@ -104,7 +129,7 @@ def _records(items: list[Any] | tuple[Any, ...], newline: str) -> str:
     body = _flat_encoder(field)(items)[2:-2].replace(
         "}," + field + "{", inner + "}," + inner + "{" + field
     )
-    return "[" + inner + "{" + field + body + inner + "}" + newline + "]"
+    out.extend(("[", inner, "{", field, body, inner, "}", newline, "]"))
 
 
 def _flat_encoder(inner: str) -> Callable[[Any], str]:

@@ -3,10 +3,6 @@
 May import: nothing of catalogctl (the content layer's bottom).
 
 They are standard-library dataclasses whose annotations carry pydantic `Field` constraints.
-They are declared with `init`, `repr` and `eq` off, and take those from the `Settings` base
-instead: generated methods are compiled when the class is made, which cost a `validate` of a
-small site more start-up than the rest of this module (only pydantic-core and a default
-factory ever build them, and `replace` copies).
 pydantic turns them into validators once, at development time:
 `python -m catalogctl.content.settings` writes the pydantic-core schemas to
 `catalogctl/content/_schemas.py`, and a test fails when that file is stale. At run time
@@ -14,6 +10,11 @@ pydantic turns them into validators once, at development time:
 hook does not pay for pydantic's schema generation on every commit. The annotations are never
 evaluated at run time (`from __future__ import annotations`); pydantic resolves them when the
 schemas are generated.
+
+Their `__init__`, `__repr__` and `__eq__` come from the `Settings` base, not from `dataclass`
+(`init`, `repr` and `eq` are off): `dataclass` compiles those methods for every class when the
+module is imported, which cost `validate` more start-up than the rest of this module. Only
+pydantic-core (which does not call `__init__`), the default factories and `replace` build them.
 """
 
 from __future__ import annotations

@@ -177,7 +177,9 @@ def test_content_validate_compiles_no_source_at_start_up(sample: Path) -> None:
     """String annotations are compiled each time a NamedTuple is made or typer reads a command's
     signature (about 50,000 instructions each): the modules `validate` runs evaluate theirs."""
     code = (
-        "import builtins, sys, sysconfig\n"
+        "import builtins, os, sys, sysconfig\n"
+        "import catalogctl\n"
+        "package = os.path.dirname(catalogctl.__file__) + os.sep\n"
         "stdlib = sysconfig.get_paths()['stdlib']\n"
         "compile_, seen = builtins.compile, []\n"
         "def spy(*args, **kwargs):\n"
@@ -187,7 +189,7 @@ def test_content_validate_compiles_no_source_at_start_up(sample: Path) -> None:
         "    while frame and frame.f_code.co_filename.startswith((stdlib, '<')):\n"
         "        frame = frame.f_back\n"
         "    where = frame.f_code.co_filename if frame else '?'\n"
-        "    if '/catalogctl/' in where or where.endswith('typer/utils.py'):\n"
+        "    if where.startswith(package) or where.endswith('typer/utils.py'):\n"
         "        seen.append(f'{where}:{frame.f_lineno}')\n"
         "    return compile_(*args, **kwargs)\n"
         "builtins.compile = spy\n"

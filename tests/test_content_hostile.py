@@ -289,6 +289,56 @@ def test_deep_yaml_never_reaches_either_composer(
         assert info.value.rule == "limit"
 
 
+def _capped_loader(cap: int) -> type:
+    """A YAML loader refusing input nested `cap` levels deep, as a release with a cap would."""
+    import yaml
+
+    from catalogctl.content import yamlload
+
+    class Capped(yamlload.FAST):  # type: ignore[misc,name-defined]
+        depth = 0
+
+        def get_event(self) -> Any:
+            event = super().get_event()
+            if isinstance(event, yaml.CollectionStartEvent):
+                self.depth += 1
+                if self.depth >= cap:
+                    raise yaml.MarkedYAMLError(problem="exceeded maximum nesting depth")
+            return event
+
+    return Capped
+
+
+@pytest.mark.parametrize("cap", [65, 100, 1000])
+def test_yaml_depth_limit_does_not_depend_on_the_parsers_own_cap(
+    cap: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A YAML release that refuses deep input at a cap of its own (libyaml since PyYAML 6.0.4
+    stops at 1000 flow levels, reading ahead of its events) still gives our `limit` finding."""
+    from catalogctl.content import yamldoc
+
+    capped = _capped_loader(cap)
+    monkeypatch.setattr(yamldoc, "loader_for", lambda _text: capped)
+    deep = "a: " + "[" * (cap + 10) + "]" * (cap + 10)
+    with pytest.raises(Problem) as info:
+        parse_page(f"---\n{deep}\n---\n".encode(), "x.md", complete=True)
+    assert (info.value.rule, info.value.line) == ("limit", 2)
+    assert "nested deeper than 64 levels" in info.value.message
+
+
+def test_yaml_parser_refusal_under_our_limit_stays_a_syntax_finding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from catalogctl.content import yamldoc
+
+    capped = _capped_loader(30)
+    monkeypatch.setattr(yamldoc, "loader_for", lambda _text: capped)
+    shallow = "a: " + "[" * 40 + "]" * 40 + "\nb: " + "[" * 30 + "]" * 30
+    with pytest.raises(Problem) as info:
+        parse_page(f"---\n{shallow}\n---\n".encode(), "x.md", complete=True)
+    assert info.value.rule == "syntax"
+
+
 @pytest.mark.parametrize(
     ("site", "words"),
     [

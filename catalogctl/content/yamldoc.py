@@ -17,6 +17,7 @@ values.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 from typing import Any
@@ -62,21 +63,36 @@ def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
 
 
 def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
+    """Refuse a document nested deeper than `MAX_DEPTH`, counted from the parser's events.
+
+    A parser may refuse deep input with a cap of its own before our count gets there (libyaml
+    reads flow brackets ahead of the events it gives, and since PyYAML 6.0.4 stops at 1000
+    levels). Our limit must not depend on which release is installed, so when the parser fails,
+    the events are counted again by the pure-Python parser, which has no cap: a document past
+    our limit is a `limit` finding whatever the library would have said.
+    """
     if not yaml_may_nest_deeper(text):
         return
-    depth = 0
     try:
-        for event in yaml.parse(text, Loader=loader):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    mark = event.start_mark
-                    where = (line0 + mark.line, mark.column + 1) if mark else (None, None)
-                    raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *where)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
+        _count_depth(text, loader, line0)
     except yaml.YAMLError as exc:
+        if loader is not PURE:
+            with contextlib.suppress(yaml.YAMLError):
+                _count_depth(text, PURE, line0)
         raise _problem_from(exc, line0, text) from None
+
+
+def _count_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                where = (line0 + mark.line, mark.column + 1) if mark else (None, None)
+                raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *where)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 class _Builder:

@@ -10,7 +10,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl \
+# The dependencies at the releases the test suite last passed on (requirements.lock).
+COPY requirements.lock /wheels/
+RUN pip install --no-cache-dir -c /wheels/requirements.lock /wheels/*.whl \
     && rm -rf /wheels \
     && groupadd --system --gid 10001 catalogctl \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin catalogctl

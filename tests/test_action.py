@@ -49,7 +49,12 @@ def test_action_never_pastes_an_expression_into_a_script() -> None:
 def test_action_installs_the_release_it_is_pinned_to() -> None:
     (install,) = [step for step in STEPS if step.get("name") == "Install catalogctl"]
     assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
-    assert 'pip install --quiet --disable-pip-version-check "$ACTION_PATH"' in install["run"]
+    command = " ".join(install["run"].replace("\\\n", " ").split())
+    assert (
+        'pip install --quiet --disable-pip-version-check -c "$ACTION_PATH/requirements.lock" '
+        '"$ACTION_PATH"'
+    ) in command
+    assert (ROOT / "requirements.lock").is_file()
     assert '"$GITHUB_PATH"' in install["run"]
 
 

@@ -1,4 +1,4 @@
-"""`catalogctl completion`: installed as the README says, each script completes in its shell."""
+"""`catalogctl completion`: installed as the docs say, each script completes in its shell."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from tests.conftest import ROOT, require_program
 CATALOGCTL = Path(sys.executable).with_name("catalogctl")
 
 
-def readme_install_lines() -> dict[str, list[str]]:
-    """The README's install lines, by shell (`# bash`, `# zsh`, `# fish` headings)."""
-    section = ROOT.joinpath("README.md").read_text(encoding="utf-8")
-    section = section.split("\n### `catalogctl completion", 1)[1].split("\n## ", 1)[0]
+def install_lines() -> dict[str, list[str]]:
+    """The docs' install lines, by shell (`# bash`, `# zsh`, `# fish` headings)."""
+    page = ROOT.joinpath("docs", "commands", "completion.md").read_text(encoding="utf-8")
+    section = page.split("\n## Install it for yourself", 1)[1].split("\n## ", 1)[0]
     block = section.split("```sh\n", 1)[1].split("```", 1)[0]
     groups: dict[str, list[str]] = {}
     for line in block.splitlines():
@@ -50,9 +50,9 @@ def home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 def install(shell: str, home: Path, env: dict[str, str]) -> None:
-    """Run the README's install lines for `shell`, exactly as written, in a POSIX shell."""
-    lines = readme_install_lines()[shell]
-    assert lines, f"the README gives no install line for {shell}"
+    """Run the docs' install lines for `shell`, exactly as written, in a POSIX shell."""
+    lines = install_lines()[shell]
+    assert lines, f"the docs give no install line for {shell}"
     sh = require_program("sh", package="dash")
     subprocess.run([sh, "-ec", "\n".join(lines)], cwd=home, env=env, check=True)
 
@@ -69,6 +69,35 @@ def test_completion_prints_each_script() -> None:
         assert marker in result.output
         for command in ("validate", "build", "check-links", "serve", "diff", "completion"):
             assert command in result.output
+
+
+# The shipped scripts (completions/, and share/ of the wheel) by shell: what packagers install.
+SHIPPED = {"bash": "catalogctl.bash", "zsh": "_catalogctl", "fish": "catalogctl.fish"}
+
+
+@pytest.mark.parametrize("shell", SHIPPED)
+def test_completions_folder_holds_what_the_command_prints(shell: str) -> None:
+    result = CliRunner().invoke(app, ["completion", shell])
+    assert result.exit_code == 0, result.output
+    name = SHIPPED[shell]
+    shipped = ROOT.joinpath("completions", name).read_text(encoding="utf-8")
+    assert shipped == result.stdout, (
+        f"completions/{name} differs from `catalogctl completion {shell}`: regenerate it with "
+        f"`python -m catalogctl completion {shell} > completions/{name}`"
+    )
+
+
+def test_completions_are_packaged_where_shells_look() -> None:
+    """The wheel installs each script under share/, where distributions keep vendor scripts."""
+    import tomllib
+
+    wheel = tomllib.loads(ROOT.joinpath("pyproject.toml").read_text(encoding="utf-8"))
+    shared = wheel["tool"]["hatch"]["build"]["targets"]["wheel"]["shared-data"]
+    assert shared == {
+        "completions/catalogctl.bash": "share/bash-completion/completions/catalogctl",
+        "completions/_catalogctl": "share/zsh/site-functions/_catalogctl",
+        "completions/catalogctl.fish": "share/fish/vendor_completions.d/catalogctl.fish",
+    }
 
 
 def test_completion_unknown_shell_is_a_usage_error() -> None:

@@ -1,0 +1,121 @@
+# bash completion for catalogctl, printed by `catalogctl completion bash`
+_catalogctl() {
+    local cur prev cmd i
+    cur="${COMP_WORDS[COMP_CWORD]}"
+    prev="${COMP_WORDS[COMP_CWORD-1]}"
+    cmd=""
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in
+            validate|build|check-links|serve|diff|completion|schema) cmd="${COMP_WORDS[i]}"; break ;;
+        esac
+    done
+    case "$cmd" in
+        "")
+            COMPREPLY=($(compgen -W '--version -V validate build check-links serve diff completion schema' -- "$cur"))
+            return ;;
+        validate)
+            case "$prev" in
+                --format|-f) COMPREPLY=($(compgen -W 'table json github sarif junit markdown' -- "$cur")); return ;;
+                --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--format -f --output --strict --list-rules' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return ;;
+        build)
+            case "$prev" in
+                --out|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --base-url) COMPREPLY=(); return ;;
+                --cache-control) COMPREPLY=(); return ;;
+                --jobs|-j) COMPREPLY=(); return ;;
+                --nginx-listen) COMPREPLY=(); return ;;
+                --nginx-state-dir) COMPREPLY=(); return ;;
+                --target) COMPREPLY=($(compgen -W 'static cloudflare' -- "$cur")); return ;;
+                --format|-f) COMPREPLY=($(compgen -W 'table json' -- "$cur")); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--out -o --base-url --cache-control --jobs -j --force --nginx-listen --nginx-state-dir --target --strict --format -f' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return ;;
+        check-links)
+            case "$prev" in
+                --max-concurrency) COMPREPLY=(); return ;;
+                --host-concurrency) COMPREPLY=(); return ;;
+                --timeout) COMPREPLY=(); return ;;
+                --retries) COMPREPLY=(); return ;;
+                --max-retry-wait) COMPREPLY=(); return ;;
+                --max-redirects) COMPREPLY=(); return ;;
+                --accept) COMPREPLY=(); return ;;
+                --exclude) COMPREPLY=(); return ;;
+                --include) COMPREPLY=(); return ;;
+                --cache) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --max-cache-age) COMPREPLY=(); return ;;
+                --user-agent) COMPREPLY=(); return ;;
+                --max-body) COMPREPLY=(); return ;;
+                --format|-f) COMPREPLY=($(compgen -W 'table json github sarif junit markdown' -- "$cur")); return ;;
+                --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--max-concurrency --host-concurrency --timeout --retries --max-retry-wait --max-redirects --accept --exclude --include --cache --max-cache-age --offline --user-agent --allow-private --max-body --strict --format -f --output' -- "$cur"))
+            fi
+            return ;;
+        serve)
+            case "$prev" in
+                --host) COMPREPLY=(); return ;;
+                --port|-p) COMPREPLY=(); return ;;
+                --base-url) COMPREPLY=(); return ;;
+                --cache-control) COMPREPLY=(); return ;;
+                --unix) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --workers|-w) COMPREPLY=(); return ;;
+                --log-format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
+                --access-log) COMPREPLY=(); return ;;
+                --access-log-format) COMPREPLY=($(compgen -W 'text json common combined' -- "$cur")); return ;;
+                --forwarded-allow-ips) COMPREPLY=(); return ;;
+                --metrics) COMPREPLY=(); return ;;
+                --keepalive-timeout) COMPREPLY=(); return ;;
+                --shutdown-timeout) COMPREPLY=(); return ;;
+                --max-header-size) COMPREPLY=(); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--host --port -p --base-url --cache-control --unix --workers -w --watch --quiet -q --log-format --access-log --access-log-format --forwarded-allow-ips --metrics --keepalive-timeout --shutdown-timeout --max-header-size' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
+            return ;;
+        diff)
+            case "$prev" in
+                --format|-f) COMPREPLY=($(compgen -W 'table json github sarif junit markdown' -- "$cur")); return ;;
+                --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --fail-on) COMPREPLY=($(compgen -W 'breaking warning any' -- "$cur")); return ;;
+                --timeout) COMPREPLY=(); return ;;
+                --max-body) COMPREPLY=(); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--format -f --output --fail-on --timeout --max-body --allow-private' -- "$cur"))
+            fi
+            return ;;
+        completion)
+            case "$prev" in
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
+            fi
+            return ;;
+        schema)
+            case "$prev" in
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -W 'page site' -- "$cur"))
+            fi
+            return ;;
+    esac
+}
+complete -o filenames -F _catalogctl catalogctl

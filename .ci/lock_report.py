@@ -28,8 +28,8 @@ def canonical(name: str) -> str:
 def locked(path: Path) -> dict[str, tuple[str, str]]:
     """Name -> (version, marker) of each pin of the lock."""
     pins = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip()
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         requirement, _, marker = line.partition(";")

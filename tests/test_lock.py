@@ -17,8 +17,8 @@ def _canonical(name: str) -> str:
 
 def _pins() -> dict[str, Version]:
     pins = {}
-    for line in ROOT.joinpath("requirements.lock").read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].split(";", 1)[0].strip()
+    for raw in ROOT.joinpath("requirements.lock").read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].split(";", 1)[0].strip()
         if line:
             name, _, version = line.partition("==")
             assert version, f"requirements.lock: {line!r} is not pinned with =="

@@ -309,8 +309,8 @@ def settings_page() -> str:
         "base URL, its stores and their attribution parameters, where the pages are, how "
         "their keys are named and how strict the checks are. Every key is listed here, with "
         "its type, default and the version it appeared in. An unknown key in one of these "
-        "tables is an error (with a did-you-mean); other top-level tables (the website's "
-        "own, such as `[params]`) are left alone.",
+        "tables is an error; other top-level tables (the website's own, such as `[params]`) "
+        "are left alone.",
         "",
         "`catalogctl schema site` prints the same settings as a JSON Schema for editors "
         "([schema](../commands/schema.md)); `catalogctl validate` checks what a schema cannot "

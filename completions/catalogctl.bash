@@ -17,9 +17,10 @@ _catalogctl() {
             case "$prev" in
                 --format|-f) COMPREPLY=($(compgen -W 'table json github sarif junit markdown' -- "$cur")); return ;;
                 --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --explain) COMPREPLY=(); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--format -f --output --strict --list-rules' -- "$cur"))
+                COMPREPLY=($(compgen -W '--format -f --output --strict --list-rules --explain' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi

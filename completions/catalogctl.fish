@@ -12,6 +12,7 @@ complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l format -s f 
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l output -r -F -d 'Write the report to FILE; the terminal gets the summary line'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l list-rules -d 'List every rule: id, default severity, what it checks'
+complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l explain -x -d 'What RULE checks, why, how to fix it, with an example (as the rules reference)'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -F
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l out -s o -r -F -d 'Build directory, replaced atomically (a symlink: the directory it points to)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l base-url -x -d 'Publish under this base URL: https://HOST or https://HOST/PATH, no trailing '\''/'\'' (http:// only for localhost, 127.0.0.0/8 or [::1])'

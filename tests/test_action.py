@@ -58,8 +58,8 @@ def test_action_installs_the_release_it_is_pinned_to() -> None:
     assert '"$GITHUB_PATH"' in install["run"]
 
 
-def test_action_readme_workflow_uses_this_release() -> None:
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## GitHub Action\n")[1]
+def test_action_docs_workflow_uses_this_release() -> None:
+    section = (ROOT / "docs" / "ci" / "github-action.md").read_text(encoding="utf-8")
     workflow = yaml.safe_load(section.split("```yaml\n", 1)[1].split("```", 1)[0])
     steps = [s for job in workflow["jobs"].values() for s in job["steps"]]
     ours = [s for s in steps if s["uses"].startswith("catalogctl/catalogctl@")]

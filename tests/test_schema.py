@@ -159,23 +159,24 @@ def test_schema_unknown_document_is_a_usage_error() -> None:
     assert result.exit_code == 2
 
 
-def readme_block(heading: str, language: str) -> str:
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split(heading, 1)[1]
-    section = section.split("\n## ", 1)[0].split("\n### ", 1)[0]
-    return section.split(f"```{language}\n", 1)[1].split("```", 1)[0]
+def docs_block(page: str, language: str) -> str:
+    """The first code block of a docs page in `language` (its info string may go on)."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    after = text.split(f"\n```{language}", 1)[1].split("\n", 1)[1]
+    return after.split("\n```", 1)[0] + "\n"
 
 
 def test_schema_site_in_taplo_as_the_readme_configures_it(tmp_path: Path) -> None:
-    """`taplo lint`, configured by the README's .taplo.toml, checks site.toml with the schema."""
+    """`taplo lint`, configured by the docs' .taplo.toml, checks site.toml with the schema."""
     taplo = Path(sys.executable).with_name("taplo")
     assert taplo.exists(), "taplo is a test dependency (pip install -e '.[test]')"
-    heading = "\n### `catalogctl schema"
+    page = "commands/schema.md"
     repo = tmp_path / "website"
     shutil.copytree(SAMPLE, repo / "content")
     env = {**os.environ, "PATH": f"{taplo.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     sh = require_program("sh", package="dash")
-    subprocess.run([sh, "-ec", readme_block(heading, "sh")], cwd=repo, env=env, check=True)
-    (repo / ".taplo.toml").write_text(readme_block(heading, "toml"), encoding="utf-8")
+    subprocess.run([sh, "-ec", docs_block(page, "sh")], cwd=repo, env=env, check=True)
+    (repo / ".taplo.toml").write_text(docs_block(page, "toml"), encoding="utf-8")
 
     def lint() -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -45,6 +45,14 @@ def validate(
         bool,
         typer.Option("--list-rules", help="List every rule: id, default severity, what it checks."),
     ] = False,
+    explain: Annotated[
+        str | None,
+        typer.Option(
+            "--explain",
+            metavar="RULE",
+            help="What RULE checks, why, how to fix it, with an example (as the rules reference).",
+        ),
+    ] = None,
 ) -> None:
     """Check the content: every problem at once, with its rule, file, line, column and field.
 
@@ -60,7 +68,14 @@ def validate(
       catalogctl validate --format github      # annotations on the pull request
       catalogctl validate --format sarif --output catalogctl.sarif
       catalogctl validate --list-rules
+      catalogctl validate --explain unknown-key
     """
+    if explain is not None:
+        from catalogctl.output.console import print_text
+        from catalogctl.output.reference import explanation
+
+        print_text(explanation(explain))
+        return
     if list_rules:
         _list_rules(fmt)
         return

@@ -1,0 +1,285 @@
+"""What each rule of the registry checks, why, and how to fix what it finds, keyed by rule id.
+
+The rules reference (docs/reference/rules.md, `python -m catalogctl.output.reference`) and
+`catalogctl validate --explain RULE` are both rendered from this table and from the examples in
+`catalogctl.content.rules.examples`; a test fails when a rule of the registry has no entry here.
+Markdown, as the page shows it; `--explain` prints the same text.
+
+May import: nothing of catalogctl.
+"""
+
+from typing import NamedTuple
+
+
+class Explanation(NamedTuple):
+    what: str  # what the rule checks, beyond the registry's one-line summary
+    why: str  # why it matters to the catalog or its clients
+    fix: str  # what the author does about a finding
+
+
+def _e(what: str, why: str, fix: str) -> Explanation:
+    return Explanation(what, why, fix)
+
+
+EXPLANATIONS: dict[str, Explanation] = {
+    # files and the content tree
+    "site-missing": _e(
+        "The content tree (the folder `validate`, `build` or `serve` is given, `./content` by "
+        "default) has no `site.toml`.",
+        "`site.toml` holds the base URL, the stores and their attribution parameters: without "
+        "it no URL of the catalog can be written.",
+        "Name the folder that holds `site.toml`, or write one: `catalogctl init` detects the "
+        "site generator and writes it.",
+    ),
+    "games-folder": _e(
+        "The games folder (`[content] games`, `games` by default) does not exist, is not a "
+        "folder, or lies outside the content tree.",
+        "Every page is looked for there. A folder outside the tree (`../elsewhere`, an absolute "
+        "path) would make the catalog depend on files the tree does not hold.",
+        "Set `[content] games` to a folder inside the content tree, relative to `site.toml` "
+        '(`games = "content/games"` at the root of a Hugo site).',
+    ),
+    "not-a-file": _e(
+        "A page's name points at something that is not a regular file: a FIFO, a socket or a "
+        "device.",
+        "Reading a FIFO waits for a writer forever and a device can be endless: the page is "
+        "not read, so that the command always ends.",
+        "Replace it with a regular file, or move it out of the games folder.",
+    ),
+    "broken-symlink": _e(
+        "A symlink in the games folder whose target does not exist, or a chain of symlinks "
+        "that loops (a folder reached twice).",
+        "The page it stands for cannot be read; leaving it out silently would drop a game "
+        "from the catalog.",
+        "Point the link at an existing file inside the tree, or remove it.",
+    ),
+    "symlink-outside": _e(
+        "A symlink (or `site.toml` itself) whose target lies outside the content tree.",
+        "The content tree is a boundary: a link to `/etc/passwd` or another checkout must "
+        "never reach the published catalog or the build.",
+        "Copy the file into the tree, or link to a file inside it.",
+    ),
+    "file-name": _e(
+        "A file or folder name in the games folder that is not valid UTF-8 (a name written "
+        "by an old tool in Latin-1, for example).",
+        "An id comes from the file name and ends up in URLs and JSON, which are UTF-8.",
+        "Rename the file (`convmv -f latin1 -t utf8` renames a whole tree).",
+    ),
+    "unreadable-file": _e(
+        "A page, a folder or `site.toml` that the operating system refuses to read "
+        "(permissions, an I/O error).",
+        "A page that cannot be read would silently leave its game out.",
+        "Fix the permissions (`chmod a+r`), or move the file out of the tree.",
+    ),
+    "encoding": _e(
+        "A file whose bytes are not UTF-8 (a BOM at the start is accepted).",
+        "Every value is published as UTF-8 JSON; guessing another encoding would publish "
+        "wrong letters.",
+        "Save the file as UTF-8 (`iconv -f latin1 -t utf-8`); the finding names the line and "
+        "column of the first byte that is not UTF-8.",
+    ),
+    "parser-crash": _e(
+        "The parser process reading one page died (a signal, memory exhausted) or took longer "
+        "than 60 seconds.",
+        "One hostile page must not stop the check of the others: the page is reported and "
+        "the run goes on.",
+        "Look at the page named: a huge or deeply nested front matter is the usual cause. "
+        "Cut it down, or split it.",
+    ),
+    # front matter
+    "front-matter": _e(
+        "A page without front matter, with front matter that is never closed, empty, or not "
+        "a mapping of keys to values.",
+        "The catalog keys live in the front matter: YAML between `---` lines, TOML between "
+        "`+++` lines, or a JSON object at the top of the file.",
+        "Start the page with `---`, the keys, and a closing `---` (or `...`); or move a file "
+        "that is not a game page out of the games folder, or name it with a leading `_`.",
+    ),
+    "syntax": _e(
+        "YAML, TOML or JSON that its parser refuses.",
+        "A page that cannot be parsed cannot be published; the parser's position is kept, "
+        "so the finding points at the line to fix.",
+        "Fix the line named. Quote values holding `: `, `#` or a leading `[`, `{`, `*` or "
+        "`&` in YAML; close every list and table.",
+    ),
+    "limit": _e(
+        "Input over one of the limits checked before a parser starts: 1 MiB of front matter "
+        "or `site.toml`, 64 levels of nesting, 200,000 keys, items and values, 100 digits in "
+        "an integer, 1,000,000 pages, 64 levels of folders.",
+        "The limits keep every command bounded in time and memory whatever a page holds "
+        "(a YAML alias bomb, a number of a million digits).",
+        "Real game pages stay far below every limit: shorten or flatten the value named.",
+    ),
+    "duplicate-key": _e(
+        "A key given twice in one mapping (front matter or `site.toml`).",
+        "Parsers disagree about which value wins (YAML keeps the last, TOML refuses the "
+        "file): the website and the catalog could publish different values.",
+        "Keep one of the two; the finding names both lines.",
+    ),
+    "unknown-key": _e(
+        "A key close to a catalog key (`platfroms`, `darft`), a `[fields]` entry for a key "
+        "that is not a catalog key, or an unknown rule under `[rules]`. Other keys of a page "
+        "are the website's and are left alone.",
+        "A misspelt key is a value that silently does nothing: `darft: true` would publish "
+        "a game its author meant to hold back.",
+        "Correct the key to the one suggested. A key the website really uses and that "
+        "resembles a catalog key can be kept by setting this rule to `off`.",
+    ),
+    # values of a game page
+    "missing-field": _e(
+        "A page without one of the required catalog keys: `name`, `description`, "
+        "`platforms`, `genres`, `icon`, `stores` (after `[fields]` has mapped them).",
+        "Every game of the catalog carries these fields (the API contract, §2.3); a client "
+        "may rely on each.",
+        "Add the key. When the site keeps it under another name (`title`), map it in "
+        '`[fields]` (`name = "title"`).',
+    ),
+    "wrong-type": _e(
+        "A value of the wrong type: a string where a list is expected, a number for a name, "
+        "a list for a `weight`.",
+        "The published JSON has fixed types; a client parsing `platforms` as a list must get "
+        "a list.",
+        "Write the value as the finding says: `platforms: [iOS]`, not `platforms: iOS`.",
+    ),
+    "empty-value": _e(
+        "A required value that is blank (only white space) or an empty list.",
+        "An empty `description` or `platforms: []` publishes a game a client cannot show.",
+        "Fill the value in, or mark the page `draft: true` until it is ready.",
+    ),
+    "invalid-id": _e(
+        "A game id (the file name, or `slug`) that cannot be one URL path segment: white "
+        "space, `/`, `?`, `#`, `%`, control characters, `.` or `..`, or more than 200 "
+        "characters.",
+        "The id is published and fills `{id}` in `game_url`, the game's page address.",
+        'Rename the file or set a `slug` of letters, digits and `-` (`slug: "moon-lander"`).',
+    ),
+    "id-style": _e(
+        "An id that is a valid path segment but not a lowercase slug (`a`-`z`, `0`-`9`, `-`).",
+        "Ids are compared exactly: `Moon-Lander` and `moon-lander` are two games to a client, "
+        "and web servers differ in how they treat case.",
+        "Rename the file, or set `slug` to the lowercase form.",
+    ),
+    "invalid-date": _e(
+        "A `date`, `publishDate` or `expiryDate` that is not an ISO 8601 date or date-time "
+        "(`2026-03-01`, `2026-03-01T09:00:00Z`).",
+        "The dates decide when a game is published and how games of equal weight are "
+        "ordered; a date that cannot be read would decide nothing.",
+        "Write the date as `YYYY-MM-DD`, optionally with a time and an offset.",
+    ),
+    "vocabulary": _e(
+        "A platform or genre outside the `platforms` or `genres` lists of `site.toml` (when "
+        "they are set), with the closest allowed value as a suggestion.",
+        "Clients filter games on these values: `ios` beside `iOS` splits one platform in two.",
+        "Use the value suggested, or add the new value to the list in `site.toml`.",
+    ),
+    "duplicate-value": _e(
+        "A platform or genre listed twice in one page.",
+        "The published list would carry the value twice.",
+        "Remove the repeated value.",
+    ),
+    "invalid-url": _e(
+        "A URL that is not an absolute `https://` URL by RFC 3986 (an icon, a store link, "
+        "`base_url`, `game_url` filled in), or an icon site path that is not a clean path.",
+        "Every URL is published as it is and opened by apps and browsers: white space, "
+        "quotes, a `user@` part or an address like `0x7f.1` are refused before they reach a "
+        "client. `http://` is accepted only for a loopback host (a catalog served locally).",
+        "Write the full `https://` URL, or an icon as a site path (`/icons/moon.png`) "
+        "resolved against `base_url`.",
+    ),
+    "unknown-store": _e(
+        "A store key in a page (or in `[fields.stores]`) that `[stores]` of `site.toml` does "
+        "not define.",
+        "Each store's published name and attribution parameters come from `site.toml`; a "
+        "link under an unknown key would be published without them.",
+        "Use a key of `[stores]` (the suggestion names the closest), or define the store in "
+        "`site.toml`.",
+    ),
+    "store-url": _e(
+        "A store link that does not fit its store's kind: an Apple link must be on "
+        "`apps.apple.com` or `itunes.apple.com` with an `id<digits>` path segment; a Google "
+        "Play link on `play.google.com/store/apps/details` with one valid `id=` package.",
+        "A link of the wrong store would be published with that store's attribution "
+        "parameters and counted in its reports. Such a link is published without them.",
+        "Paste the store's own link for the app; or set the store's `kind` in `site.toml` "
+        'when the key and name mislead (`kind = "other"`).',
+    ),
+    "store-platform": _e(
+        "A page that lists a platform (`iOS`, `Android`) without the store link of that "
+        "platform, or a store link without its platform.",
+        "A client showing an Android badge must find the Google Play link; the contract "
+        "lets a game lack a store, not a listed platform its store.",
+        "Add the missing store link, or drop the platform.",
+    ),
+    # site.toml
+    "base-url": _e(
+        "A `base_url` that ends with `/`, or carries a query or a fragment.",
+        "Every published URL is `base_url` followed by a path: a trailing slash would give "
+        "`//api/v1`.",
+        'Write the base URL without the trailing slash: `base_url = "https://games.example.com"`.',
+    ),
+    "game-url": _e(
+        "A `game_url` template without `{id}`.",
+        "Each game's `url` is its own page: without `{id}` every game would link to the same "
+        "address.",
+        'Put `{id}` where the site puts the game\'s slug: `game_url = "{base_url}/games/{id}/"`.',
+    ),
+    "store-params": _e(
+        "An attribution parameter that cannot be published: a blank name, or an App Store "
+        "provider token `pt` that is not numeric.",
+        "The stores drop a malformed parameter, and with it the attribution of every "
+        "download the API brings.",
+        "Copy the values from the store's campaign tools (App Store Connect gives the "
+        "numeric `pt`).",
+    ),
+    "spec-params": _e(
+        "A store's attribution parameters that differ from the ones the API contract names "
+        "(§2.4): `pt`, `ct=service_api_game_catalog`, `mt=8` for the App Store, "
+        "`utm_source=service_api`, `utm_campaign=game_catalog` for Google Play.",
+        "Clients and the studio's reports expect these values; another value counts the API's "
+        "downloads under another campaign.",
+        "Set the parameters the finding names; a studio with its own campaign names turns "
+        "this rule `off`.",
+    ),
+    "api-lifecycle": _e(
+        "`[api.v1]` settings that contradict each other: `deprecated` without a `deprecation` "
+        "date, a date while `supported`, a `sunset` without a deprecation, or a sunset less "
+        "than 90 days after it.",
+        "Clients learn of a retirement from the `Deprecation` and `Sunset` headers (the API "
+        "contract, §9), which promise at least 90 days' notice.",
+        "Set `deprecation` when the status is `deprecated`, and a `sunset` at least 90 days later.",
+    ),
+    "migration-link": _e(
+        "A deprecated version without a `migration` link.",
+        'Deprecated responses carry a `Link` header with `rel="deprecation"` pointing to '
+        "the migration guide; without it clients learn that they must move, not how.",
+        "Publish a migration guide and set `migration` to its https URL.",
+    ),
+    "field-mapping": _e(
+        "A `[fields]` entry whose value is not a front-matter key path: dotted keys "
+        "(`params.icon`), optionally a list item picked by a key (`links[platform=ios].url`).",
+        "The mapping is how a site keeps its own key names; a path that cannot be read would "
+        "leave the catalog key empty on every page.",
+        'Write the key path as the pages have it: `icon = "params.icon"` for Hugo\'s '
+        '`[params]`, `"extra.icon"` for Zola\'s `[extra]`.',
+    ),
+    "rule-config": _e(
+        "A `[rules]` entry that names a rule which cannot be changed.",
+        "Some rules guard what the catalog can publish at all (a page that cannot be parsed, "
+        "a URL that is not a URL): turning them off would publish something broken.",
+        "Remove the entry; `catalogctl validate --list-rules` shows which rules can be changed.",
+    ),
+    # the catalog
+    "duplicate-id": _e(
+        "Two pages that publish the same id (a file name, or a `slug` that repeats another).",
+        "The id is the key clients store a game under: two games with one id make one of "
+        "them unreachable.",
+        "Change the `slug` (or the file name) of one of the two; the finding names both files.",
+    ),
+    "empty-catalog": _e(
+        "A content tree that publishes no game: every page a draft, expired, not yet "
+        "published, in another language, or with errors.",
+        "An empty catalog would replace the published one with nothing; most often the games "
+        "folder or `[content] language` is wrong.",
+        "Check the summary line (pages read, drafts, translations skipped) and `[content] games`.",
+    ),
+}

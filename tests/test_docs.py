@@ -1,0 +1,420 @@
+"""Docs that cannot drift: every command and config snippet of README.md and docs/ works as shown.
+
+Each Markdown file is one test (new pages are picked up as they land); it stops at the first
+snippet that does not work, naming the file and line. The conventions are those of
+docs/contributing.md ("Docs that are tested"):
+
+- `sh`, `bash`, `shell` blocks: every `catalogctl …` command of a line is run (other programs
+  on the line are not); `console` blocks: the same for each `$ ` line. Commands run in a folder
+  holding the bundled sample as `content/` and `site/content/`, its build as `dist/` and
+  `dist-prev/`, and its games document as `games.json` and `old.json`, with a timeout. A `serve`
+  is started on a free port, asked for /api/v1 and stopped. A command must exit 0 or 1 (the
+  check found problems), or 2 when its shown output has an `error:` line.
+- A command line whose comment says `needs: …` (the network, a server, …) is not run; its
+  options are still parsed as the command line parser would. A command that would reach the
+  network and is not so marked fails the test.
+- `toml` blocks are site.toml, checked against `catalogctl schema site` (merged into the
+  sample's, so a piece of site.toml is fine), unless their title names another file;
+  `markdown` blocks with front matter are checked against `catalogctl schema page`; `yaml`
+  blocks must parse. A block whose title ends with `(invalid)` is wrong on purpose.
+
+docs/reference/formats.md's examples are compared with real output (test at the end).
+
+Why one module: the runner (scratch folder, serve, snippet checks) exists for these tests
+alone; reading the Markdown is in tests/docs_snippets.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.conftest import ROOT, SAMPLE
+from tests.docs_snippets import (
+    NEEDS,
+    SHELLS,
+    Block,
+    Command,
+    blocks,
+    catalogctl_runs,
+    commands,
+    front_matter,
+    json_ready,
+    matches,
+    merged,
+    parse_only,
+    reaches_network,
+)
+
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+TIMEOUT = 60
+
+
+# --- the folder commands run in ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("docs-build") / "dist"
+    proc = subprocess.run(
+        [sys.executable, "-m", "catalogctl", "build", str(SAMPLE), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def sandbox(top: Path, build: Path) -> Path:
+    """A folder laid out as the docs' commands expect (docs/contributing.md)."""
+    here = top / "run"
+    shutil.copytree(SAMPLE, here / "content")
+    shutil.copytree(SAMPLE, here / "site" / "content")
+    shutil.copytree(build, here / "dist", symlinks=True)
+    shutil.copytree(build, here / "dist-prev", symlinks=True)
+    games = build / "public" / "api" / "v1" / "games" / "index.json"
+    shutil.copyfile(games, here / "games.json")
+    shutil.copyfile(games, here / "old.json")
+    (here / "home").mkdir()
+    return here
+
+
+def run_env(here: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env["HOME"] = str(here / "home")
+    env["PWD"] = str(here)
+    return env
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve_args(args: list[str], here: Path) -> tuple[list[str], Path | None]:
+    """serve's arguments on loopback and a free port (a Unix socket in the folder)."""
+    out: list[str] = []
+    unix: Path | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, _ = arg.partition("=")
+        takes = name in ("--port", "-p", "--host", "--unix", "--metrics") and not eq
+        if name in ("--port", "-p", "--host"):
+            i += 2 if takes else 1
+            continue
+        if name == "--unix":
+            unix = here / "http.sock"
+            out += ["--unix", str(unix)]
+            i += 2 if takes else 1
+            continue
+        if name == "--metrics":
+            out += ["--metrics", f"127.0.0.1:{_free_port()}"]
+            i += 2 if takes else 1
+            continue
+        out.append(arg)
+        i += 1
+    if unix is None:
+        out += ["--host", "127.0.0.1", "--port", "0"]
+    return out, unix
+
+
+def _http_get(url: str | None, unix: Path | None) -> tuple[int, bytes]:
+    import http.client
+
+    if unix is not None:
+
+        class UnixConnection(http.client.HTTPConnection):
+            def connect(self) -> None:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.settimeout(10)
+                self.sock.connect(str(unix))
+
+        conn: http.client.HTTPConnection = UnixConnection("localhost", timeout=10)
+    else:
+        assert url is not None
+        host, _, port = url.removeprefix("http://").partition(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        conn.request("GET", "/api/v1")
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def run_serve(where: str, args: list[str], here: Path, env: dict[str, str]) -> None:
+    args, unix = serve_args(args, here)
+    log = here / "serve.stderr"
+    with log.open("wb") as err, (here / "serve.stdout").open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "catalogctl", *args],
+            cwd=here,
+            env=env,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+        )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        url = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            text = log.read_text(encoding="utf-8", errors="replace")
+            m = re.search(r" at (http://127\.0\.0\.1:\d+)", text)
+            if m or (unix is not None and " at unix:" in text):
+                url = m.group(1) if m else None
+                break
+            time.sleep(0.05)  # polls the log file for the start line, within the deadline
+        else:
+            pytest.fail(
+                f"{where}: `catalogctl {shlex.join(args)}` did not start serving:\n"
+                + log.read_text(encoding="utf-8", errors="replace"),
+                pytrace=False,
+            )
+        status, body = _http_get(url, unix)
+        assert status == 200 and json.loads(body)["version"] == "v1", (where, status, body)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=TIMEOUT)
+    if code != 0:
+        pytest.fail(
+            f"{where}: serve exited {code} on SIGTERM:\n" + log.read_text(errors="replace"),
+            pytrace=False,
+        )
+
+
+def check_command(cmd: Command, here: Path, env: dict[str, str]) -> None:
+    for assign, args in catalogctl_runs(cmd.line, env):
+        shown = f"{cmd.where}: `catalogctl {shlex.join(args)}`"
+        for arg in args:  # the folders of paths moved under root/ (see _expand)
+            if arg.startswith(str(here / "root")):
+                Path(arg).parent.mkdir(parents=True, exist_ok=True)
+        if NEEDS.search(cmd.comment):
+            problem = parse_only(args)
+            assert problem is None, f"{shown} (needs: not run) does not parse: {problem}"
+            continue
+        network = reaches_network(args)
+        if network:
+            pytest.fail(
+                f"{shown} would reach the network ({network}): mark the line with a "
+                "`# needs: network` comment (docs/contributing.md)",
+                pytrace=False,
+            )
+        if args and args[0] == "serve":
+            run_serve(cmd.where, args, here, {**env, **assign})
+            continue
+        proc = subprocess.run(
+            [sys.executable, "-m", "catalogctl", *args],
+            cwd=here,
+            env={**env, **assign},
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        expected = {0, 1}
+        if any(line.startswith("error:") for line in cmd.output):
+            expected = {2}
+        output = proc.stdout[-2000:] + proc.stderr[-2000:]
+        assert "Traceback" not in proc.stderr, f"{shown} crashed:\n{output}"
+        assert proc.returncode in expected, f"{shown} exited {proc.returncode}:\n{output}"
+
+
+# --- config snippets --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def schemas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    empty = tmp_path_factory.mktemp("schema")  # no ./content: the default page schema
+    out = {}
+    for kind in ("site", "page"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "catalogctl", "schema", kind],
+            cwd=empty,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=True,
+        )
+        out[kind] = json.loads(proc.stdout)
+    return out
+
+
+BASE_SITE = tomllib.loads((SAMPLE / "site.toml").read_text(encoding="utf-8"))
+BASE_PAGE = {
+    "name": "Moon Lander",
+    "description": "Land softly on twelve moons.",
+    "platforms": ["iOS"],
+    "genres": ["Arcade"],
+    "icon": "/icons/moon-lander.png",
+    "stores": {"ios": "https://apps.apple.com/app/moon-lander/id1234567890"},
+}
+
+
+def check_snippet(block: Block, schemas: dict[str, Any]) -> None:
+    where = f"{block.file}:{block.line}"
+    if block.title.endswith("(invalid)"):
+        return
+    text = "\n".join(t for _, t in block.lines) + "\n"
+    try:
+        if block.language == "toml":
+            data = tomllib.loads(text)
+            if block.title and not block.title.endswith("site.toml"):
+                return
+            site = json_ready(merged(BASE_SITE, data))
+            error = jsonschema.exceptions.best_match(
+                jsonschema.Draft202012Validator(schemas["site"]).iter_errors(site)
+            )
+            assert error is None, (
+                f"{where}: not a valid site.toml: {error.message} at {error.json_path}"
+            )  # type: ignore[union-attr]
+        elif block.language in ("markdown", "md"):
+            matter = front_matter(text)
+            if matter is None:
+                return
+            page = json_ready(merged(BASE_PAGE, matter))
+            error = jsonschema.exceptions.best_match(
+                jsonschema.Draft202012Validator(schemas["page"]).iter_errors(page)
+            )
+            assert error is None, (
+                f"{where}: front matter not valid: {error.message} at {error.json_path}"
+            )  # type: ignore[union-attr]
+        elif block.language in ("yaml", "yml"):
+            yaml.safe_load(text)
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, json.JSONDecodeError) as exc:
+        pytest.fail(f"{where}: the {block.language} snippet does not parse: {exc}", pytrace=False)
+
+
+# --- the tests --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_page_commands_and_snippets_work_as_shown(
+    page: Path, tmp_path: Path, sample_build: Path, schemas: dict[str, Any]
+) -> None:
+    here = sandbox(tmp_path, sample_build)
+    env = run_env(here)
+    for block in blocks(page):
+        if block.language in SHELLS:
+            for cmd in commands(block):
+                check_command(cmd, here, env)
+        else:
+            check_snippet(block, schemas)
+
+
+def test_mkdocs_build_is_strict_clean(tmp_path: Path) -> None:
+    """Every page is in the nav, and every link and anchor between pages resolves."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert (tmp_path / "reference" / "rules" / "index.html").is_file()
+
+
+# --- the tests of the tests -------------------------------------------------------------------
+
+
+def test_shell_lines_run_only_their_catalogctl_commands() -> None:
+    env = {"HOME": "/w/home", "PWD": "/w"}
+    runs = catalogctl_runs(
+        "mkdir -p .schemas && COLUMNS=80 catalogctl schema page > .schemas/p.json "
+        "| jq . && catalogctl serve ~/dist 2>/dev/null",
+        env,
+    )
+    assert runs == [({"COLUMNS": "80"}, ["schema", "page"]), ({}, ["serve", "/w/home/dist"])]
+    moved = catalogctl_runs("catalogctl build --out /srv/x", env)
+    assert moved == [({}, ["build", "--out", "/w/root/srv/x"])]
+    assert catalogctl_runs("python3 -m venv .venv && pip install .", env) == []
+
+
+def test_console_blocks_pair_commands_with_their_output() -> None:
+    block = Block(
+        "x.md", 1, "console", "", [(2, "$ catalogctl validate  # a comment"), (3, "✓ ok")]
+    )
+    (cmd,) = commands(block)
+    assert (cmd.where, cmd.line, cmd.comment, cmd.output) == (
+        "x.md:2",
+        "catalogctl validate",
+        "a comment",
+        ["✓ ok"],
+    )
+
+
+def test_an_unmarked_network_command_fails_and_a_marked_one_is_parsed() -> None:
+    assert reaches_network(["check-links", "content"]) is not None
+    assert reaches_network(["check-links", "content", "--offline"]) is None
+    assert reaches_network(["diff", "https://games.example.com", "content"]) is not None
+    assert parse_only(["check-links", "https://games.example.com", "--timeout", "5"]) is None
+    assert "no such option" in (parse_only(["check-links", "--timeuot", "5"]) or "").lower()
+
+
+def test_a_wrong_site_snippet_is_caught(schemas: dict[str, Any]) -> None:
+    bad = Block("x.md", 7, "toml", "", [(8, "[content]"), (9, "gamez = 'g'")])
+    with pytest.raises(AssertionError, match=r"x\.md:7: not a valid site\.toml"):
+        check_snippet(bad, schemas)
+    page = Block("x.md", 3, "markdown", "", [(4, "---"), (5, "platforms: iOS"), (6, "---")])
+    with pytest.raises(AssertionError, match=r"x\.md:3: front matter not valid"):
+        check_snippet(page, schemas)
+
+
+# --- docs/reference/formats.md: real output ---------------------------------------------------
+
+FORMATS_FIXTURE = ROOT / "tests" / "fixtures" / "docs"
+
+
+def test_formats_page_examples_are_real_output(tmp_path: Path) -> None:
+    here = tmp_path / "run"
+    shutil.copytree(FORMATS_FIXTURE, here)
+    env = run_env(here)
+    page = DOCS / "reference" / "formats.md"
+    checked = 0
+    for block in blocks(page):
+        if block.language != "console":
+            continue
+        for cmd in commands(block):
+            ((assign, args),) = catalogctl_runs(cmd.line, env)
+            proc = subprocess.run(
+                [sys.executable, "-m", "catalogctl", *args],
+                cwd=here,
+                env={**env, **assign},
+                capture_output=True,
+                text=True,
+                timeout=TIMEOUT,
+                check=False,
+            )
+            actual = (proc.stdout + proc.stderr).splitlines()
+            shown = [line for line in cmd.output if line.strip()]
+            actual = [line for line in actual if line.strip()]
+            problem = matches(shown, actual)
+            assert problem is None, (
+                f"{cmd.where}: `{cmd.line}` no longer prints what the page shows: {problem}. "
+                "Update the example with the command's output, run in tests/fixtures/docs."
+            )
+            checked += 1
+    assert checked >= 6

@@ -18,8 +18,9 @@ from catalogctl.content.loader import load_catalog
 from catalogctl.contract.openapi import openapi_document
 from catalogctl.diff.contract import contract_changes
 from catalogctl.diff.core import DiffResult, compare
-from catalogctl.diff.report import to_markdown, word_diff
 from catalogctl.errors import InputError
+from catalogctl.output.diff import changes
+from catalogctl.output.diff_views import markdown, word_diff
 from catalogctl.site.build import write_site
 from catalogctl.site.render import render
 from catalogctl.sources.core import CatalogSnapshot, base_url_of, load_source
@@ -129,7 +130,7 @@ def test_diff_content_vs_its_own_build_is_no_difference(
     dist = build(content, tmp_path / "dist")
     for other in (dist, dist / "public", dist / "public/api/v1/games/index.json"):
         result = diff(content, other)
-        assert result.to_json() == {k: [] for k in KEYS}, other
+        assert changes(result) == [], other
     proc = run(content, dist)
     assert proc.returncode == 0, proc.stderr
     assert "no differences" in proc.stderr
@@ -175,12 +176,14 @@ def test_diff_id_rename_is_breaking(make_content: ContentFactory) -> None:
         (by_url, "g2", "other", "store URL"),
     ):
         result = diff(old, make_content(tree))
-        breaks = [b.to_json() for b in result.breaks]
+        breaks = [c for c in changes(result) if c["kind"] == "breaking"]
         # One break, the rename: the removed id is not reported a second time.
         assert breaks == [
             {
+                "kind": "breaking",
+                "rule": "id-rename",
+                "severity": "error",
                 "where": f"games.{new_id}",
-                "kind": "id-rename",
                 "id": new_id,
                 "old_id": old_id,
                 "matched_on": why,
@@ -197,7 +200,7 @@ def test_diff_removed_game_is_breaking(make_content: ContentFactory) -> None:
     result = diff(old, make_content(fewer))
     assert [(b.kind, b.id) for b in result.breaks] == [("game-removed", "g2")]
     assert result.failed("breaking")
-    assert result.to_json()["breaking"][0]["where"] == "games.g2"
+    assert changes(result)[0]["where"] == "games.g2"
 
 
 @pytest.mark.parametrize(
@@ -492,8 +495,8 @@ def served(tmp_path: Path, pair: tuple[Path, Path]) -> Iterator[str]:
 
 def test_diff_against_a_live_server(served: str, pair: tuple[Path, Path], tmp_path: Path) -> None:
     old, new = pair
-    assert diff(new, served).to_json() == {k: [] for k in KEYS}
-    assert diff(served + "/api/v1/games", tmp_path / "served").to_json() == {k: [] for k in KEYS}
+    assert changes(diff(new, served)) == []
+    assert changes(diff(served + "/api/v1/games", tmp_path / "served")) == []
 
     source = load_source(served)
     assert source.kind == "url" and source.openapi is not None
@@ -611,7 +614,7 @@ def test_diff_fail_on_levels(pair: tuple[Path, Path], make_content: ContentFacto
 
 
 def test_diff_markdown_and_table_output(pair: tuple[Path, Path]) -> None:
-    md = to_markdown(diff(*pair))
+    md = markdown(diff(*pair))
     assert "### Added (1)" in md and "### Removed (1)" in md and "### Reordered (1)" in md
     assert "- description: A **brand new** game." in md
     assert "- platforms: −Android" in md

@@ -13,8 +13,6 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from catalogctl.links.core import Link, LinkRef, LinkReport, LinkResult
 from catalogctl.output import console
@@ -451,7 +449,7 @@ def test_server_log_lines_carry_no_control_characters(capsys: pytest.CaptureFixt
 def test_wrap_cells_breaks_at_spaces_and_folds_long_words() -> None:
     from rich.cells import cell_len
 
-    from catalogctl.text import wrap_cells
+    from catalogctl.output.layout import wrap_cells
 
     assert wrap_cells("short line  ", 20) == ["short line"]
     assert wrap_cells("one two three four", 9) == ["one two", "three", "four"]
@@ -480,51 +478,3 @@ def test_validate_lists_many_findings_instead_of_a_table(make_content: ContentFa
     located = [line for line in proc.stdout.splitlines() if line.endswith(".md:4:12")]
     assert len(located) == 210
     assert proc.stdout.count("error vocabulary · platforms.0: 'ios'") == 210
-
-
-# --- the JSON text ------------------------------------------------------------------------------
-
-_json_key = st.one_of(
-    st.text(), st.integers(), st.floats(), st.booleans(), st.none(), st.sampled_from(["}", "{"])
-)
-_json_scalar = st.one_of(
-    st.text(),
-    st.sampled_from(["}", "{", "},\n      {", '"}', "\\"]),
-    st.integers(),
-    st.integers(min_value=2**64),
-    st.floats(),
-    st.booleans(),
-    st.none(),
-)
-_json_value = st.recursive(
-    _json_scalar,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=5),
-        st.lists(inner, max_size=5).map(tuple),
-        st.dictionaries(_json_key, inner, max_size=5),
-        st.lists(st.dictionaries(_json_key, _json_scalar, max_size=4), max_size=5),
-    ),
-    max_leaves=40,
-)
-
-
-@settings(max_examples=500, deadline=None)
-@given(value=_json_value)
-def test_json_text_is_what_json_dumps_writes(value: Any) -> None:
-    # The reports' JSON is laid out without json's slow indenting encoder: the text must be
-    # the same, byte for byte, for any data (the lists of flat mappings are findings and links).
-    assert console.json_text(value) == json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-
-
-def test_json_text_of_other_types_is_what_json_dumps_does() -> None:
-    import enum
-
-    class Kind(enum.StrEnum):
-        A = "a"
-
-    value = {"kind": Kind.A, "items": [{"n": Kind.A}]}
-    assert console.json_text(value) == json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-    with pytest.raises(TypeError):
-        console.json_text({"when": object()})
-    with pytest.raises(TypeError):
-        console.json_text([{"a": 1, (1, 2): 2}])

@@ -7,8 +7,7 @@ one: the other commands' modules are not imported and their signatures are not t
 options (typer does that for every registered command, eagerly). `--help`, `--version`,
 `completion`, shell completion and anything else register every command, so they see the whole
 app. The command modules (and this one) do without `from __future__ import annotations`: typer
-reads a command's annotations at run time, and as strings each would be compiled on every start
-(`serve`, whose annotations name a type imported only for type checking, keeps it).
+reads a command's annotations at run time, and as strings each would be compiled on every start.
 """
 
 import functools
@@ -25,7 +24,7 @@ from typer.core import TyperGroup
 
 from catalogctl import __version__
 from catalogctl.errors import CatalogError, ExitCode
-from catalogctl.output.console import Format, out, use_format
+from catalogctl.output.console import Format, print_text, use_format
 from catalogctl.output.reports import report_error, report_failure
 
 P = ParamSpec("P")
@@ -90,7 +89,7 @@ COMMANDS = {
 
 def _version(value: bool) -> None:
     if value:
-        out().print(f"catalogctl {__version__}")
+        print_text(f"catalogctl {__version__}\n")
         raise typer.Exit
 
 

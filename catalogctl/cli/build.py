@@ -18,9 +18,7 @@ from catalogctl.cli.common import (
     checked,
     resolve_content,
 )
-from catalogctl.output.console import BasicFormat, print_json, status, use_format
-from catalogctl.output.envelope import envelope, finding_json
-from catalogctl.text import plural
+from catalogctl.output.console import BasicFormat, use_format
 
 
 def _state_dir_problem(value: str) -> str | None:
@@ -107,6 +105,7 @@ def build(
       catalogctl build --target cloudflare     # then: npx wrangler deploy
     """
     from catalogctl.content.loader import load_catalog
+    from catalogctl.output.build import BuildOutcome, write_build
     from catalogctl.site.build import write_site
     from catalogctl.site.nginx import nginx_files
     from catalogctl.site.render import render
@@ -121,32 +120,6 @@ def build(
         from catalogctl.site.cloudflare import cloudflare_files
 
         extra += cloudflare_files(site)
-    result = write_site(site, out_dir, extra=extra, force=force)
+    written = write_site(site, out_dir, extra=extra, force=force)
     elapsed = time.perf_counter() - started
-    warnings = sorted(catalog.warnings, key=lambda f: (f.file, f.line or 0, f.column or 0))
-    if fmt is BasicFormat.json:
-        summary = {
-            "out": str(result.out),
-            "games": len(catalog.games),
-            "files": result.files,
-            "bytes": result.bytes,
-            "routes": sorted(site.resources),
-            "seconds": round(elapsed, 3),
-            "read": catalog.summary.to_json(),
-            "warnings": len(warnings),
-        }
-        items = [finding_json(f) for f in warnings]
-        print_json(envelope("build", ok=True, summary=summary, items=items))
-        return
-    for f in warnings:  # what validate would warn about is not lost in a build log
-        where = f.file + "".join(f":{n}" for n in (f.line, f.column) if n is not None)
-        field = f"{f.field}: " if f.field else ""
-        status("!", "yellow", f"{where}: warning {f.rule} · {field}{f.message}")
-    # The folder name is text, never markup: status() prints it cleaned, without rich.
-    status(
-        "✓",
-        "green",
-        f"built {plural(len(catalog.games), 'game')} into {out_dir} "
-        f"({plural(result.files, 'file')}, {result.bytes / 1024:,.0f} KiB) in {elapsed:.2f} s",
-    )
-    status("·", "", catalog.summary.describe())
+    write_build(BuildOutcome(catalog, written, list(site.resources), out_dir, elapsed), fmt)

@@ -1,21 +1,14 @@
 """`catalogctl diff`: what a release changes between two catalog sources, and what breaks."""
 
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from catalogctl.cli.common import AllowPrivateOpt, FormatOpt, OutputOpt, check_seconds, parse_size
+from catalogctl.diff.core import FailOn
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import Format, use_format
 from catalogctl.sources.core import DEFAULT_MAX_BODY
-
-
-class FailOn(StrEnum):
-    breaking = "breaking"
-    warning = "warning"
-    any = "any"
-
 
 SOURCE_HELP = (
     "Content tree, build directory, games JSON file, or http(s) base URL of a deployment "
@@ -81,8 +74,9 @@ def diff(
     """
     import gc
 
-    from catalogctl.diff import core
-    from catalogctl.output.reports import report_diff
+    from catalogctl.diff.core import compare
+    from catalogctl.output.diff import diff_report
+    from catalogctl.output.reports import write
     from catalogctl.sources.core import is_url, load_source
 
     use_format("diff", fmt, output)
@@ -96,12 +90,9 @@ def diff(
         policy = NetworkPolicy(allow_private=allow_private)
     before = load_source(old, timeout=timeout, max_body=max_body, policy=policy)
     after = load_source(new, timeout=timeout, max_body=max_body, policy=policy)
-    result = core.compare(before, after)
+    result = compare(before, after)
     gc.freeze()
     gc.enable()
-    if not result.contract_checked and (before.openapi or after.openapi):
-        note = " (contract not checked: only one side has an OpenAPI document)"
-    else:
-        note = ""
-    ok = report_diff(result, fmt, fail_on=fail_on.value, note=note)
-    raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))
+    report = diff_report(result, fail_on=fail_on)
+    write(report, fmt)
+    raise typer.Exit(int(ExitCode.OK if report.ok else ExitCode.FINDINGS))

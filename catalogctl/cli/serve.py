@@ -1,12 +1,9 @@
 """`catalogctl serve`: answer the HTTP contract from memory."""
 
-from __future__ import annotations
-
-import sys
-from collections.abc import Callable
+import functools
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -18,11 +15,7 @@ from catalogctl.cli.common import (
     check_seconds,
     resolve_content,
 )
-from catalogctl.output.console import err, use_format
-from catalogctl.text import clean, plural
-
-if TYPE_CHECKING:
-    from catalogctl.serve.options import Ready
+from catalogctl.output.console import use_format
 
 
 class LogFormat(StrEnum):
@@ -188,6 +181,7 @@ def serve(
       catalogctl serve dist --access-log-format json | jq .status
     """
     from catalogctl.cli.collector import for_server
+    from catalogctl.output.serve import write_ready
     from catalogctl.serve.options import ServeOptions
     from catalogctl.serve.server import configure_logging, parse_address
     from catalogctl.serve.server import serve as run_server
@@ -215,49 +209,5 @@ def serve(
     )
     src = SiteInput.open(root, display=display, base_url=base_url, cache_control=cache_control)
     configure_logging(options.log_format)
-    run_server(src, options, on_ready=_serving_message(log_format, is_build=src.is_build))
-
-
-def _serving_message(log_format: LogFormat, *, is_build: bool) -> Callable[[Ready], None]:
-    def ready(r: Ready) -> None:
-        if log_format is LogFormat.json:
-            import json
-
-            event = {
-                "event": "listening",
-                "url": r.url,
-                "games": r.games,
-                "etag": r.etag,
-                "workers": r.workers,
-                "pid": r.pid,
-                "metrics": r.metrics_url,
-            }
-            sys.stderr.write(json.dumps(event) + "\n")
-            sys.stderr.flush()
-            return
-        from rich.text import Text
-
-        workers = f", {plural(r.workers, 'worker')}" if r.workers > 1 else ""
-        # Paths and URLs are text, never rich markup.
-        err().print(
-            Text.assemble(
-                ("✓", "green"),
-                f" serving {plural(r.games, 'game')} from {clean(str(r.source))} at ",
-                (r.url, "bold"),
-                f" ({r.url}/api/v1/games{workers}); Ctrl+C stops",
-            ),
-            soft_wrap=True,
-        )
-        if r.metrics_url:
-            err().print(f"  metrics at {r.metrics_url}", soft_wrap=True)
-        if r.base_url != r.url and r.url.startswith("http"):
-            # A build keeps the base URL it was rendered for: serve cannot change it.
-            fix = f"catalogctl build --base-url {r.url}" if is_build else f"--base-url {r.url}"
-            err().print(
-                Text(
-                    f"  links in the documents point to {clean(r.base_url)}; {fix} makes them local"
-                ),
-                soft_wrap=True,
-            )
-
-    return ready
+    ready = functools.partial(write_ready, log_format=options.log_format, is_build=src.is_build)
+    run_server(src, options, on_ready=ready)

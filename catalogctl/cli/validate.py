@@ -6,34 +6,7 @@ import typer
 
 from catalogctl.cli.common import ContentArg, FormatOpt, OutputOpt, StrictOpt, resolve_content
 from catalogctl.errors import ExitCode
-from catalogctl.output.console import Format, print_json, use_format
-
-
-def _list_rules(fmt: Format) -> None:
-    from catalogctl.content.rules.registry import rules_table
-
-    rules = rules_table()
-    if fmt == Format.json:
-        print_json(
-            {
-                "rules": [
-                    {
-                        "id": r.id,
-                        "severity": r.severity,
-                        "configurable": r.configurable,
-                        "summary": r.summary,
-                    }
-                    for r in rules
-                ]
-            }
-        )
-        return
-    import sys
-
-    width = max(len(r.id) for r in rules)
-    for r in rules:
-        fixed = "" if r.configurable else "  (always an error)"
-        sys.stdout.write(f"{r.id:<{width}}  {r.severity:<7}  {r.summary}{fixed}\n")
+from catalogctl.output.console import Format, use_format
 
 
 def validate(
@@ -70,6 +43,7 @@ def validate(
       catalogctl validate --list-rules
       catalogctl validate --explain unknown-key
     """
+    use_format("validate", fmt, output)
     if explain is not None:
         from catalogctl.output.console import print_text
         from catalogctl.output.reference import explanation
@@ -77,23 +51,16 @@ def validate(
         print_text(explanation(explain))
         return
     if list_rules:
-        _list_rules(fmt)
+        from catalogctl.content.rules.registry import rules_table
+        from catalogctl.output.validate import write_rules
+
+        write_rules(rules_table(), fmt)
         return
     from catalogctl.content.loader import load
-    from catalogctl.output.reports import report_validate
-
-    use_format("validate", fmt, output)
+    from catalogctl.output.reports import write
+    from catalogctl.output.validate import validate_report
 
     root, display = resolve_content(content)
-    result = load(root, display=display)
-    ok = report_validate(
-        result.findings,
-        fmt,
-        strict=strict,
-        pages=[e.file for e in result.entries],
-        files=result.files,
-        games=result.summary.published,
-        read=result.summary.to_json(),
-        read_line=result.summary.describe(),
-    )
-    raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))
+    report = validate_report(load(root, display=display), strict=strict)
+    write(report, fmt)
+    raise typer.Exit(int(ExitCode.OK if report.ok else ExitCode.FINDINGS))

@@ -1,4 +1,5 @@
-"""diff: the catalog diff, the OpenAPI contract check and the report, never printing.
+"""diff: the catalog diff and the OpenAPI contract check, returning a `DiffResult`; never
+printing (`catalogctl.output.diff` renders it).
 
 May import: sources and below.
 """

@@ -22,9 +22,6 @@ class ContractChange:
     where: str  # e.g. "paths./api/v1/games.get" or "schemas.Game.properties.icon"
     message: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {"where": self.where, "message": self.message}
-
 
 # --- contract check (SPEC §9) ------------------------------------------------------------------
 #

@@ -3,7 +3,7 @@
 `compare()` takes two loaded sources (see `sources.py`) and returns a `DiffResult`: games
 added, removed, changed (field by field) and reordered, the release warnings that matter to
 this API's clients, and the SPEC §9 contract check of the two OpenAPI documents. Nothing
-here prints; `diff_report` renders a result as tables or Markdown, `to_json` as JSON.
+here prints: `catalogctl.output.diff` renders a result in every report format.
 
 Why one module: the game changes and the release warnings read the same pairs of games through
 the same store-URL helpers (`plain_store_url`, `attribution_params`, `store_platform`), and
@@ -18,6 +18,7 @@ import itertools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
@@ -27,9 +28,16 @@ from catalogctl.diff.contract import ContractChange, contract_changes
 if TYPE_CHECKING:
     from catalogctl.sources.core import CatalogSnapshot
 
-FailOn = Literal["breaking", "warning", "any"]
 Game = dict[str, Any]  # a published game, validated against `model.Game` (see sources.py)
-FAIL_ON: tuple[FailOn, ...] = ("breaking", "warning", "any")
+
+
+class FailOn(StrEnum):
+    """What fails the gate (`diff --fail-on`): any difference, warnings, or breaking changes."""
+
+    breaking = "breaking"
+    warning = "warning"
+    any = "any"
+
 
 SET_FIELDS = ("platforms", "genres")
 # Query parameters that identify API referrals in a store's reports (SPEC §2.4), and the
@@ -79,9 +87,6 @@ class ReleaseWarning:
     message: str
     details: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "id": self.id, **self.details, "message": self.message}
-
 
 @dataclass(frozen=True, slots=True)
 class CatalogBreak:
@@ -95,15 +100,6 @@ class CatalogBreak:
     @property
     def where(self) -> str:
         return f"games.{self.id}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "where": self.where,
-            "kind": self.kind,
-            "id": self.id,
-            **self.details,
-            "message": self.message,
-        }
 
 
 @dataclass(slots=True)
@@ -120,6 +116,7 @@ class DiffResult:
     breaks: list[CatalogBreak] = field(default_factory=list)  # breaking catalog changes
     contract: list[ContractChange] = field(default_factory=list)
     contract_checked: bool = False
+    contract_one_sided: bool = False  # only one side has an OpenAPI document: not checked
 
     @property
     def breaking(self) -> list[ContractChange]:
@@ -138,7 +135,7 @@ class DiffResult:
     def catalog_changed(self) -> bool:
         return bool(self.added or self.removed or self.changed or self.reordered)
 
-    def failed(self, fail_on: FailOn = "any") -> bool:
+    def failed(self, fail_on: FailOn = FailOn.any) -> bool:
         """Whether the gate fails: differences (any), warnings or breaking changes."""
         if self.is_breaking:
             return True
@@ -147,18 +144,6 @@ class DiffResult:
         if self.warnings:
             return True
         return fail_on == "any" and self.catalog_changed
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "added": [{"id": g.id} for g in self.added],
-            "removed": [{"id": g.id} for g in self.removed],
-            "changed": [{"id": c.id, "fields": c.fields} for c in self.changed],
-            "reordered": [
-                {"id": m.id, "before": m.before, "after": m.after} for m in self.reordered
-            ],
-            "warnings": [w.to_json() for w in self.warnings],
-            "breaking": [b.to_json() for b in self.breaks] + [c.to_json() for c in self.breaking],
-        }
 
 
 # --- comparing catalogs ------------------------------------------------------------------------
@@ -209,6 +194,8 @@ def compare(old: CatalogSnapshot, new: CatalogSnapshot) -> DiffResult:
     if old.openapi is not None and new.openapi is not None:
         result.contract = contract_changes(old.openapi, new.openapi)
         result.contract_checked = True
+    else:
+        result.contract_one_sided = old.openapi is not None or new.openapi is not None
     return result
 
 

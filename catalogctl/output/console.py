@@ -1,8 +1,8 @@
 """Where output goes: the consoles, the report destination (stdout or --output FILE).
 
-Core modules never print; the CLI hands their results to `catalogctl.output.reports`, which
-writes them through the functions here. Every text from content or from the network passes
-`catalogctl.text.clean` on its way out. May import: the base layer.
+Core modules never print; the CLI hands their results to the modules of `catalogctl.output`,
+which write them through the functions here. Every text from content or from the network
+passes `catalogctl.text.clean` on its way out. May import: the base layer.
 """
 
 from __future__ import annotations
@@ -91,9 +91,10 @@ def error_line(message: str) -> None:
 
 
 def json_text(data: Any) -> str:
-    from catalogctl.output.jsontext import dumps
+    """A JSON document as every command writes it: indented by two, UTF-8 text unescaped."""
+    import json
 
-    return dumps(data, "\n")
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def print_json(data: Any) -> None:

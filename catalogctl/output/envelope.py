@@ -17,7 +17,13 @@ if TYPE_CHECKING:
 
 VERSION = 1
 # The list each command reports, beside "summary".
-ITEMS = {"validate": "findings", "check-links": "links", "diff": "changes", "build": "findings"}
+ITEMS = {
+    "validate": "findings",
+    "check-links": "links",
+    "diff": "changes",
+    "build": "findings",
+    "rules": "rules",  # validate --list-rules
+}
 
 
 def schema_id(command: str) -> str:

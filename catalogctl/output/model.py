@@ -1,8 +1,10 @@
 """What every report format is written from: results located in files, grouped in cases.
 
-Each command's result (validate's findings, check-links' links, diff's changes) is mapped to a
-`Report` once; the machine formats (GitHub annotations, SARIF, JUnit) are written from it, so
-a format behaves the same for every command. May import: the base layer.
+Each command's result (validate's findings, check-links' links, diff's changes, a failure) is
+mapped to a `Report` once, by the command's module here (`validate_report`, `diff_report`, …);
+`catalogctl.output.reports.write` writes a `Report` in any format, and the machine formats
+(GitHub annotations, SARIF, JUnit) are written from its results and cases, so a format behaves
+the same for every command. May import: the base layer.
 """
 
 from collections.abc import Callable, Sequence
@@ -68,7 +70,7 @@ class Case:
 class Report(NamedTuple):
     """A command's outcome, ready to be written in any format."""
 
-    command: str  # validate, check-links, diff
+    command: str  # validate, check-links, diff; build or serve when they fail
     ok: bool  # exit 0
     summary: str  # the one-line summary a terminal shows
     # What only some formats need is made when one asks for it (validate of 10,000 pages would
@@ -83,6 +85,9 @@ class Report(NamedTuple):
     # False when `tables` has nothing to show: the table format then needs no console at all
     # (`validate` of clean content starts without importing rich's console).
     has_tables: bool = True
+    # Why the command could not do its work: the machine formats say so (a failed SARIF
+    # invocation, a JUnit error, a GitHub error annotation), and stderr gets it, not `summary`.
+    error: str | None = None
 
     @property
     def results(self) -> list[Result]:

@@ -3,12 +3,13 @@
 table: the command's rich tables on stdout and the summary line on stderr. json: the versioned
 envelope. github: workflow-command annotations (and the summary line on stderr). sarif, junit,
 markdown: a document for the tool that reads it. `--output FILE` sends the report to FILE and
-leaves the summary line for the terminal. May import: the cores and below.
+leaves the summary line for the terminal. `_body` is the one place that picks a format: a new
+format is a branch there (and a module beside this one), and then works for every command.
+May import: the cores and below.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from catalogctl.output import console
@@ -16,7 +17,6 @@ from catalogctl.output.console import emit, json_text
 from catalogctl.output.model import Report
 
 if TYPE_CHECKING:
-    from catalogctl.diff.core import DiffResult
     from catalogctl.errors import CatalogError
     from catalogctl.findings import Finding
     from catalogctl.links.core import LinkReport
@@ -25,64 +25,35 @@ if TYPE_CHECKING:
 
 def write(report: Report, fmt: str) -> None:
     """`report` in `fmt`, to stdout or --output FILE; the summary line on stderr."""
+    _body(report, fmt)
+    if console.wants_summary():
+        console.status(*report.mark, report.summary)
+
+
+def _body(report: Report, fmt: str) -> None:
+    error = report.error
     if fmt == "table":
         if report.has_tables:
             console.emit_renderables(report.tables)
     elif fmt == "json":
         emit(json_text(report.envelope()))
     elif fmt == "github":
-        from catalogctl.output.github import workflow_commands
+        from catalogctl.output.github import error_command, workflow_commands
 
-        emit(workflow_commands(report.results))
+        failed = "" if error is None else error_command(report.command, error)
+        emit(workflow_commands(report.results) + failed)
     elif fmt == "sarif":
         from catalogctl.output.sarif import sarif_log
 
-        emit(json_text(sarif_log(report.rules(), report.results)))
+        emit(json_text(sarif_log(report.rules(), report.results, error=error)))
     elif fmt == "junit":
         from catalogctl.output.junit import junit_xml
 
-        emit(junit_xml(report.command, report.cases(), seconds=report.seconds))
+        emit(junit_xml(report.command, report.cases(), seconds=report.seconds, error=error))
     elif fmt == "markdown":
         emit(report.markdown())
     else:  # pragma: no cover - the CLI's choices are the formats above
         raise ValueError(fmt)
-    if console.wants_summary():
-        console.status(*report.mark, report.summary)
-
-
-# --- each command ------------------------------------------------------------------------
-
-
-def report_validate(
-    findings: Iterable[Finding],
-    fmt: str,
-    *,
-    strict: bool,
-    pages: Sequence[str],
-    files: int,
-    games: int,
-    read: Mapping[str, int] | None = None,
-    read_line: str = "",
-) -> bool:
-    """validate's report; whether the content passes (exit 0).
-
-    `read` counts what the content tree held (pages, published, drafts, skipped, ignored);
-    `read_line` says it in words, after the summary line.
-    """
-    from catalogctl.output.validate import findings_report
-
-    report = findings_report(
-        "validate",
-        findings,
-        strict=strict,
-        pages=pages,
-        files=files,
-        games=games,
-        read=read,
-        read_line=read_line,
-    )
-    write(report, fmt)
-    return report.ok
 
 
 def report_links(
@@ -92,16 +63,6 @@ def report_links(
     from catalogctl.output.links import links_report
 
     report = links_report(result, strict=strict, located=located)
-    write(report, fmt)
-    return report.ok
-
-
-def report_diff(result: DiffResult, fmt: str, *, fail_on: str, note: str = "") -> bool:
-    """diff's report; whether the gate passes (exit 0)."""
-    from catalogctl.output.diff import diff_report
-
-    report = diff_report(result, fail_on=fail_on)
-    report = report._replace(summary=report.summary + note)
     write(report, fmt)
     return report.ok
 
@@ -123,38 +84,28 @@ def report_failure(
 ) -> None:
     """A failure's report in the running format, then `error: message` on stderr."""
     try:
-        _failure(message, code=code, kind=kind, findings=findings or [])
+        report = failure_report(message, code=code, kind=kind, findings=findings or [])
+        _body(report, console.settings.format)
     except Exception as exc:  # noqa: BLE001 - e.g. --output unwritable: still say why we failed
         console.error_line(str(exc))
     console.error_line(message)
 
 
-def _failure(message: str, *, code: int, kind: str, findings: list[Finding]) -> None:
+def failure_report(message: str, *, code: int, kind: str, findings: list[Finding]) -> Report:
+    """The running command's failure: why, the exit code, and the findings that caused it."""
     from catalogctl.output.envelope import error_envelope
     from catalogctl.output.validate import findings_report
+    from catalogctl.text import md_text
 
-    fmt, command = console.settings.format, console.settings.command
-    if fmt == "json":
-        emit(json_text(error_envelope(command, message, code=code, kind=kind, findings=findings)))
-        return
-    report = findings_report(command, findings, ok=False)
-    if fmt == "table":
-        if findings:
-            console.emit_renderables(report.tables)
-    elif fmt == "github":
-        from catalogctl.output.github import error_command, workflow_commands
+    command = console.settings.command
+    found = findings_report(command, findings, ok=False)
 
-        emit(workflow_commands(report.results) + error_command(command, message))
-    elif fmt == "sarif":
-        from catalogctl.output.sarif import sarif_log
+    def markdown() -> str:
+        body = found.markdown() if findings else ""
+        return f"### ❌ catalogctl {command} failed\n\n{md_text(message)}\n\n{body}"
 
-        emit(json_text(sarif_log(report.rules(), report.results, error=message)))
-    elif fmt == "junit":
-        from catalogctl.output.junit import junit_xml
-
-        emit(junit_xml(command, report.cases(), error=message))
-    elif fmt == "markdown":
-        from catalogctl.text import md_text
-
-        body = report.markdown() if findings else ""
-        emit(f"### ❌ catalogctl {command} failed\n\n{md_text(message)}\n\n{body}")
+    return found._replace(
+        error=message,
+        envelope=lambda: error_envelope(command, message, code=code, kind=kind, findings=findings),
+        markdown=markdown,
+    )

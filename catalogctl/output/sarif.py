@@ -86,13 +86,10 @@ def sarif_log(
     results: Sequence[Result],
     *,
     error: str | None = None,
-    command_line: str | None = None,
 ) -> dict[str, Any]:
     """The SARIF log of one run (`error`: the command could not do its work)."""
     index = {r.id: i for i, r in enumerate(rules)}
     invocation: dict[str, Any] = {"executionSuccessful": error is None}
-    if command_line:
-        invocation["commandLine"] = clean(command_line)
     if error is not None:
         invocation["toolExecutionNotifications"] = [
             {"level": "error", "message": {"text": clean(error, newlines=True)}}

@@ -1,7 +1,9 @@
-"""validate's report: findings as a table, the JSON envelope, and the CI formats.
+"""validate's report: findings as a table, the JSON envelope, and the CI formats; and the list
+of its rules (`--list-rules`).
 
 One JUnit test case per page (a game, passed or failed) and per other file with findings
-(site.toml, a page that could not be read). May import: the content layer and below.
+(site.toml, a page that could not be read). build and serve report the findings of invalid
+content the same way. May import: the content layer and below.
 """
 
 from __future__ import annotations
@@ -17,9 +19,23 @@ from catalogctl.text import clean, md_code, md_text, plural
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from catalogctl.content.loader import Content
+    from catalogctl.content.rules.registry import Rule as ContentRule
 
-def rule_id(f: Finding) -> str:
-    return f.rule
+
+def validate_report(content: Content, *, strict: bool) -> Report:
+    """What validate found in a content tree, and what it read; with `strict`, warnings fail."""
+    summary = content.summary
+    return findings_report(
+        "validate",
+        content.findings,
+        strict=strict,
+        pages=[e.file for e in content.entries],
+        files=content.files,
+        games=summary.published,
+        read=summary.to_json(),
+        read_line=summary.describe(),
+    )
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
@@ -50,7 +66,7 @@ def _result(f: Finding, strict: bool) -> Result:
     level: Level = "error" if f.severity == "error" else "warning"
     message = f"{f.field}: {f.message}" if f.field else f.message
     location = Location(f.file, f.line, f.column)
-    return Result(rule_id(f), level, message, location, level == "error" or strict)
+    return Result(f.rule, level, message, location, level == "error" or strict)
 
 
 def findings_report(
@@ -124,7 +140,7 @@ def findings_renderable(findings: Iterable[Finding], width: int = NARROW) -> Ren
     items = sort_findings(findings)
     if width >= NARROW and len(items) <= TABLE_ROWS:
         return _wide(items)
-    return _narrow(items, width)
+    return _FindingLines(items, width)
 
 
 def _wide(findings: list[Finding]) -> RenderableType:
@@ -151,10 +167,6 @@ def _wide(findings: list[Finding]) -> RenderableType:
     return table
 
 
-def _narrow(findings: list[Finding], width: int) -> RenderableType:
-    return _FindingLines(findings, width)
-
-
 class _FindingLines:
     """`file:line:column` lines each followed by the finding, two columns in, wrapped at
     spaces here (lines after the first two more columns in), blank lines between files.
@@ -169,7 +181,7 @@ class _FindingLines:
         from rich.segment import Segment
         from rich.style import Style
 
-        from catalogctl.text import wrap_cells
+        from catalogctl.output.layout import wrap_cells
 
         bold, styles = Style(bold=True), {"error": Style(color="red")}
         newline = Segment.line()
@@ -208,8 +220,53 @@ def findings_markdown(findings: Sequence[Finding], summary: str, *, ok: bool) ->
             field = f"{md_code(f.field, cell=True)}: " if f.field else ""
             lines.append(
                 f"| {md_code(f.file, cell=True)} | {'' if f.line is None else f.line} "
-                f"| {md_code(rule_id(f), cell=True)} | {mark} {f.severity} "
+                f"| {md_code(f.rule, cell=True)} | {mark} {f.severity} "
                 f"| {field}{md_text(f.message)} |"
             )
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+# --- --list-rules -------------------------------------------------------------------------------
+
+
+RULE_FORMATS = ("table", "json", "markdown")
+
+
+def write_rules(rules: Sequence[ContentRule], fmt: str) -> None:
+    """Every rule: its id, default severity and what it checks; as a plain table (one rule a
+    line), the JSON envelope or a Markdown table."""
+    from catalogctl.output.console import emit, json_text
+
+    if fmt not in RULE_FORMATS:
+        from catalogctl.errors import InputError
+
+        raise InputError(f"--list-rules is written as table, json or markdown, not {fmt}")
+    if fmt == "json":
+        items = [
+            {
+                "id": r.id,
+                "severity": r.severity,
+                "configurable": r.configurable,
+                "summary": r.summary,
+            }
+            for r in rules
+        ]
+        emit(json_text(envelope("rules", ok=True, summary={"rules": len(rules)}, items=items)))
+    elif fmt == "markdown":
+        lines = ["| Rule | Severity | Configurable | What it checks |", "|---|---|---|---|"]
+        lines += [
+            f"| `{r.id}` | {r.severity} | {'yes' if r.configurable else 'no'} "
+            f"| {md_text(r.summary)} |"
+            for r in rules
+        ]
+        emit("\n".join(lines) + "\n")
+    else:
+        width = max(len(r.id) for r in rules)
+        emit(
+            "".join(
+                f"{r.id:<{width}}  {r.severity:<7}  {r.summary}"
+                f"{'' if r.configurable else '  (always an error)'}\n"
+                for r in rules
+            )
+        )

@@ -1,149 +1,53 @@
-"""A `diff` result for people and tools: its rules, change items, rich tables, Markdown.
+"""What people read of a `diff`: the summary line, the terminal's tables and the Markdown notes.
 
-Every text from a catalog source (names, ids, descriptions, URLs) is passed through
-`catalogctl.text.clean` before it reaches a table or a document.
-
-Why one module: the change items (what the machine formats read), the
-tables and the Markdown are renderings of one `DiffResult` that share the wording of each
-change (`warning_rule`, `change_message`, `word_diff`), so every format says the same thing.
+The tables and the Markdown share the wording of each field change (`word_diff` for a
+description, set and store changes), so both say the same thing. Every text from a catalog
+source (names, ids, descriptions, URLs) is cleaned of control characters (and escaped for
+Markdown) before it is shown. May import: the cores and below.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from catalogctl.diff.core import SET_FIELDS, DiffResult, attribution_params, plain_store_url
-from catalogctl.findings import Rule
-from catalogctl.text import Indented, clean, md_code, md_text
+from catalogctl.text import Indented, clean, md_code, md_text, plural
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-
-# The rules of diff, as SARIF, GitHub annotations and JUnit name them.
-BREAKING = Rule(
-    "breaking-change",
-    "error",
-    "The published contract changes in a way that breaks existing clients.",
-    "Keep the field or parameter in /api/v1 and make the change in a new version (/api/v2).",
-)
-COMPATIBLE = Rule(
-    "compatible-change", "note", "The published contract changes in a way clients can ignore."
-)
-ADDED = Rule("added-game", "note", "A game is added to the catalog.")
-REMOVED = Rule(
-    "removed-game",
-    "note",
-    "A game is removed from the catalog.",
-    "Clients that kept its id lose it; say so in the release notes.",
-)
-CHANGED = Rule("changed-game", "note", "A game's published fields change.")
-REORDERED = Rule("reordered-game", "note", "A game moves in the catalog order.")
-ID_RENAME = Rule(
-    "id-rename",
-    "error",
-    "A game looks renamed: one id removed, another with the same name or store link added.",
-    "Clients key games by id: keep the old id (slug) unless the rename is intended.",
-)
-GAME_REMOVED = Rule(
-    "game-removed",
-    "error",
-    "A game is removed: clients that kept its id will not find it again.",
-    "Keep the game (as a draft page it stays out), or announce the removal.",
-)
-STORE_APP_CHANGED = Rule(
-    "store-app-changed",
-    "error",
-    "A store link now opens another app (another App Store id or Google Play package).",
-    "Check the store URL: clients that match the app by its link lose it.",
-)
-ATTRIBUTION = Rule(
-    "attribution",
-    "warning",
-    "A store link's attribution parameters change.",
-    "Check the store parameters in site.toml: install attribution depends on them.",
-)
-PLATFORM_STORE = Rule(
-    "platform-store",
-    "warning",
-    "A platform loses its store link.",
-    "Add the store link back, or remove the platform from the game.",
-)
-_OTHER_WARNING = Rule("release-warning", "warning", "A change that needs a second look.")
-RULES = (
-    BREAKING,
-    GAME_REMOVED,
-    ID_RENAME,
-    STORE_APP_CHANGED,
-    ATTRIBUTION,
-    PLATFORM_STORE,
-    REMOVED,
-    ADDED,
-    CHANGED,
-    REORDERED,
-    COMPATIBLE,
-)
-_WARNING_RULES = {r.id: r for r in (ATTRIBUTION, PLATFORM_STORE)}
-_BREAK_RULES = {r.id: r for r in (GAME_REMOVED, ID_RENAME, STORE_APP_CHANGED)}
+    from rich.text import Text
 
 
-def warning_rule(kind: str) -> Rule:
-    return _WARNING_RULES.get(kind, _OTHER_WARNING)
+def summary(result: DiffResult) -> str:
+    """The summary line: how many changes of each kind."""
+    if not (result.catalog_changed or result.warnings or result.contract or result.breaks):
+        return f"no differences ({plural(result.new_games, 'game')})"
+    parts = [
+        f"{len(result.added)} added",
+        f"{len(result.removed)} removed",
+        f"{len(result.changed)} changed",
+        f"{len(result.reordered)} reordered",
+        plural(len(result.warnings), "warning"),
+    ]
+    if result.contract_checked or result.breaks:
+        parts.append(plural(len(result.breaks) + len(result.breaking), "breaking change"))
+    return ", ".join(parts)
 
 
-def changes(result: DiffResult) -> list[dict[str, Any]]:
-    """Every difference as one item with its kind and rule (the JSON envelope's `changes`)."""
-    out: list[dict[str, Any]] = []
-
-    def add(kind: str, rule: Rule, **data: Any) -> None:
-        out.append({"kind": kind, "rule": rule.id, "severity": rule.severity, **data})
-
-    for b in result.breaks:
-        data = b.to_json()
-        del data["kind"]  # the rule names it
-        add("breaking", _BREAK_RULES[b.kind], **data)
-    for c in result.breaking:
-        add("breaking", BREAKING, where=c.where, message=c.message)
-    for w in result.warnings:
-        data = w.to_json()
-        del data["kind"]  # the rule names it
-        add("warning", warning_rule(w.kind), **data)
-    for g in result.removed:
-        add("removed", REMOVED, id=g.id, name=g.name)
-    for g in result.added:
-        add("added", ADDED, id=g.id, name=g.name)
-    for ch in result.changed:
-        add("changed", CHANGED, id=ch.id, name=ch.name, fields=ch.fields)
-    for m in result.reordered:
-        add("reordered", REORDERED, id=m.id, name=m.name, before=m.before, after=m.after)
-    for c in result.compatible:
-        add("compatible", COMPATIBLE, where=c.where, message=c.message)
-    return out
-
-
-def change_message(item: dict[str, Any]) -> str:
-    """One line for an annotation or a test case (cleaned of control characters)."""
-    kind = item["kind"]
-    if kind in ("breaking", "compatible", "warning"):
-        text = item["message"]  # the game or contract member is the result's location
-    elif kind == "changed":
-        text = f"{item['name']} changed: {', '.join(item['fields'])}"
-    elif kind == "reordered":
-        text = f"{item['name']} moved from position {item['before']} to {item['after']}"
-    else:
-        text = f"{item['name']} {kind}"
-    return clean(text)
-
+# --- how a field changed ----------------------------------------------------------------------
 
 _WORD_RE = re.compile(r"\s+|[^\s]+")
 MAX_WORD_DIFF = 1_000_000  # words before x words after the matcher may compare
+Op = Literal["=", "-", "+"]
 
 
-def word_diff(before: str, after: str) -> list[tuple[Literal["=", "-", "+"], str]]:
+def word_diff(before: str, after: str) -> list[tuple[Op, str]]:
     """The two texts as runs of kept, removed and added words (whitespace kept)."""
     a, b = _WORD_RE.findall(before), _WORD_RE.findall(after)
-    out: list[tuple[Literal["=", "-", "+"], str]] = []
+    out: list[tuple[Op, str]] = []
     # The common head and tail are kept as they are; the matcher (quadratic at worst) only
     # sees the middle, and a middle too large for it is shown as removed and added whole.
     head = 0
@@ -167,8 +71,8 @@ def word_diff(before: str, after: str) -> list[tuple[Literal["=", "-", "+"], str
     return out
 
 
-def _matched(a: list[str], b: list[str]) -> list[tuple[Literal["=", "-", "+"], str]]:
-    out: list[tuple[Literal["=", "-", "+"], str]] = []
+def _matched(a: list[str], b: list[str]) -> list[tuple[Op, str]]:
+    out: list[tuple[Op, str]] = []
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
@@ -189,7 +93,7 @@ def _set_change(change: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _store_lines(change: dict[str, Any], code: Any = str) -> list[str]:
+def _store_lines(change: dict[str, Any], code: Callable[[str], str] = str) -> list[str]:
     """Store changes as lines; `code` formats a URL (Markdown wraps it in backticks)."""
     lines = [f"+{n}" for n in change["added"]] + [f"−{n}" for n in change["removed"]]
     for c in change["changed"]:
@@ -207,89 +111,75 @@ def _store_lines(change: dict[str, Any], code: Any = str) -> list[str]:
     return lines or ["order changed"]
 
 
-def summary(result: DiffResult) -> str:
-    from catalogctl.text import plural
-
-    if not (result.catalog_changed or result.warnings or result.contract or result.breaks):
-        return f"no differences ({plural(result.new_games, 'game')})"
-    parts = [
-        f"{len(result.added)} added",
-        f"{len(result.removed)} removed",
-        f"{len(result.changed)} changed",
-        f"{len(result.reordered)} reordered",
-        plural(len(result.warnings), "warning"),
-    ]
-    if result.contract_checked or result.breaks:
-        parts.append(plural(len(result.breaks) + len(result.breaking), "breaking change"))
-    return ", ".join(parts)
+def _wrap(
+    text: str, open_: str, escape: Callable[[str], str] = str, close: str | None = None
+) -> str:
+    """`text` inside markers, its leading and trailing spaces outside (as Markdown needs)."""
+    core = text.strip()
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
+    return f"{lead}{open_}{escape(core)}{open_ if close is None else close}{trail}"
 
 
-_md = md_text
-_md_code = md_code
+# --- Markdown -----------------------------------------------------------------------------------
 
 
-def to_markdown(result: DiffResult) -> str:
+def markdown(result: DiffResult) -> str:
     """Release notes / PR comment."""
-    lines = [f"## Catalog changes: {_md_code(result.old)} → {_md_code(result.new)}", ""]
+    lines = [f"## Catalog changes: {md_code(result.old)} → {md_code(result.new)}", ""]
     lines += [f"**{summary(result)}**", ""]
     if result.breaks:
         lines += ["### Breaking catalog changes", ""]
-        lines += [f"- {_md_code(b.id)} ({b.kind}): {_md(b.message)}" for b in result.breaks]
+        lines += [f"- {md_code(b.id)} ({b.kind}): {md_text(b.message)}" for b in result.breaks]
         lines.append("")
     if result.breaking:
         lines += ["### Breaking contract changes (need /api/v2)", ""]
-        lines += [f"- {_md_code(c.where)}: {_md(c.message)}" for c in result.breaking]
+        lines += [f"- {md_code(c.where)}: {md_text(c.message)}" for c in result.breaking]
         lines.append("")
     if result.warnings:
         lines += ["### Warnings", ""]
-        lines += [f"- {_md_code(w.id)} ({w.kind}): {_md(w.message)}" for w in result.warnings]
+        lines += [f"- {md_code(w.id)} ({w.kind}): {md_text(w.message)}" for w in result.warnings]
         lines.append("")
     for title, refs in (("Added", result.added), ("Removed", result.removed)):
         if refs:
             lines += [f"### {title} ({len(refs)})", ""]
-            lines += [f"- **{_md(g.name)}** ({_md_code(g.id)})" for g in refs]
+            lines += [f"- **{md_text(g.name)}** ({md_code(g.id)})" for g in refs]
             lines.append("")
     if result.changed:
         lines += [f"### Changed ({len(result.changed)})", ""]
         for c in result.changed:
-            lines.append(f"- **{_md(c.name)}** ({_md_code(c.id)})")
+            lines.append(f"- **{md_text(c.name)}** ({md_code(c.id)})")
             for name, change in c.fields.items():
                 lines.append(f"  - {name}: {_md_field(name, change)}")
         lines.append("")
     if result.reordered:
         lines += [f"### Reordered ({len(result.reordered)})", ""]
         lines += [
-            f"- **{_md(m.name)}** ({_md_code(m.id)}): position {m.before} → {m.after}"
+            f"- **{md_text(m.name)}** ({md_code(m.id)}): position {m.before} → {m.after}"
             for m in result.reordered
         ]
         lines.append("")
     if result.compatible:
         lines += ["### Compatible contract changes", ""]
-        lines += [f"- {_md_code(c.where)}: {_md(c.message)}" for c in result.compatible]
+        lines += [f"- {md_code(c.where)}: {md_text(c.message)}" for c in result.compatible]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _md_field(name: str, change: dict[str, Any]) -> str:
     if name in SET_FIELDS:
-        return _md(_set_change(change))
+        return md_text(_set_change(change))
     if name == "stores":
-        return "; ".join(_store_lines(change, code=_md_code))
+        return "; ".join(_store_lines(change, code=md_code))
     if name == "description":
         return "".join(
-            _md(t) if op == "=" else _wrap(t, "~~" if op == "-" else "**", _md)
+            md_text(t) if op == "=" else _wrap(t, "~~" if op == "-" else "**", md_text)
             for op, t in word_diff(change["before"], change["after"])
             if t.strip() or op == "="
         )
-    return f"{_md(str(change['before']))} → {_md(str(change['after']))}"
+    return f"{md_text(str(change['before']))} → {md_text(str(change['after']))}"
 
 
-def _wrap(text: str, open_: str, escape: Any = str, close: str | None = None) -> str:
-    """`text` inside markers, its leading and trailing spaces outside (as Markdown needs)."""
-    core = text.strip()
-    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()) :]
-    return f"{lead}{open_}{escape(core)}{open_ if close is None else close}{trail}"
-
+# --- the terminal -------------------------------------------------------------------------------
 
 # Below this many columns tables would cut words: sections of indented lines instead.
 NARROW = 100
@@ -297,7 +187,7 @@ NARROW = 100
 Cell = Any  # a rich Text, or plain text
 
 
-def to_renderables(result: DiffResult, width: int = NARROW) -> list[RenderableType]:
+def tables(result: DiffResult, width: int = NARROW) -> list[RenderableType]:
     """Rich tables for the terminal; below `NARROW` columns, titled sections of lines."""
     from rich.text import Text
 
@@ -377,7 +267,7 @@ def _lines(title: str, columns: tuple[str, ...], rows: list[list[Cell]]) -> Rend
     return Group(*parts)
 
 
-def _text_field(name: str, change: dict[str, Any]) -> Any:
+def _text_field(name: str, change: dict[str, Any]) -> Text:
     from rich.text import Text
 
     if name in SET_FIELDS:

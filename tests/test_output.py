@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -214,6 +215,33 @@ def test_check_links_envelope(tmp_path: Path) -> None:
     check_envelope(doc)
     rules = {e["field"]: e["rule"] for e in doc["links"]}
     assert rules == {"url": None, "icon": "invalid-url", "stores.App Store": "invalid-url"}
+
+
+def test_list_rules_lists_every_rule_in_each_format(tmp_path: Path) -> None:
+    from catalogctl.content.rules.registry import RULES
+
+    text = run("validate", "--list-rules")
+    assert text.returncode == 0, text.stderr
+    listed = {line.split()[0]: line for line in text.stdout.splitlines()}
+    assert set(listed) == set(RULES)
+    assert "(always an error)" in listed["syntax"] and "(always" not in listed["unknown-key"]
+    doc = json.loads(run("validate", "--list-rules", "--format", "json").stdout)
+    check_envelope(doc)
+    assert doc["schema"] == "catalogctl/rules/v1" and doc["summary"]["rules"] == len(RULES)
+    assert {r["id"]: r["configurable"] for r in doc["rules"]} == {
+        r.id: r.configurable for r in RULES.values()
+    }
+    target = tmp_path / "rules.md"
+    md = run("validate", "--list-rules", "--format", "markdown", "--output", target)
+    assert md.returncode == 0 and md.stdout == ""
+    assert "| `unknown-key` | error | yes |" in target.read_text()
+
+
+def test_list_rules_in_a_format_it_has_no_shape_for_is_a_usage_error() -> None:
+    proc = run("validate", "--list-rules", "--format", "junit")
+    assert proc.returncode == 2
+    assert "--list-rules is written as table, json or markdown" in proc.stderr
+    assert ET.fromstring(proc.stdout).find("testsuite/testcase/error") is not None
 
 
 # --- SARIF ------------------------------------------------------------------------------------
@@ -478,3 +506,47 @@ def test_validate_lists_many_findings_instead_of_a_table(make_content: ContentFa
     located = [line for line in proc.stdout.splitlines() if line.endswith(".md:4:12")]
     assert len(located) == 210
     assert proc.stdout.count("error vocabulary · platforms.0: 'ios'") == 210
+
+
+# --- one way out --------------------------------------------------------------------------------
+
+
+def _writes(tree: ast.AST) -> list[ast.Call]:
+    """Calls that write to the terminal: print(), <anything>.print() (a rich console),
+    echo() (click, typer), sys.stdout.write() and sys.stderr.write()."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in ("print", "echo"):
+            found.append(node)
+        elif isinstance(func, ast.Attribute) and func.attr in ("print", "echo"):
+            found.append(node)
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("write", "writelines")
+            and ast.unparse(func.value) in ("sys.stdout", "sys.stderr")
+        ):
+            found.append(node)
+    return found
+
+
+def test_only_output_writes_to_the_terminal() -> None:
+    package = ROOT / "catalogctl"
+    outside = [
+        f"{path.relative_to(ROOT)}:{call.lineno}: {ast.unparse(call.func)}"
+        for path in sorted(package.rglob("*.py"))
+        if "output" not in path.relative_to(package).parts[:1]
+        for call in _writes(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert outside == [], "write through catalogctl.output instead"
+
+
+def test_the_terminal_writes_check_sees_them() -> None:
+    # The check above can fail: each way of writing is recognised.
+    source = (
+        "print('a')\nconsole.print('b')\nerr().print('c')\ntyper.echo('d')\n"
+        "sys.stdout.write('e')\nsys.stderr.write('f')\nfh.write(data)\n"
+    )
+    assert len(_writes(ast.parse(source))) == 6

@@ -129,12 +129,14 @@ def main() -> None:
 
         if proc.returncode != 1:
             sys.exit(f"diff exited {proc.returncode}: {proc.stderr}")
-        data = json.loads(proc.stdout)
-        got = {k: {item["id"] for item in data[k]} for k in ("added", "removed", "changed")}
+        by_kind: dict[str, set[str]] = {}
+        for item in json.loads(proc.stdout)["changes"]:  # the JSON envelope's items
+            by_kind.setdefault(item["kind"], set()).add(item.get("id", item.get("where")))
+        got = {k: by_kind.get(k, set()) for k in ("changed", "removed", "added")}
         if got != expected:
             sys.exit("diff reported the wrong sets of games")
         counts = ", ".join(f"{len(v):,} {k}" for k, v in got.items())
-        print(f"reported exactly: {counts}, {len(data['reordered']):,} reordered")
+        print(f"reported exactly: {counts}, {len(by_kind.get('reordered', ())):,} reordered")
         print()
         print(f"{'process':<44}{'median s':>10}{'× reference':>14}")
         for label, secs in (

@@ -658,3 +658,17 @@ def test_diff_reordered_moves_are_minimal(seed: int, monkeypatch: pytest.MonkeyP
     for moved in (by_blocks, by_elements):
         stayed = [old.index(g) for g in new if g not in set(moved)]
         assert stayed == sorted(stayed)  # what stayed keeps its relative order
+
+
+def test_diff_benchmark_checks_what_it_times() -> None:
+    """benchmarks/bench_diff.py reads the JSON envelope and finds exactly the generated sets."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_diff.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--games", "1000", "--runs", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "reported exactly: 4 changed, 3 removed, 3 added" in proc.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -29,12 +30,14 @@ from tests.conftest import SITE_TOML, ContentFactory, game_yaml
 KEYS = {"added", "removed", "changed", "reordered", "warnings", "breaking"}
 
 
-def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "catalogctl", "diff", *map(str, args)],
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, **(env or {})},
+        timeout=120,
     )
 
 
@@ -455,6 +458,69 @@ def test_diff_contract_between_build_directories(
     assert data["added"] == data["removed"] == data["changed"] == []
     # Content trees carry no OpenAPI document: no contract check, no breaking change.
     assert diff(content, new).breaking == []
+
+
+def test_diff_contract_changes_in_the_table_and_the_markdown(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    content = make_content(games(3))
+    old = build(content, tmp_path / "old")
+    new = build(content, tmp_path / "new")
+    doc_path = new / "public/openapi.json"
+    doc = json.loads(doc_path.read_text("utf-8"))
+    del doc["components"]["schemas"]["Game"]["properties"]["description"]
+    doc["paths"]["/api/v1/new"] = {"get": {"responses": {"200": {"description": "ok"}}}}
+    doc_path.write_text(json.dumps(doc), "utf-8")
+
+    md = markdown(diff(old, new))
+    assert "### Breaking contract changes (need /api/v2)" in md
+    assert "- `schemas.Game.description`: field 'description' removed" in md
+    assert "### Compatible contract changes" in md and "- `paths./api/v1/new`: new endpoint" in md
+    proc = run(old, new, env={"COLUMNS": "120"})
+    assert proc.returncode == 1, proc.stderr
+    assert "Breaking contract changes (need /api/v2)" in proc.stdout
+    assert "Compatible contract changes" in proc.stdout and "new endpoint" in proc.stdout
+    assert "0 added, 0 removed, 0 changed, 0 reordered, 0 warnings, 1 breaking change" in (
+        proc.stderr
+    )
+    # A content tree carries no OpenAPI document: the summary says the contract was not checked.
+    proc = run(content, new)
+    assert proc.returncode == 0, proc.stderr
+    assert "(contract not checked: only one side has an OpenAPI document)" in proc.stderr
+
+
+def test_diff_store_and_set_changes_are_worded_for_people(make_content: ContentFactory) -> None:
+    old = make_content(games(3))
+    site = SITE_TOML.replace('pt = "123456"', 'pt = "654321"')
+    new = make_content(
+        games(
+            3,
+            g0=game(0, genres="[Puzzle, Arcade]"),
+            g1=game(1, ios="https://apps.apple.com/app/g1/id999"),
+        ),
+        site=site,
+    )
+    old_genres = make_content(games(3, g0=game(0, genres="[Puzzle, Arcade]")))
+    md = markdown(diff(old, new))
+    # Only the attribution changed: the parameters are named, not the whole URL.
+    assert "  - stores: App Store: pt 123456 → 654321" in md
+    # Another app: both URLs, as code.
+    assert "App Store: `https://apps.apple.com/app/g1/id1?" in md
+    assert "→ `https://apps.apple.com/app/g1/id999?" in md
+    assert "  - genres: +Arcade" in md
+    swapped = diff(old_genres, make_content(games(3, g0=game(0, genres="[Arcade, Puzzle]"))))
+    assert "  - genres: order: Puzzle, Arcade → Arcade, Puzzle" in markdown(swapped)
+
+
+def test_diff_word_diff_of_texts_too_long_to_match_word_by_word() -> None:
+    before = " ".join(f"a{i}" for i in range(1500))
+    after = " ".join(f"b{i}" for i in range(1500))
+    assert word_diff(f"Same {before} end", f"Same {after} end") == [
+        ("=", "Same "),
+        ("-", before),
+        ("+", after),
+        ("=", " end"),
+    ]
 
 
 # --- sources ----------------------------------------------------------------------------------

@@ -358,10 +358,40 @@ def test_output_file_gets_the_report_and_the_terminal_the_summary(
     check_sarif(json.loads(target.read_text()))
 
 
-def test_output_file_in_a_missing_folder_is_an_input_error(defective: Path, tmp_path: Path) -> None:
-    proc = run("validate", defective, "--output", tmp_path / "no/dir/out.txt")
+def test_output_file_of_the_table_format_is_plain_text_100_columns_wide(
+    defective: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "report.txt"
+    proc = run("validate", defective, "--output", target)
+    assert proc.returncode == 1
+    assert proc.stdout == "" and "error" in proc.stderr
+    text = target.read_text()
+    assert "┃ File" in text and "Puzzel" in text and "\x1b" not in text
+    assert max(len(line) for line in text.splitlines()) <= 100
+
+
+@pytest.mark.parametrize(
+    ("where", "why"),
+    [("no/dir/out.txt", "does not exist"), (".", "is a directory")],
+)
+def test_output_file_that_cannot_be_a_file_is_an_input_error(
+    defective: Path, tmp_path: Path, where: str, why: str
+) -> None:
+    proc = run("validate", defective, "--output", tmp_path / where)
     assert proc.returncode == 2
-    assert "--output" in proc.stderr and "Traceback" not in proc.stderr
+    assert "--output" in proc.stderr and why in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_output_file_that_cannot_be_written_reports_the_failure_on_stdout(
+    defective: Path,
+) -> None:
+    # /dev/full refuses every write (ENOSPC): the report of that failure comes to stdout.
+    proc = run("validate", defective, "--format", "json", "--output", "/dev/full")
+    assert proc.returncode == 2
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert doc["error"]["kind"] == "input" and "/dev/full" in doc["error"]["message"]
+    assert "No space left on device" in proc.stderr
 
 
 # --- control characters from content and from the network -----------------------------------
@@ -519,14 +549,10 @@ def _writes(tree: ast.AST) -> list[ast.Call]:
         if not isinstance(node, ast.Call):
             continue
         func = node.func
-        if isinstance(func, ast.Name) and func.id in ("print", "echo"):
-            found.append(node)
-        elif isinstance(func, ast.Attribute) and func.attr in ("print", "echo"):
-            found.append(node)
-        elif (
-            isinstance(func, ast.Attribute)
-            and func.attr in ("write", "writelines")
-            and ast.unparse(func.value) in ("sys.stdout", "sys.stderr")
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        stream = ast.unparse(func.value) if isinstance(func, ast.Attribute) else ""
+        if name in ("print", "echo") or (
+            name in ("write", "writelines") and stream in ("sys.stdout", "sys.stderr")
         ):
             found.append(node)
     return found

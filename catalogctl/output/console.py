@@ -83,11 +83,13 @@ def print_text(text: str) -> None:
 
 
 def error_line(message: str) -> None:
-    """`error: <message>` on stderr; the message is text, never rich markup."""
+    """`error: <message>` on stderr, on one line (a path in it stays whole for a log or a
+    terminal to show); the message is text, never rich markup."""
     from rich.text import Text
 
     sys.stdout.flush()
-    err().print(Text.assemble(("error:", "bold red"), " ", clean(message)), highlight=False)
+    line = Text.assemble(("error:", "bold red"), " ", clean(message))
+    err().print(line, highlight=False, soft_wrap=True)
 
 
 def json_text(data: Any) -> str:

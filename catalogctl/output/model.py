@@ -57,11 +57,6 @@ class Case:
         self.results: list[Result] = [] if results is None else results
         self.skipped = skipped
 
-    def __repr__(self) -> str:
-        return (
-            f"Case({self.name!r}, {self.classname!r}, {self.file!r}, {len(self.results)} results)"
-        )
-
     @property
     def failures(self) -> list[Result]:
         return [r for r in self.results if r.failing]

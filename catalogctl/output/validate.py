@@ -121,7 +121,7 @@ def findings_report(
             command, ok=ok, summary=summary, items=[finding_json(f) for f in items]
         ),
         markdown=lambda: findings_markdown(items, line, ok=ok),
-        tables=lambda width: [findings_renderable(items, width)] if items else [],
+        tables=lambda width: [findings_table(items, width)] if items else [],
         mark=mark,
         has_tables=bool(items),
     )
@@ -134,13 +134,13 @@ NARROW = 100
 TABLE_ROWS = 200
 
 
-def findings_renderable(findings: Iterable[Finding], width: int = NARROW) -> RenderableType:
-    """The findings as a table, or (below `NARROW` columns, or with more than `TABLE_ROWS`
-    findings) as `file:line:column` lines each followed by the finding, wrapped at spaces."""
-    items = sort_findings(findings)
-    if width >= NARROW and len(items) <= TABLE_ROWS:
-        return _wide(items)
-    return _FindingLines(items, width)
+def findings_table(findings: list[Finding], width: int) -> RenderableType:
+    """The (sorted) findings as a table, or (below `NARROW` columns, or with more than
+    `TABLE_ROWS` findings) as `file:line:column` lines each followed by the finding, wrapped at
+    spaces."""
+    if width >= NARROW and len(findings) <= TABLE_ROWS:
+        return _wide(findings)
+    return _FindingLines(findings, width)
 
 
 def _wide(findings: list[Finding]) -> RenderableType:

@@ -122,4 +122,11 @@ def build(
         extra += cloudflare_files(site)
     written = write_site(site, out_dir, extra=extra, force=force)
     elapsed = time.perf_counter() - started
-    write_build(BuildOutcome(catalog, written, list(site.resources), out_dir, elapsed), fmt)
+    outcome = BuildOutcome(
+        catalog=catalog,
+        written=written,
+        routes=list(site.resources),
+        out_dir=out_dir,
+        seconds=elapsed,
+    )
+    write_build(outcome, fmt)

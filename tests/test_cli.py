@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,21 @@ def test_cli_serve_collects_garbage_at_pythons_pace(
         gc.set_threshold(*before)
     assert result.exit_code == 0, result.output
     assert seen == [PYTHON_THRESHOLDS]
+
+
+def test_cli_ctrl_c_while_the_interpreter_shuts_down_is_quiet() -> None:
+    """A SIGINT after the command returned, while Python joins a thread at exit (as after a
+    parallel parse), ends the process by the signal, with no traceback."""
+    code = """
+import os, signal, sys, threading, time
+from catalogctl.cli.app import main
+threading.Thread(target=time.sleep, args=(1.0,)).start()  # joined at exit
+threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+sys.argv = ["catalogctl", "--version"]
+main()
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=False
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == -signal.SIGINT, (done.returncode, done.stderr)

@@ -14,6 +14,7 @@ import functools
 import importlib
 import inspect
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -187,3 +188,8 @@ def main() -> None:
         make_app(requested(sys.argv[1:]))()
     except KeyboardInterrupt:
         sys.exit(130)
+    finally:
+        # The command is over: a Ctrl-C that arrives while the interpreter shuts down (joining
+        # the threads of a parallel parse) ends the process as the signal does, not with a
+        # KeyboardInterrupt traceback from the threading module.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -327,7 +328,7 @@ def test_nginx_quote_escapes_quotes_and_backslashes() -> None:
 def test_nginx_catalog_conf_inside_an_existing_server(
     tmp_path: Path, make_content: ContentFactory
 ) -> None:
-    """The README's `include` example: the website keeps its own root and locations."""
+    """The `include` of docs/deploy/nginx.md: the website keeps its own root and locations."""
     port = free_port()
     site = render(load_catalog(make_content()))
     out = write_build(site, tmp_path / "dist", port)
@@ -458,3 +459,64 @@ def test_nginx_reload_after_a_rebuild_serves_matching_etag_and_body(
                 )
     finally:
         assert server.stop() == 0
+
+
+_CLIENT_REGEX = re.compile(r'if \((\$\S+) !?~\*? ("(?:[^"\\]|\\.)*"|\S+)\)')
+
+
+def _repeats_a_group(regex: str) -> bool:
+    """Whether a PCRE pattern quantifies a group (`(...)*`, `(...)+`, `(...){n}`): escapes and
+    character classes skipped."""
+    in_class, previous, i = False, "", 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            previous, i = "escape", i + 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch in "*+{" and previous == ")":
+            return True
+        previous, i = ch, i + 1
+    return False
+
+
+def test_nginx_regexes_repeat_no_group() -> None:
+    """Every regex of the configuration repeats single characters only, never a group: PCRE
+    runs it in constant stack (a repeated group over a 6 KB Accept-Encoding ran out of the JIT
+    stack: 500 on every route)."""
+    conf = nginx_conf(render(load_catalog(SAMPLE), compress=True))
+    found = _CLIENT_REGEX.findall(conf)
+    assert {"$http_accept_encoding", "$http_host", "$request", "$catalogctl_key"} <= {
+        var for var, _ in found
+    }
+    for var, quoted in found:
+        regex = quoted
+        if quoted.startswith('"'):  # an nginx string: \" and \\ are escapes
+            regex = quoted[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        assert not _repeats_a_group(regex), f"{var} ~ {regex}"
+    assert _repeats_a_group("(?:a|b)*") and not _repeats_a_group("[()*]")
+
+
+@pytest.mark.parametrize(
+    ("shape", "coding"),
+    [
+        ("gzip, ", "br"),  # the last element: br
+        ("x;q=0.5, ", "gzip"),
+        (",", "br"),
+        (" ", "br"),
+        ("gzip;q=0.5 ,", "br"),
+        ("identity;q=0, ", "br"),
+    ],
+)
+def test_nginx_reads_an_accept_encoding_of_8_kb(
+    sample_nginx: tuple[NginxProcess, Table], shape: str, coding: str
+) -> None:
+    """Headers up to nginx's line limit (8 KB) are negotiated, whatever their shape."""
+    server, table = sample_nginx
+    ae = shape * ((8000 - 40) // len(shape)) + ("gzip;q=0.9, br;q=0.8" if "x;" in shape else "br")
+    assert choose_coding(ae, ("br", "gzip")) == coding
+    reply = request(server.url, "/api/v1", headers={"Accept-Encoding": ae})
+    _same_as_serve(reply, table, "GET", "/api/v1", coding)

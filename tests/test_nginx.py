@@ -520,3 +520,20 @@ def test_nginx_reads_an_accept_encoding_of_8_kb(
     assert choose_coding(ae, ("br", "gzip")) == coding
     reply = request(server.url, "/api/v1", headers={"Accept-Encoding": ae})
     _same_as_serve(reply, table, "GET", "/api/v1", coding)
+
+
+def test_nginx_document_missing_from_the_build_is_a_server_error(tmp_path: Path) -> None:
+    """A file the configuration names but the build lacks (a build changed by hand) is a 500
+    problem, not a 404 that says the route does not exist."""
+    port = free_port()
+    out = write_build(render(load_catalog(SAMPLE)), tmp_path / "dist", port)
+    (out / "public" / "api" / "v1" / "index.json.gz").unlink()
+    server = NginxProcess(out, port)
+    try:
+        for headers in ({"Accept-Encoding": "gzip"}, {"Accept-Encoding": "gzip;q=0.5"}):
+            reply = request(server.url, "/api/v1", headers=headers)
+            assert (reply.status, reply.media_type) == (500, "application/problem+json")
+            assert reply.header("cache-control") == "no-store", reply.headers
+        assert request(server.url, "/api/v1").status == 200
+    finally:
+        assert server.stop() == 0

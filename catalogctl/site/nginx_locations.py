@@ -1,10 +1,12 @@
 """The location blocks of the generated nginx configuration (`nginx` writes the two files).
 
-Each route has three exact locations: the route itself, which checks the request (the parts
-nginx's own parser lets through, docs/reference/http.md) and negotiates a plain
-`Accept-Encoding` (no q-values); an internal one that negotiates q-values; and an internal one
-that sends the route's 304. Unknown paths end in the SPEC §7 problem or the 404 page, and every
-status nginx itself can send ends in a problem document with the contract's error headers.
+Each route has three exact locations: the route itself, which answers the common request (GET,
+a plain `Accept-Encoding`, no precondition, nothing to refuse) after one regex; an internal one
+for every other request, which checks it step by step (the parts nginx's own parser lets
+through, docs/reference/http.md), negotiates q-values and answers If-None-Match; and an internal
+one that sends the route's 304. Unknown paths end in the SPEC §7 problem or the 404 page, and
+every status nginx itself can send ends in a problem document with the contract's error
+headers.
 
 Conditional requests are nginx's own: `etag on` computes the ETag the build publishes (the
 build gives each file the modification time its ETag encodes, contract/routes.py), and nginx's
@@ -14,11 +16,11 @@ the ETag of the variant it sends with its own 304 (no Content-Encoding, which ng
 would repeat from `add_header`).
 
 Regular expressions and client headers: nginx's configuration language can read a header only
-whole or with a regular expression, so the configuration does use them, but each one is either
-anchored to a literal (`^(?:100-continue)?$`) or matches one list element with repeated
-character classes and no repeated group: PCRE runs it in constant stack and linear time, so
-any header nginx accepts (up to its header buffer) is read, however long (the regex this
-replaced repeated a group per list element and ran out of PCRE's JIT stack at a few KB).
+whole or with a regular expression, so the configuration does use them, but each one repeats
+single characters only, never a group (tests/test_nginx.py holds it to that): PCRE runs it in
+constant stack and linear time, so any header nginx accepts (up to its 8 KB line) is read,
+however long. The regex this replaced repeated a group per list element of Accept-Encoding and
+ran out of PCRE's JIT stack at a few KB (500 on every route).
 
 Why one module: the pieces (checks, negotiation, the not-found escaping, the error locations)
 name each other's variables and locations and must agree with `serve` byte for byte; together
@@ -106,14 +108,15 @@ def _add_headers(headers: Iterable[tuple[str, str]], *, always: bool = False) ->
 # --- what every location of the catalog checks ------------------------------------------------
 
 
-def error_pages() -> list[str]:
+def error_pages(*, document: bool = False) -> list[str]:
     """Where each status nginx itself can send ends (errors inside a location, and parser
-    errors when written at server level)."""
+    errors when written at server level). In a route's locations (`document`), nginx's 404 is
+    a document missing from the build: a 500."""
     codes = " ".join(str(s) for s in PROBLEM_STATUSES if s not in (400, 431))
     return [
         f"error_page 400 = {BAD_REQUEST};",
         f"error_page 403 405 =403 {INTERNAL}/403;",
-        f"error_page 404 = {NOT_FOUND};",
+        f"error_page 404 = {INTERNAL}/500;" if document else f"error_page 404 = {NOT_FOUND};",
         f"error_page {codes} {INTERNAL}/$status;",
         # nginx's own code for a request head over its buffers (sent as 400 by default)
         f"error_page 494 =431 {INTERNAL}/431;",
@@ -274,23 +277,31 @@ def _send(res: Resource, *, own_304: bool) -> list[str]:
 
 
 # What the route's own location reads of a request, one field a line (no field can hold a
-# line feed: nginx refuses one in the request line and in header values).
+# line feed: nginx refuses one in the request line and in header values). If-Match and
+# If-Unmodified-Since need no field: nginx's filter evaluates them on the fast path too.
 FAST_KEY = (
     '"$request_method\\n$request\\n$http_host\\n$request_uri\\n'
-    "$http_expect$http_transfer_encoding$http_content_length"
-    '$http_if_match$http_if_unmodified_since$http_if_none_match\\n$http_accept_encoding"'
+    "$http_expect$http_transfer_encoding$content_length$http_if_none_match\\n"
+    '$http_accept_encoding"'
 )
 
 
 def _fast_regex(res: Resource) -> str:
     """The `FAST_KEY` of the requests the route's location answers itself: GET or HEAD, a
     request line and Host that pass `request_checks`, the exact path (a query aside), no
-    Expect, content or precondition, and an Accept-Encoding without parameters. Anchored, one
+    Expect, content or If-None-Match, and an Accept-Encoding without parameters. Anchored, one
     field a line, single characters repeated: constant stack and linear time."""
     request_line = _REQUEST_LINE[1:-1].replace("[^ ]", "[^ \\n]")
     host = _HOST[1:-1].replace(".*%", "[^\\n]*%")
     target = re.escape(res.path) + r"(?:\?[^\n]*)?"
     return rf"^(?:GET|HEAD)\n{request_line}\n{host}\n{target}\n0*\n[^;\n]*$"
+
+
+# The SPEC §7 answer for the request's own target (what the named location does).
+_NOT_FOUND_HERE = (
+    f"set {V}target $request_uri; set {V}method $request_method; "
+    f"rewrite ^ {INTERNAL}/not-found last;"
+)
 
 
 def _route(res: Resource) -> list[str]:
@@ -303,7 +314,7 @@ def _route(res: Resource) -> list[str]:
     """
     raw = quote_regex("^" + re.escape(res.path) + r"(?:\?|$)")
     plain = [
-        *error_pages(),
+        *error_pages(document=True),
         f"set {V}key {FAST_KEY};",
         f"if ({V}key !~ {quote_regex(_fast_regex(res))}) {{ rewrite ^ {FULL}{res.path} last; }}",
         *_plain_negotiation(res),
@@ -311,16 +322,21 @@ def _route(res: Resource) -> list[str]:
     ]
     full = [
         "internal;",
-        *error_pages(),
+        *error_pages(document=True),
         *request_checks(),
         # nginx matches locations against the decoded, normalised path (/api/%76%31, //api/v1)
-        f"if ($request_uri !~ {raw}) {{ return 404; }}",
+        f"if ($request_uri !~ {raw}) {{ {_NOT_FOUND_HERE} }}",
         *_negotiate([v.encoding for v in res.encoded]),
         *_choose(res, lambda coding: f"{V}v = {coding}"),
         *_send(res, own_304=True),
     ]
     # The same file, sent with the status 304: nginx sends its headers and no body.
-    not_modified = ["internal;", *_static(res, ""), *_add_headers(res.headers)]
+    not_modified = [
+        "internal;",
+        *error_pages(document=True),
+        *_static(res, ""),
+        *_add_headers(res.headers),
+    ]
     return [
         *block(f"location = {res.path}", plain),
         *block(f"location = {FULL}{res.path}", full),

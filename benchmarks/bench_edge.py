@@ -13,12 +13,14 @@ cloudflare --nginx-listen ...` and starts, on the same build:
   (picked by path and by "gzip" in Accept-Encoding) and does nothing else: the runtime's own
   ceiling on this machine;
 - nginx on the generated configuration (`nginx -p DIR -c nginx/nginx.conf`), the tuned peer;
-- `catalogctl serve DIR --quiet --workers 2`;
+- `catalogctl serve DIR --workers 2` with its access log on (to a file), as in production;
 
-then runs wrk (one thread, --connections keep-alive connections, on the same cores) against
-each in turn, --rounds times interleaved, for `/api/v1`, `/api/v1/games` identity and
-`/api/v1/games` with `Accept-Encoding: gzip`. It prints the median requests/s, the median p99
-latency and requests/s as a ratio to nginx measured in the same run.
+checks that each answers every request 200 with the same bytes (a server that cannot read its
+files answers 404 fast), then runs wrk (one thread, --connections keep-alive connections, on
+the same cores) against each in turn, --rounds times interleaved, for `/api/v1`,
+`/api/v1/games` identity and `/api/v1/games` with `Accept-Encoding: gzip`. It prints the
+median requests/s, the median p99 latency and requests/s as a ratio to nginx measured in the
+same run.
 
 The figures are informative: on Cloudflare the Worker runs in every data centre, next to the
 clients, and one machine's throughput says little about that. They show what a request costs
@@ -35,7 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +103,22 @@ def start_fixed_workerd(tmp: Path, build: Path) -> WorkerdProcess:
     return WorkerdProcess(project)
 
 
+def same_answers(servers: dict[str, str]) -> None:
+    """Every server answers every case 200, with the bytes the first one sends."""
+    for path, encoding in CASES:
+        bodies = {}
+        for server, url in servers.items():
+            headers = {"Accept-Encoding": encoding or ""}
+            request = urllib.request.Request(url + path, headers=headers)
+            with urllib.request.urlopen(request, timeout=10) as response:
+                if response.status != 200:
+                    raise SystemExit(f"{server} answers {path} with {response.status}")
+                bodies[server] = response.read()
+        if len(set(bodies.values())) != 1:
+            sizes = {server: len(body) for server, body in bodies.items()}
+            raise SystemExit(f"the servers send different bytes for {path} ({encoding}): {sizes}")
+
+
 def wrk(url: str, encoding: str | None, duration: int, connections: int) -> tuple[float, float]:
     """(requests/s, p99 in ms) of one wrk run."""
     cmd = ["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--latency", url]
@@ -141,7 +159,8 @@ def main() -> None:
             started.append(fixed)
             nginx = NginxProcess(build, nginx_port, exe=shutil.which("nginx") or "/usr/sbin/nginx")
             started.append(nginx)
-            serve = ServeProcess(str(build), "--workers", "2")
+            log = Path(tmp) / "access.log"
+            serve = ServeProcess(str(build), "--workers", "2", access_log=log)
             started.append(serve)
             servers = {
                 "workerd, the Worker": edge.url,
@@ -149,7 +168,7 @@ def main() -> None:
                 "nginx": nginx.url,
                 "serve --workers 2": serve.url,
             }
-            time.sleep(1)
+            same_answers(servers)
             print(
                 f"{args.games} games, wrk -t1 -c{args.connections} -d{args.duration}s, "
                 f"median of {args.rounds} interleaved rounds"

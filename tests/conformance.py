@@ -705,6 +705,54 @@ def check_cors_on_errors(base_url: str, site: Site) -> None:
     assert reply.header("access-control-allow-origin") == "*", f"{reply.request}: CORS"
 
 
+def check_if_match(base_url: str, site: Site) -> None:
+    """RFC 9110 §13.1.1: If-Match holds for `*` or a strong match in a list (a weak tag, the
+    ETag of another encoding or another tag fail with 412), and comes before If-None-Match."""
+    for path, res in site.resources.items():
+        for variant in (res.identity, *res.encoded):
+            coding = {} if variant.encoding == "identity" else {"Accept-Encoding": variant.encoding}
+            etag = variant.etag
+            for holds in (etag, "*", f'"x", {etag}'):
+                reply = request(base_url, path, "GET", {**coding, "If-Match": holds})
+                expect_document(site, reply, path, encoding=variant.encoding)
+            others = [v.etag for v in (res.identity, *res.encoded) if v is not variant]
+            for fails in (f"W/{etag}", '"nope"', *others):
+                _expect_412(request(base_url, path, "GET", {**coding, "If-Match": fails}))
+            both = {**coding, "If-Match": '"nope"', "If-None-Match": etag}
+            _expect_412(request(base_url, path, "GET", both))
+
+
+def _expect_412(reply: Reply) -> None:
+    expect_status(reply, 412)
+    if reply.media_type != "application/problem+json":
+        raise _fail(reply, "expected an application/problem+json 412")
+    assert reply.header("cache-control") == "no-store", f"{reply.request}: {reply.headers}"
+
+
+_IMF_FIXDATE = re.compile(r"[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT")
+
+
+def check_date_and_error_headers(base_url: str, site: Site) -> None:
+    """RFC 9110 §6.6.1: every answer carries Date; every error the contract's error headers
+    (no-store, nosniff, CORS)."""
+    path, res = next(iter(site.resources.items()))
+    answers = [
+        (request(base_url, path), False),
+        (request(base_url, path, "GET", {"If-None-Match": res.identity.etag}), False),
+        (request(base_url, "/api/nope"), True),
+        (request(base_url, "/nope"), True),
+        (request(base_url, path, "DELETE"), True),
+        (request(base_url, path, "GET", {"If-Match": '"nope"'}), True),
+    ]
+    for reply, error in answers:
+        date = reply.header("date") or ""
+        assert _IMF_FIXDATE.fullmatch(date), f"{reply.request}: Date {date!r}"
+        if error:
+            assert reply.header("cache-control") == "no-store", f"{reply.request}: Cache-Control"
+            assert reply.header("x-content-type-options") == "nosniff", reply.request
+            assert reply.header("access-control-allow-origin") == "*", reply.request
+
+
 Check = Callable[[str, Site], None]
 
 ALL_CHECKS: list[Check] = [
@@ -726,4 +774,6 @@ ALL_CHECKS: list[Check] = [
     check_content_negotiation,
     check_http10_and_keepalive,
     check_cors_on_errors,
+    check_if_match,
+    check_date_and_error_headers,
 ]

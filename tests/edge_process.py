@@ -1,8 +1,8 @@
 """Build a Cloudflare Workers project and run it on a local workerd, on 127.0.0.1 and a free port.
 
 The project is what `catalogctl build --target cloudflare` writes; workerd runs its
-`cloudflare/workerd.capnp`, as the README says, with the files of `public/` behind the
-Worker's `ASSETS` binding. workerd is the runtime of
+`cloudflare/workerd.capnp`, as docs/deploy/cloudflare.md says, with the files of `public/`
+behind the Worker's `ASSETS` binding. workerd is the runtime of
 Cloudflare Workers (and of `wrangler dev`); it needs no account, no network and sends no
 telemetry. It comes from the npm registry (`.ci/run` installs the pinned release).
 """

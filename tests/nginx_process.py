@@ -42,7 +42,7 @@ def write_build(site: Site, out: Path, port: int) -> Path:
 
 
 class NginxProcess:
-    """`nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'`, exactly as the README says."""
+    """`nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'`, as docs/deploy/nginx.md says."""
 
     def __init__(
         self, build: Path, port: int, *, conf: str = NGINX_CONF, exe: str | None = None

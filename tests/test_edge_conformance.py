@@ -6,8 +6,8 @@ a generated catalog of 300 games, a deprecated v1 with §9 headers), each built 
 
 Three checks send requests that workerd's HTTP server answers itself, before any Worker code
 runs: they are expected to fail (strictly: one that starts passing fails too), and the tests
-below them hold the rest of what those checks hold, and the runtime's own answers (the README
-lists them under the edge target's limits).
+below them hold the rest of what those checks hold, and the runtime's own answers
+(docs/deploy/cloudflare.md lists them under "Limits").
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def deliveries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, t
     assert codes == [0] * len(running), f"workerd exit codes on SIGTERM: {codes}"
 
 
-# What workerd answers itself, whatever the Worker (see the README's edge limits).
+# What workerd answers itself, whatever the Worker (docs/deploy/cloudflare.md, "Limits").
 RUNTIME_ANSWERS: dict[Check, str] = {
     check_methods_forbidden: "workerd answers a method it does not know (FOO) with 501",
     check_hostile_paths: "workerd refuses a request target holding < > or ` with 400",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from catalogctl.site.nginx import MAX_ESCAPED, catalog_conf, nginx_conf, quote
 from catalogctl.site.render import render
 from tests.conformance import Reply, request
 from tests.conftest import SAMPLE, ContentFactory, game_yaml
+from tests.http_cases import choose_coding
 from tests.nginx_process import NginxProcess, free_port, nginx, write_build
 
 IGNORED = frozenset({"date", "server", "connection", "content-length"})
@@ -117,6 +119,15 @@ def _same_as_serve(
     assert reply.body == (b"" if method == "HEAD" else want.body), reply.request
 
 
+def _decided(table: Table, target: str, ae: str | None) -> str | None:
+    """The coding the decisions choose (tests/http_cases.py), as the Accept-Encoding that
+    makes serve's table send that variant (serve's own parser follows on its branch)."""
+    res = table.site.resources.get(target)
+    if res is None:
+        return ae
+    return choose_coding(ae, tuple(v.encoding for v in res.encoded))
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("method", ["GET", "HEAD", "POST", "OPTIONS"])
 def test_nginx_answers_like_serve(
@@ -134,40 +145,45 @@ def test_nginx_negotiates_like_serve(
 ) -> None:
     server, table = sample_nginx
     reply = request(server.url, target, headers={} if ae is None else {"Accept-Encoding": ae})
-    _same_as_serve(reply, table, "GET", target, ae)
+    _same_as_serve(reply, table, "GET", target, _decided(table, target, ae))
 
 
 def test_nginx_negotiates_like_serve_on_random_headers(
     sample_nginx: tuple[NginxProcess, Table],
 ) -> None:
-    """Accept-Encoding values built from codings, q-values and separators, fixed seed.
-
-    Each coding at most once: nginx reads the first q-value of a coding listed twice.
-    """
+    """Accept-Encoding values built from codings, q-values (malformed ones too) and
+    separators, fixed seed; a coding may come twice (the first element counts)."""
     server, table = sample_nginx
     rng = random.Random(6)
     codings = [["gzip", "x-gzip", "GZip"], ["br", "Br"], ["*"], ["identity"], ["deflate"]]
-    codings += [["brotli"], [""], [""]]
+    codings += [["brotli"], [""], [""], ["gzip"], ["br"]]
     qs = ["", ";q=0", ";q=1", ";q=0.5", ";q=0.001", ";q=1.0", ";q=0.999", ";q=.5", ";Q=0.7"]
+    qs += [";q=2", ";q=-1", ";q=inf", ";q", "; level=1", ";q=0.5;x=y", " ; q=0.25 ", ";q=1.0000"]
     seps = [",", ", ", " , ", ",\t"]
-    for _ in range(300):
-        chosen = rng.sample(codings, rng.randint(1, 4))
+    for _ in range(400):
+        chosen = rng.sample(codings, rng.randint(1, 5))
         parts = [rng.choice(names) + rng.choice(qs) for names in chosen]
         ae = "".join(part + rng.choice(seps) for part in parts)[: -rng.randint(1, 2)]
         reply = request(server.url, "/api/v1", headers={"Accept-Encoding": ae})
-        _same_as_serve(reply, table, "GET", "/api/v1", ae)
+        _same_as_serve(reply, table, "GET", "/api/v1", _decided(table, "/api/v1", ae))
 
 
 @pytest.mark.parametrize("ae", [None, "gzip", "br"])
 def test_nginx_if_none_match_like_serve(
     sample_nginx: tuple[NginxProcess, Table], ae: str | None
 ) -> None:
+    """The exact ETag gets the configuration's own 304, like serve's; any other form that
+    matches (a list, W/, `*`) nginx's, which repeats the Content-Encoding of a br or gzip
+    variant (docs/reference/http.md)."""
     server, table = sample_nginx
     etag = table.answer("GET", "/api/v1/games", ae, None).etag
     other = table.answer("GET", "/api/v1/games", "gzip" if ae != "gzip" else None, None).etag
     for inm in [etag, f"W/{etag}", f'"x", {etag}', "*", '"nope"', other, etag.strip('"')]:
         headers = {"If-None-Match": inm, **({"Accept-Encoding": ae} if ae else {})}
         reply = request(server.url, "/api/v1/games", headers=headers)
+        if reply.status == 304 and inm != etag and ae is not None:
+            assert reply.header("content-encoding") == ae, reply.request
+            reply.headers.remove(("content-encoding", ae))
         _same_as_serve(reply, table, "GET", "/api/v1/games", ae, inm)
     assert request(server.url, "/api/v1/games", headers={"If-None-Match": etag}).status == (
         304 if ae is None else 200
@@ -203,7 +219,7 @@ def test_nginx_not_found_beyond_the_escape_limit_is_a_bad_request(
 ) -> None:
     server, _ = sample_nginx
     reply = request(server.url, "/api/" + '"' * (MAX_ESCAPED + 1))
-    assert (reply.status, reply.media_type) == (400, "text/html")
+    assert (reply.status, reply.media_type) == (400, "application/problem+json")
 
 
 def test_nginx_non_ascii_target_is_a_bad_request_like_serve(
@@ -212,7 +228,7 @@ def test_nginx_non_ascii_target_is_a_bad_request_like_serve(
     server, _ = sample_nginx
     for target in ["/api/é".encode(), b"/api/\xff", b"/\xc3\xa9"]:
         reply = request(server.url, target)
-        assert (reply.status, reply.media_type) == (400, "text/html"), target
+        assert (reply.status, reply.media_type) == (400, "application/problem+json"), target
 
 
 def _run_build(*args: str | Path) -> subprocess.CompletedProcess[str]:
@@ -312,7 +328,7 @@ def test_nginx_quote_escapes_quotes_and_backslashes() -> None:
 def test_nginx_catalog_conf_inside_an_existing_server(
     tmp_path: Path, make_content: ContentFactory
 ) -> None:
-    """The README's `include` example: the website keeps its own root and locations."""
+    """The `include` of docs/deploy/nginx.md: the website keeps its own root and locations."""
     port = free_port()
     site = render(load_catalog(make_content()))
     out = write_build(site, tmp_path / "dist", port)
@@ -441,5 +457,83 @@ def test_nginx_reload_after_a_rebuild_serves_matching_etag_and_body(
                 assert reply.status == 200 and new_variants.get(etag) == reply.body, (
                     f"{reply.request}: ETag {etag} does not name the bytes sent"
                 )
+    finally:
+        assert server.stop() == 0
+
+
+_CLIENT_REGEX = re.compile(r'if \((\$\S+) !?~\*? ("(?:[^"\\]|\\.)*"|\S+)\)')
+
+
+def _repeats_a_group(regex: str) -> bool:
+    """Whether a PCRE pattern quantifies a group (`(...)*`, `(...)+`, `(...){n}`): escapes and
+    character classes skipped."""
+    in_class, previous, i = False, "", 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            previous, i = "escape", i + 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch in "*+{" and previous == ")":
+            return True
+        previous, i = ch, i + 1
+    return False
+
+
+def test_nginx_regexes_repeat_no_group() -> None:
+    """Every regex of the configuration repeats single characters only, never a group: PCRE
+    runs it in constant stack (a repeated group over a 6 KB Accept-Encoding ran out of the JIT
+    stack: 500 on every route)."""
+    conf = nginx_conf(render(load_catalog(SAMPLE), compress=True))
+    found = _CLIENT_REGEX.findall(conf)
+    assert {"$http_accept_encoding", "$http_host", "$request", "$catalogctl_key"} <= {
+        var for var, _ in found
+    }
+    for var, quoted in found:
+        regex = quoted
+        if quoted.startswith('"'):  # an nginx string: \" and \\ are escapes
+            regex = quoted[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        assert not _repeats_a_group(regex), f"{var} ~ {regex}"
+    assert _repeats_a_group("(?:a|b)*") and not _repeats_a_group("[()*]")
+
+
+@pytest.mark.parametrize(
+    ("shape", "coding"),
+    [
+        ("gzip, ", "br"),  # the last element: br
+        ("x;q=0.5, ", "gzip"),
+        (",", "br"),
+        (" ", "br"),
+        ("gzip;q=0.5 ,", "br"),
+        ("identity;q=0, ", "br"),
+    ],
+)
+def test_nginx_reads_an_accept_encoding_of_8_kb(
+    sample_nginx: tuple[NginxProcess, Table], shape: str, coding: str
+) -> None:
+    """Headers up to nginx's line limit (8 KB) are negotiated, whatever their shape."""
+    server, table = sample_nginx
+    ae = shape * ((8000 - 40) // len(shape)) + ("gzip;q=0.9, br;q=0.8" if "x;" in shape else "br")
+    assert choose_coding(ae, ("br", "gzip")) == coding
+    reply = request(server.url, "/api/v1", headers={"Accept-Encoding": ae})
+    _same_as_serve(reply, table, "GET", "/api/v1", coding)
+
+
+def test_nginx_document_missing_from_the_build_is_a_server_error(tmp_path: Path) -> None:
+    """A file the configuration names but the build lacks (a build changed by hand) is a 500
+    problem, not a 404 that says the route does not exist."""
+    port = free_port()
+    out = write_build(render(load_catalog(SAMPLE)), tmp_path / "dist", port)
+    (out / "public" / "api" / "v1" / "index.json.gz").unlink()
+    server = NginxProcess(out, port)
+    try:
+        for headers in ({"Accept-Encoding": "gzip"}, {"Accept-Encoding": "gzip;q=0.5"}):
+            reply = request(server.url, "/api/v1", headers=headers)
+            assert (reply.status, reply.media_type) == (500, "application/problem+json")
+            assert reply.header("cache-control") == "no-store", reply.headers
+        assert request(server.url, "/api/v1").status == 200
     finally:
         assert server.stop() == 0

@@ -130,13 +130,23 @@ class Site:
 # --- headers ------------------------------------------------------------------------------
 
 
+# A document's ETag is nginx's own format for a static file, `"<mtime hex>-<size hex>"`, with
+# a modification time taken from the bytes' SHA-256 (28 bits, a second between 1980 and 1988),
+# which the build gives the file: nginx then computes, and compares If-Match and If-None-Match
+# against, the very ETag that serve and the edge send (docs/deploy/nginx.md).
+ETAG_EPOCH = 315532800  # 1980-01-01T00:00:00Z
+ETAG_TIME_BITS = 28
+
+
+def etag_mtime(body: bytes) -> int:
+    """The modification time (seconds since 1970) the build gives a file of these bytes."""
+    digest = hashlib.sha256(body).digest()
+    return ETAG_EPOCH + (int.from_bytes(digest[:4], "big") >> (32 - ETAG_TIME_BITS))
+
+
 def etag_for(body: bytes) -> str:
-    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-
-
-def encoded_etag(etag: str, encoding: str) -> str:
-    """Strong ETags differ per representation: `"<hash>-gzip"`, `"<hash>-br"`."""
-    return etag if encoding == "identity" else f'{etag[:-1]}-{encoding}"'
+    """A strong ETag of exactly these bytes (each encoding of a document has its own)."""
+    return f'"{etag_mtime(body):x}-{len(body):x}"'
 
 
 def _http_date(value: dt.date | dt.datetime) -> dt.datetime:

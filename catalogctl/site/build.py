@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from catalogctl.contract.routes import Site
+from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
-from catalogctl.site.manifest import MANIFEST, manifest, site_files, site_from_manifest
+from catalogctl.site.manifest import MANIFEST, PUBLIC, manifest, site_files, site_from_manifest
 
 # Extra files of a build (web-server configs), relative path → bytes.
 ExtraFiles = Iterable[tuple[str, bytes]]
@@ -175,6 +175,10 @@ def write_site(
         files.append((MANIFEST, (json.dumps(manifest(site), indent=2) + "\n").encode()))
         for rel, data in files:
             _write(staging, rel, data)
+            if rel.startswith(f"{PUBLIC}/"):
+                # nginx computes the ETag the manifest holds from it (contract/routes.py)
+                mtime = etag_mtime(data)
+                os.utime(staging / rel, (mtime, mtime))
             count, size = count + 1, size + len(data)
         staging.chmod(0o755)
         _swap_into_place(staging, out)

@@ -11,7 +11,8 @@
 - `cloudflare/routes.json`: the route table as data, derived from the same `Site` that serve
   answers from and nginx is generated from: per path and encoding the asset file (with its
   size and SHA-256, checked when the Worker first reads it), the exact headers of the 200 and
-  of the 304, the problem template of SPEC §7 and the HTML pages (400, 403, 404, 500);
+  of the 304, the problem template of SPEC §7, the HTML pages (403, 404) and the problem
+  documents of the other errors (400, 412, 413, 417, 500);
 - `cloudflare/workerd.capnp`: the same Worker for a local `workerd serve`, with the files of
   `public/` behind the same `ASSETS` binding (no account and no network);
 - `package.json`: pins wrangler for `npx wrangler deploy` / `npx wrangler dev`.
@@ -29,9 +30,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from catalogctl import __version__
-from catalogctl.contract.routes import HTML, ErrorPage, Resource, Site, Variant, error_page
+from catalogctl.contract.routes import (
+    ERROR_HEADERS,
+    HTML,
+    ErrorPage,
+    Resource,
+    Site,
+    Variant,
+    error_page,
+)
 from catalogctl.errors import InputError
 from catalogctl.site.manifest import PUBLIC
+from catalogctl.site.problem import PROBLEM_JSON, problem_body
 
 WRANGLER_TOML = "wrangler.toml"
 PACKAGE_JSON = "package.json"
@@ -53,7 +63,6 @@ MAX_ASSET_SIZE = 25 * 1024 * 1024
 # Headers a 304 repeats (RFC 9110 §15.4.5): those a 200 would send, bar the body's own.
 _NOT_304 = frozenset({"content-type", "content-encoding", "content-length"})
 _SUFFIX = {"identity": "", "gzip": ".gz", "br": ".br"}
-_NO_STORE = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"))
 _NAME = re.compile(r"[^a-z0-9-]+")
 
 
@@ -96,11 +105,24 @@ def _variant(res: Resource, variant: Variant) -> dict[str, Any]:
 def _page(page: ErrorPage | None, status: int, title: str, text: str) -> dict[str, Any]:
     """An HTML error answer, with the same defaults as serve for the pages a Site lacks."""
     if page is None:
-        page = ErrorPage(status, HTML, _NO_STORE, error_page(status, title, text))
+        page = ErrorPage(status, HTML, ERROR_HEADERS, error_page(status, title, text))
     return {
         "status": status,
         "headers": _pairs([("Content-Type", page.content_type), *page.headers]),
         "body": page.body.decode("utf-8"),
+    }
+
+
+# The errors the Worker answers itself (workerd's own HTTP server answers the others).
+WORKER_PROBLEMS = (400, 412, 413, 417, 500)
+
+
+def _problem(status: int) -> dict[str, Any]:
+    """An RFC 9457 problem answer with the contract's error headers."""
+    return {
+        "status": status,
+        "headers": _pairs([("Content-Type", PROBLEM_JSON), *ERROR_HEADERS]),
+        "body": problem_body(status).decode("ascii"),
     }
 
 
@@ -129,13 +151,12 @@ def route_table(site: Site) -> dict[str, Any]:
             "body_suffix": nf.suffix.decode("utf-8"),
         },
         "pages": {
-            "400": _page(None, 400, "Bad Request", "The request could not be understood."),
             "403": _page(
                 errors.get(403), 403, "Forbidden", "This service is read-only: use GET or HEAD."
             ),
             "404": _page(errors.get(404), 404, "Not Found", "Nothing here."),
-            "500": _page(None, 500, "Internal Server Error", "Please try again later."),
         },
+        "problems": {str(status): _problem(status) for status in WORKER_PROBLEMS},
     }
 
 

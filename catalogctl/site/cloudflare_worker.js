@@ -6,19 +6,26 @@
 // against the table (size and SHA-256) and sent as they are: a precompressed variant goes out
 // with `encodeBody: "manual"`, so the runtime never compresses it a second time.
 //
-// The decisions are those of `catalogctl serve`: a method other than GET/HEAD is a 403 page; a
-// request target with bytes outside printable ASCII is a 400; an unknown path under /api/ is
-// the SPEC §7 problem with the path as sent (`instance`); other unknown paths are a 404 page;
-// a known path sends the variant chosen by Accept-Encoding (q-values; ties by the server's
-// preference, br then gzip), or a 304 when If-None-Match names its ETag.
+// The decisions are those of `catalogctl serve` (docs/reference/http.md): an invalid Host is a
+// 400; an expectation other than 100-continue a 417; a method other than GET/HEAD the 403
+// page; content with GET/HEAD a 413; a request target with bytes outside printable ASCII a
+// 400; an unknown path under /api/ the SPEC §7 problem with the path as sent (`instance`);
+// other unknown paths the 404 page; a known path the variant chosen by Accept-Encoding
+// (q-values; ties by the server's preference, br then gzip), a 412 when If-Match names none of
+// its ETags, or a 304 when If-None-Match names its ETag. Every answer carries a Date header
+// (a plain workerd sends none); every error the contract's error headers.
 import table from "./routes.json";
 
 const routes = new Map(Object.entries(table.routes));
 const methods = new Set(table.methods);
 const pages = table.pages;
+const problems = table.problems;
 const notFound = table.not_found;
 const PRINTABLE = /^[\x21-\x7e]*$/;
 const NOT_ASCII = /[\u007f-\uffff]/g;
+// RFC 9110 §7.2: Host = uri-host [ ":" port ] (an IP-literal or an RFC 3986 reg-name, which
+// covers IPv4; `%` starts two hex digits). Two Host lines arrive joined: "a, b" is invalid.
+const HOST = /^(?!.*%(?![0-9A-Fa-f]{2}))(?:\[[0-9A-Fa-f:.]+\]|[-0-9A-Za-z._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
 const ASSETS = "https://assets.invalid/";
 // Verified document bytes kept per isolate (file -> Promise<Uint8Array>), up to this total.
 const KEEP_BYTES = 64 * 1024 * 1024;
@@ -27,32 +34,55 @@ let keptBytes = 0;
 
 export default {
   async fetch(request, env) {
-    if (!methods.has(request.method)) return page(pages["403"]);
-    const target = requestTarget(request);
-    if (!PRINTABLE.test(target)) return page(pages["400"]);
-    const query = target.indexOf("?");
-    const path = query < 0 ? target : target.slice(0, query);
-    const route = routes.get(path);
-    if (route === undefined) {
-      return path.startsWith(notFound.prefix) ? problem(path) : page(pages["404"]);
-    }
-    const coding = chooseEncoding(acceptEncoding(request), route.encodings);
-    const variant = route.variants[coding];
-    const ifNoneMatch = request.headers.get("If-None-Match");
-    if (ifNoneMatch !== null && etagMatches(ifNoneMatch, variant.etag)) {
-      return new Response(null, { status: 304, headers: variant.not_modified });
-    }
-    let body;
-    try {
-      body = await documentBytes(env, variant);
-    } catch (error) {
-      console.error(`catalog: cannot read ${variant.file}: ${error}`);
-      return page(pages["500"]);
-    }
-    // For HEAD the runtime sends the headers (Content-Length too) and drops the body.
-    return new Response(body, { status: 200, headers: variant.headers, encodeBody: "manual" });
+    const response = await answer(request, env);
+    response.headers.set("Date", new Date().toUTCString()); // RFC 9110 §6.6.1 (IMF-fixdate)
+    return response;
   },
 };
+
+async function answer(request, env) {
+  const headers = request.headers;
+  const host = headers.get("Host");
+  if (host !== null && !HOST.test(host)) return page(problems["400"]);
+  const expect = headers.get("Expect");
+  if (expect !== null && expect.trim().toLowerCase() !== "100-continue") {
+    return page(problems["417"]);
+  }
+  if (!methods.has(request.method)) return page(pages["403"]);
+  if (hasContent(headers)) return page(problems["413"]);
+  const target = requestTarget(request);
+  if (!PRINTABLE.test(target)) return page(problems["400"]);
+  const query = target.indexOf("?");
+  const path = query < 0 ? target : target.slice(0, query);
+  const route = routes.get(path);
+  if (route === undefined) {
+    return path.startsWith(notFound.prefix) ? problem(path) : page(pages["404"]);
+  }
+  const coding = chooseEncoding(acceptEncoding(request), route.encodings);
+  const variant = route.variants[coding];
+  // RFC 9110 §13.2.2: If-Match first (If-Unmodified-Since is ignored: no Last-Modified is sent)
+  const ifMatch = headers.get("If-Match");
+  if (ifMatch !== null && !ifMatchHolds(ifMatch, variant.etag)) return page(problems["412"]);
+  const ifNoneMatch = headers.get("If-None-Match");
+  if (ifNoneMatch !== null && etagMatches(ifNoneMatch, variant.etag)) {
+    return new Response(null, { status: 304, headers: variant.not_modified });
+  }
+  let body;
+  try {
+    body = await documentBytes(env, variant);
+  } catch (error) {
+    console.error(`catalog: cannot read ${variant.file}: ${error}`);
+    return page(problems["500"]);
+  }
+  // For HEAD the runtime sends the headers (Content-Length too) and drops the body.
+  return new Response(body, { status: 200, headers: variant.headers, encodeBody: "manual" });
+}
+
+// GET and HEAD take no content: a Transfer-Encoding, or a Content-Length other than 0.
+function hasContent(headers) {
+  const length = headers.get("Content-Length");
+  return headers.has("Transfer-Encoding") || (length !== null && !/^0+$/.test(length));
+}
 
 // --- the request target, as sent -----------------------------------------------------------
 
@@ -134,29 +164,25 @@ async function readAsset(env, variant) {
 
 // --- content negotiation (RFC 9110 §12.5.3), as serve does it ------------------------------
 
-const QVALUE = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
-
-function qvalue(text) {
-  if (!QVALUE.test(text)) return 0; // malformed q-values count as 0
-  return Math.min(Math.max(Number(text), 0), 1);
-}
+// An element's parameters: `;q=` and a qvalue (RFC 9110 §12.4.2: 0[.ddd] or 1[.000]); any
+// other parameters or value (`q=2`, `q=inf`, `q = 1`, `level=1`) count as q=0.
+const WEIGHT = /^;[ \t]*[qQ]=(?:(1)(?:\.0{0,3})?|(0(?:\.[0-9]{0,3})?))[ \t]*$/;
+const OWS = /^[ \t]+|[ \t]+$/g;
 
 function parseAcceptEncoding(value) {
   const weights = new Map();
   for (const item of value.split(",")) {
     const semi = item.indexOf(";");
-    let coding = (semi < 0 ? item : item.slice(0, semi)).trim().toLowerCase();
+    let coding = (semi < 0 ? item : item.slice(0, semi)).replace(OWS, "").toLowerCase();
     if (!coding) continue;
+    if (coding === "x-gzip") coding = "gzip"; // RFC 9110 §8.4.1.3
+    if (weights.has(coding)) continue; // a coding listed twice: the first element counts
     let q = 1;
     if (semi >= 0) {
-      for (const param of item.slice(semi + 1).split(";")) {
-        const eq = param.indexOf("=");
-        const name = eq < 0 ? param : param.slice(0, eq);
-        if (name.trim().toLowerCase() === "q") q = qvalue(eq < 0 ? "" : param.slice(eq + 1).trim());
-      }
+      const weight = WEIGHT.exec(item.slice(semi));
+      q = weight === null ? 0 : weight[1] !== undefined ? 1 : Number(weight[2]);
     }
-    if (coding === "x-gzip") coding = "gzip"; // RFC 9110 §8.4.1.3
-    weights.set(coding, Math.max(q, weights.get(coding) ?? 0));
+    weights.set(coding, q);
   }
   return weights;
 }
@@ -181,7 +207,40 @@ function chooseEncoding(header, offered) {
   return weights.get("identity") > bestQ ? "identity" : best;
 }
 
-// --- conditional requests (RFC 9110 §13.1.2: weak comparison) ------------------------------
+// --- conditional requests ------------------------------------------------------------------
+
+// If-Match (RFC 9110 §13.1.1): "*", or a list of entity tags one of which is the ETag by the
+// strong comparison (a weak tag never matches); a malformed field never holds.
+function ifMatchHolds(header, etag) {
+  const value = header.replace(OWS, "");
+  if (value === "*") return true;
+  const tags = entityTags(value);
+  return tags !== null && tags.includes(etag) && !etag.startsWith("W/");
+}
+
+// `#entity-tag` (empty elements allowed), or null when the field is not one.
+function entityTags(value) {
+  const tags = [];
+  let i = 0;
+  const n = value.length;
+  for (;;) {
+    while (i < n && " \t,".includes(value[i])) i++;
+    if (i >= n) return tags;
+    const start = i;
+    if (value.startsWith("W/", i)) i += 2;
+    if (value[i] !== '"') return null;
+    const end = value.indexOf('"', i + 1);
+    if (end < 0 || !ETAGC.test(value.slice(i + 1, end))) return null;
+    tags.push(value.slice(start, end + 1));
+    i = end + 1;
+    while (i < n && " \t".includes(value[i])) i++;
+    if (i < n && value[i] !== ",") return null;
+  }
+}
+
+const ETAGC = /^[\x21\x23-\x7e\x80-\xff]*$/;
+
+// If-None-Match (RFC 9110 §13.1.2): the weak comparison, "*" matches.
 
 function opaque(tag) {
   return tag.startsWith("W/") ? tag.slice(2) : tag;

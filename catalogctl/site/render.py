@@ -43,7 +43,6 @@ from catalogctl.contract.routes import (
     api_index,
     brotli_quality,
     common_headers,
-    encoded_etag,
     error_page,
     etag_for,
     lifecycle_headers,
@@ -122,7 +121,7 @@ def render(
         ctype, body = docs[path]
         etag = etag_for(body)
         encoded = tuple(
-            Variant(enc, packed[(path, enc)], encoded_etag(etag, enc))
+            Variant(enc, packed[(path, enc)], etag_for(packed[(path, enc)]))
             for enc in ENCODINGS
             if (path, enc) in packed and len(packed[(path, enc)]) < len(body)
         )

@@ -15,7 +15,7 @@ from catalogctl.cli.common import (
     check_seconds,
     check_user_agent,
     parse_size,
-    resolve_content,
+    resolve_source,
 )
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import Format, err, use_format
@@ -142,11 +142,12 @@ def check_links(
     from catalogctl.links import core
     from catalogctl.links.report import Located, content_locations
     from catalogctl.output.reports import report_links
+    from catalogctl.sources.locate import ANY_KIND
     from catalogctl.sources.net import NetworkPolicy
 
     use_format("check-links", fmt, output)
-    root, display = resolve_content(None) if source is None else (Path(source), source)
-    spec: str | Path = root if source is None else source
+    named = resolve_source(source, accept=ANY_KIND)
+    root, display, spec = named.path, named.label, named.spec
     policy = NetworkPolicy(allow_private=allow_private)
     options = core.CheckOptions(
         max_concurrency=max_concurrency,
@@ -175,7 +176,7 @@ def check_links(
         report = core.check_links(found, options)
 
     located: Located = {}
-    if fmt in (Format.github, Format.sarif, Format.junit) and (root / "site.toml").is_file():
+    if fmt in (Format.github, Format.sarif, Format.junit) and named.kind == "content":
         located = content_locations(root, display)  # annotations at the line of each link
     ok = report_links(report, fmt, strict=strict, located=located)
     raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))

@@ -11,8 +11,12 @@ from typing import Annotated, Any
 import typer
 
 from catalogctl.output.console import BasicFormat, Format
+from catalogctl.sources.locate import CONTENT_KINDS, Kind, Located
 
-CONTENT_HELP = "Content tree (the folder of site.toml). Default: ./content."
+CONTENT_HELP = (
+    "The site: the folder of site.toml, or a folder or page inside it (the nearest site.toml "
+    "above is used). Default: this folder's site, else ./content."
+)
 ContentArg = Annotated[Path | None, typer.Argument(help=CONTENT_HELP, show_default=False)]
 FormatOpt = Annotated[
     Format,
@@ -38,33 +42,31 @@ OutputOpt = Annotated[
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")]
 
 
-def resolve_content(path: Path | None, *, sample: bool = False) -> tuple[Path, str]:
-    """The content tree to use and how to name it in messages.
+def resolve_source(
+    spec: str | Path | None,
+    *,
+    accept: frozenset[Kind] = CONTENT_KINDS,
+    sample: bool = False,
+) -> Located:
+    """The source an argument (None: none) names for the running command (`sources.locate`).
 
-    Without CONTENT: ./content. When there is none, only `serve` (`sample=True`) falls back to
-    the bundled sample, and says so on stderr; every other command stops (exit 2), so that a
-    check run in the wrong folder can never pass on the sample.
+    When the site used is not the folder named (a page, a games folder or a folder inside the
+    site was named, or site.toml was found above), stderr says which one was used; so does
+    `serve` when it falls back to the bundled sample content (`sample=True`).
     """
-    from catalogctl.errors import InputError
+    from catalogctl.output.console import settings, status
+    from catalogctl.sources.locate import locate
 
-    if path is not None:
-        return path, str(path)
-    default = Path("content")
-    if default.is_dir():
-        return default, "content"
-    if not sample:
-        from catalogctl.output.console import settings
+    found = locate(spec, accept=accept, command=settings.command, sample=sample)
+    if found.note:
+        status("!" if found.sample else "·", "yellow" if found.sample else "", found.note)
+    return found
 
-        raise InputError(
-            "no CONTENT given and no ./content folder here: name the content tree "
-            f"(the folder of site.toml), e.g. `catalogctl {settings.command} site/content`"
-        )
-    from catalogctl.content.loader import sample_content
-    from catalogctl.output.console import status
 
-    found = sample_content()
-    status("!", "yellow", f"no ./content here: using the bundled sample content ({found})")
-    return found, str(found)
+def resolve_content(path: Path | None) -> tuple[Path, str]:
+    """The content tree to read and how to name it in messages (validate, build)."""
+    found = resolve_source(path)
+    return found.path, found.label
 
 
 # --- option values checked when parsed (exit 2 naming the option) ----------------------------

@@ -7,7 +7,7 @@ import typer
 from catalogctl.cli.common import AllowPrivateOpt, FormatOpt, OutputOpt, check_seconds, parse_size
 from catalogctl.diff.core import FailOn
 from catalogctl.errors import ExitCode
-from catalogctl.output.console import Format, use_format
+from catalogctl.output.console import Format, status, use_format
 from catalogctl.sources.core import DEFAULT_MAX_BODY
 
 SOURCE_HELP = (
@@ -90,6 +90,9 @@ def diff(
         policy = NetworkPolicy(allow_private=allow_private)
     before = load_source(old, timeout=timeout, max_body=max_body, policy=policy)
     after = load_source(new, timeout=timeout, max_body=max_body, policy=policy)
+    for side in (before, after):
+        if side.note:  # a folder inside a site was named: say which site was read
+            status("·", "", side.note)
     result = compare(before, after)
     gc.freeze()
     gc.enable()

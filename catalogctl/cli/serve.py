@@ -13,7 +13,7 @@ from catalogctl.cli.common import (
     check_base_url,
     check_cache_control,
     check_seconds,
-    resolve_content,
+    resolve_source,
 )
 from catalogctl.output.console import use_format
 
@@ -59,8 +59,9 @@ def serve(
     source: Annotated[
         Path | None,
         typer.Argument(
-            help="Content tree (rendered in memory) or build directory (answered from its "
-            "manifest). Default: ./content, or the bundled sample content.",
+            help="The site (the folder of site.toml, or a folder inside it; rendered in "
+            "memory) or a build directory (answered from its manifest). Default: the site "
+            "here or around, else ./content, else the bundled sample content.",
             show_default=False,
         ),
     ] = None,
@@ -174,7 +175,7 @@ def serve(
 
     [bold]Examples[/]
 
-      catalogctl serve                   # ./content or the sample, port 8000
+      catalogctl serve                   # the site here, or the sample; port 8000
       catalogctl serve content --watch --base-url http://127.0.0.1:8000
       catalogctl serve dist --host 0.0.0.0 --workers 2 --metrics 127.0.0.1:9100
       catalogctl serve dist --unix /run/catalogctl/http.sock --quiet
@@ -185,12 +186,13 @@ def serve(
     from catalogctl.serve.options import ServeOptions
     from catalogctl.serve.server import configure_logging, parse_address
     from catalogctl.serve.server import serve as run_server
-    from catalogctl.site.load import SiteInput
+    from catalogctl.sources.locate import SERVED_KINDS
+    from catalogctl.sources.served import SiteInput
 
     for_server()  # a server runs for days: the collector at Python's own pace
     # With JSON log lines, a start-up error is the JSON error envelope too.
     use_format("serve", "json" if log_format is LogFormat.json else "table")
-    root, display = resolve_content(source, sample=True)
+    found = resolve_source(source, accept=SERVED_KINDS, sample=True)
     options = ServeOptions(
         host=host,
         port=port,
@@ -207,7 +209,7 @@ def serve(
         shutdown_timeout=shutdown_timeout,
         max_line_size=max_header_size,
     )
-    src = SiteInput.open(root, display=display, base_url=base_url, cache_control=cache_control)
+    src = SiteInput.open(found, base_url=base_url, cache_control=cache_control)
     configure_logging(options.log_format)
     ready = functools.partial(write_ready, log_format=options.log_format, is_build=src.is_build)
     run_server(src, options, on_ready=ready)

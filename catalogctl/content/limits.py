@@ -98,3 +98,50 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     start = text.rfind("\n", 0, offset) + 1
     return line, offset - start + 1
+
+
+# JSON documents read whole (a games JSON, a build's manifest, an OpenAPI document): the
+# structural characters, with `{}` written as `[]` and every other byte dropped.
+_AS_BRACKETS = bytes.maketrans(b"{}", b"[]")
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+
+
+def json_too_deep(data: bytes, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays and objects in the UTF-8 JSON text `data` nest deeper than `limit`.
+
+    Checked before a parser sees the text, so the limit is ours whatever the parser's own
+    recursion limit is (Python's `json` raises RecursionError, pydantic-core stops at 200).
+    Built from whole-buffer byte operations rather than a loop over characters: a catalog of
+    100,000 games is 60 MB of JSON, and this check must cost little beside parsing it.
+
+    Escaped backslashes and quotes are dropped first; then strings are the text between
+    quote pairs, and a pass that removes every innermost `[]` peels one level. Text that is
+    not JSON gets an answer too (the parser then reports what is wrong with it).
+    """
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    marks = data.translate(_AS_BRACKETS, _NOT_STRUCTURE)
+    # Strings without brackets are adjacent quote pairs; when every quote goes with them, no
+    # string holds a bracket. Otherwise split at the quotes: strings are every other piece.
+    outside = marks.replace(b'""', b"")
+    if b'"' in outside:
+        outside = b"".join(marks.split(b'"')[0::2])
+    for peeled in range(limit + 1):
+        if not outside:
+            return False
+        inner = outside.replace(b"[]", b"")
+        if len(inner) == len(outside):
+            # Unbalanced (not JSON): what is left is `]]…[[…`; each `[` left encloses the
+            # levels peeled so far.
+            return peeled + inner.count(b"[") > limit
+        outside = inner
+    return True
+
+
+def json_depth_problem(data: bytes, limit: int = MAX_DEPTH) -> str | None:
+    """What is wrong with JSON text nested deeper than `limit` (to follow its name), or None."""
+    if json_too_deep(data, limit):
+        return f"nests arrays and objects deeper than {limit} levels (limit: {limit})"
+    return None

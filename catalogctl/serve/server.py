@@ -26,7 +26,7 @@ from catalogctl.serve.options import LogFormat, Ready, ServeOptions
 from catalogctl.serve.responses import Table
 from catalogctl.serve.supervisor import Supervisor
 from catalogctl.serve.worker import Worker, new_event_loop, open_access_fd
-from catalogctl.site.load import SiteInput
+from catalogctl.sources.served import SiteInput
 from catalogctl.text import clean
 
 log = logging.getLogger("catalogctl.serve")

@@ -40,8 +40,8 @@ from catalogctl.serve.metrics import Counters, start_endpoint
 from catalogctl.serve.options import Ready, ServeOptions
 from catalogctl.serve.responses import Table
 from catalogctl.serve.worker import Worker, describe_table, new_event_loop
-from catalogctl.site.load import IsolatedLoad as Load
-from catalogctl.site.load import SiteInput
+from catalogctl.sources.isolated import IsolatedLoad as Load
+from catalogctl.sources.served import SiteInput
 
 log = logging.getLogger("catalogctl.serve")
 

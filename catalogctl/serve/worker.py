@@ -24,8 +24,8 @@ from catalogctl.serve.metrics import Counters, start_endpoint
 from catalogctl.serve.options import ServeOptions
 from catalogctl.serve.protocol import Connections, HttpProtocol, Limits
 from catalogctl.serve.responses import Table
-from catalogctl.site.load import IsolatedLoad as Load
-from catalogctl.site.load import SiteInput
+from catalogctl.sources.isolated import IsolatedLoad as Load
+from catalogctl.sources.served import SiteInput
 
 log = logging.getLogger("catalogctl.serve")
 

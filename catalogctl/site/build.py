@@ -193,11 +193,30 @@ def write_site(
 
 def read_build(path: Path) -> Site:
     """Load a build directory's route table and files."""
+    from catalogctl.content.limits import json_depth_problem
+
     manifest_path = path / MANIFEST
     if not manifest_path.is_file():
         raise InputError(f"not a catalogctl build (no {MANIFEST}): {path}")
     try:
-        data: dict[str, Any] = json.loads(manifest_path.read_text("utf-8"))
-        return site_from_manifest(data, lambda rel: (path / rel).read_bytes())
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raw = manifest_path.read_bytes()
+    except OSError as exc:
         raise InputError(f"cannot read the build in {path}: {exc}") from exc
+    problem = json_depth_problem(raw)
+    if problem is not None:
+        raise InputError(f"the {MANIFEST} of the build in {path} {problem}")
+    try:
+        data: dict[str, Any] = json.loads(raw.decode("utf-8"))
+        return site_from_manifest(data, lambda rel: _build_file(path, rel))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise InputError(f"cannot read the build in {path}: {exc}") from exc
+
+
+def _build_file(build: Path, rel: object) -> bytes:
+    """A file the manifest names: a relative path inside the build, never one outside it."""
+    if not isinstance(rel, str) or not rel or "\0" in rel:
+        raise ValueError(f"the manifest names a file as {rel!r}")
+    parts = Path(rel).parts
+    if Path(rel).is_absolute() or ".." in parts:
+        raise ValueError(f"the manifest names {rel!r}, which is outside the build")
+    return (build / rel).read_bytes()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from catalogctl.errors import ContentInvalid, InputError
+from catalogctl.sources.locate import WEB_ROOT_GAMES, Located, is_url, locate
 
 if TYPE_CHECKING:
     import aiohttp
@@ -31,17 +32,14 @@ if TYPE_CHECKING:
     from catalogctl.sources.net import NetworkPolicy, PolicyResolver
 
 SourceKind = Literal["content", "build", "json", "url"]
+__all__ = ["CatalogSnapshot", "is_url", "load_source", "parse_catalog", "parse_openapi"]
 
 GAMES_PATH = "/api/v1/games"
 OPENAPI_PATH = "/openapi.json"
-# A web root (the `public/` of a build, or a copy of it) without the manifest.
-_WEB_ROOT_GAMES = Path("api/v1/games/index.json")
-_WEB_ROOT_OPENAPI = Path("openapi.json")
+_WEB_ROOT_OPENAPI = Path("openapi.json")  # beside api/ in a web root
 _MAX_ERRORS_SHOWN = 5
 DEFAULT_TIMEOUT = 30.0  # seconds for reading a URL source in all
 DEFAULT_MAX_BODY = 64 * 1024 * 1024  # bytes per document read from a URL, a few real catalogs
-
-KINDS_HELP = "a content tree, a build directory, a games JSON file or an http(s) base URL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,53 +52,35 @@ class CatalogSnapshot:
     openapi: dict[str, Any] | None = None  # the OpenAPI document, when the source carries one
     # Store name → platform ("ios", "android"), when the source knows it (content trees).
     store_platforms: dict[str, str] = field(default_factory=dict)
-
-
-def is_url(spec: str) -> bool:
-    return spec.startswith(("http://", "https://"))
+    note: str | None = None  # how the source was found, when it is not what was named
 
 
 def load_source(
-    spec: str | Path,
+    spec: str | Path | Located,
     *,
     timeout: float = DEFAULT_TIMEOUT,
     max_body: int = DEFAULT_MAX_BODY,
     policy: NetworkPolicy | None = None,
 ) -> CatalogSnapshot:
-    """Load any catalog source named on the command line."""
-    text = str(spec)
-    if isinstance(spec, str) and is_url(spec):
-        return load_url(spec, timeout=timeout, max_body=max_body, policy=policy)
-    path = Path(spec)
-    if not path.exists():
-        raise InputError(f"source not found: {text} (expected {KINDS_HELP})")
-    if path.is_file():
-        # Naming a tree's marker file is naming the tree.
-        if path.name == "site.toml":
-            return load_content(path.parent, label=text)
-        if path.name == "manifest.json":
-            return load_build(path.parent, label=text)
-        return load_json_file(path, label=text)
-    if not path.is_dir():
-        raise InputError(f"not a file or directory: {text} (expected {KINDS_HELP})")
-    from catalogctl.site.manifest import MANIFEST
-
-    if (path / "site.toml").is_file():
-        return load_content(path, label=text)
-    if (path / MANIFEST).is_file():
-        return load_build(path, label=text)
-    if (path / _WEB_ROOT_GAMES).is_file():
-        return _load_web_root(path, label=text)
-    raise InputError(
-        f"{text} is a directory but not a catalog source: it has no site.toml (content tree), "
-        f"no manifest.json (build directory) and no {_WEB_ROOT_GAMES} (web root)"
-    )
+    """Load any catalog source named on the command line (see `sources.locate`)."""
+    found = spec if isinstance(spec, Located) else locate(spec, command="diff")
+    if found.kind == "url":
+        return load_url(found.url, timeout=timeout, max_body=max_body, policy=policy)
+    if found.kind == "content":
+        return load_content(found.path, label=found.label, note=found.note)
+    if found.kind == "build":
+        return load_build(found.path, label=found.label)
+    if found.kind == "web-root":
+        return _load_web_root(found.path, label=found.label)
+    return load_json_file(found.path, label=found.label)
 
 
 # --- each kind ------------------------------------------------------------------------------
 
 
-def load_content(root: Path, *, label: str | None = None) -> CatalogSnapshot:
+def load_content(
+    root: Path, *, label: str | None = None, note: str | None = None
+) -> CatalogSnapshot:
     from catalogctl.content.loader import SPEC_STORE_PARAMS, load_catalog
 
     shown = label if label is not None else str(root)
@@ -124,7 +104,7 @@ def load_content(root: Path, *, label: str | None = None) -> CatalogSnapshot:
     platforms = {
         conf.name: key for key, conf in catalog.site.stores.items() if key in SPEC_STORE_PARAMS
     }
-    return CatalogSnapshot(shown, "content", games, None, platforms)
+    return CatalogSnapshot(shown, "content", games, None, platforms, note)
 
 
 def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:
@@ -145,13 +125,13 @@ def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:
 
 
 def _load_web_root(path: Path, *, label: str) -> CatalogSnapshot:
-    games = _read_file(path / _WEB_ROOT_GAMES)
+    games = _read_file(path / WEB_ROOT_GAMES)
     openapi_file = path / _WEB_ROOT_OPENAPI
     openapi = _read_file(openapi_file) if openapi_file.is_file() else None
     return CatalogSnapshot(
         label,
         "build",
-        parse_catalog(games, str(path / _WEB_ROOT_GAMES)),
+        parse_catalog(games, str(path / WEB_ROOT_GAMES)),
         None if openapi is None else parse_openapi(openapi, str(openapi_file)),
     )
 
@@ -402,18 +382,32 @@ def _validate(validate: Any, data: Any, where: str) -> list[dict[str, Any]]:
     raise AssertionError("unreachable: a duplicate id was counted")  # pragma: no cover
 
 
+def _within_depth(data: bytes | str, where: str) -> bytes:
+    """The document as UTF-8 bytes, once its nesting is known to be within the limit."""
+    from catalogctl.content.limits import json_depth_problem
+
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    problem = json_depth_problem(raw)
+    if problem is not None:
+        raise InputError(f"{where} {problem}")
+    return raw
+
+
 def parse_catalog(data: bytes | str, where: str) -> list[dict[str, Any]]:
     """Validate a GameCatalog document (SPEC §2.2) in one pass, straight from its JSON text."""
-    return _validate(catalog_validator().validate_json, data, where)
+    raw = _within_depth(data, where)
+    return _validate(catalog_validator().validate_json, raw, where)
 
 
 def parse_openapi(data: bytes | str, where: str) -> dict[str, Any]:
+    what = f"the OpenAPI document of {where}"
+    raw = _within_depth(data, what)
     try:
-        doc = json.loads(data)
+        doc = json.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} is not UTF-8 text (byte {exc.start:,})") from None
     except ValueError as exc:
-        raise InputError(f"the OpenAPI document of {where} is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise InputError(f"the OpenAPI document of {where} is nested too deeply") from None
+        raise InputError(f"{what} is not valid JSON: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("paths", {}), dict):
-        raise InputError(f"the OpenAPI document of {where} is not an OpenAPI object")
+        raise InputError(f"{what} is not an OpenAPI object")
     return doc

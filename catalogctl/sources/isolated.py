@@ -1,0 +1,92 @@
+"""Loading a source in a fresh interpreter: how `serve` reloads.
+
+A running server handles signals through handlers and a wake-up fd, and its supervisor may
+hold signals. Loading a big content tree forks worker pools, and a forked child would inherit
+all of that: its pool's SIGTERM could reach the server as its own, or be held forever. A
+reload therefore loads and renders in a spawned process (a clean exec, default signal
+handling) and sends the finished `Site` back. This module imports no HTTP server, so the
+spawned interpreter starts with what loading needs.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from catalogctl.contract.routes import Site
+from catalogctl.errors import CatalogError
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+
+    from catalogctl.sources.served import SiteInput
+
+
+def _describe(exc: CatalogError) -> str:
+    """The message of an error, with its error findings (for a log line)."""
+    findings = getattr(exc, "findings", None)
+    if not findings:
+        return exc.message
+    parts = [
+        f"{f.file}{f':{f.line}' if f.line else ''}: {f.field + ': ' if f.field else ''}{f.message}"
+        for f in findings
+        if f.severity == "error"
+    ]
+    return exc.message + "; " + "; ".join(parts[:20]) + ("; …" if len(parts) > 20 else "")
+
+
+def _load_into(source: SiteInput, out: Connection) -> None:
+    # Exceptions with extra constructor arguments do not survive pickling: send text back.
+    try:
+        result: tuple[str, object] = ("ok", source.load())
+    except CatalogError as exc:
+        result = ("error", _describe(exc))
+    except Exception as exc:  # noqa: BLE001 - reported to the server's log, not raised
+        result = ("error", f"{type(exc).__name__}: {exc}")
+    out.send(result)
+    out.close()
+
+
+class IsolatedLoad:
+    """`source.load()` in a spawned interpreter, started now; `fileno()` becomes readable
+    when it is done, so a server can wait for it in its event or select loop (answering,
+    reaping and handling signals meanwhile) and kill it once `deadline` has passed."""
+
+    def __init__(self, source: SiteInput, timeout: float) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._recv, send = context.Pipe(duplex=False)
+        self._process = context.Process(target=_load_into, args=(source, send), daemon=True)
+        self._process.start()
+        send.close()
+        self.deadline = time.monotonic() + timeout
+
+    def fileno(self) -> int:
+        return self._recv.fileno()
+
+    def result(self) -> Site:
+        """The loaded site; raises `CatalogError` with the reason it could not be loaded."""
+        try:
+            status, value = self._recv.recv()
+        except (EOFError, OSError):
+            self.kill()
+            raise CatalogError(
+                f"the loading process died (exit status {self._process.exitcode}) "
+                "before it finished"
+            ) from None
+        finally:
+            self._recv.close()
+        self._process.join(5)
+        if status != "ok" or not isinstance(value, Site):
+            raise CatalogError(str(value))
+        return value
+
+    def expired(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def kill(self) -> None:
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join(5)
+        self._recv.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -299,5 +300,63 @@ def test_serve_reports_ready_with_catalog_etag(workers: str) -> None:
         event = proc.events[-1]
         etag = conformance.request(proc.url, "/api/v1/games").header("etag")
         assert event["etag"] == etag and event["games"] == 13
+    finally:
+        assert proc.stop() == 0
+
+
+SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
+
+
+@pytest.mark.parametrize(
+    ("site", "workers", "edits"),
+    [
+        # site.toml at the root, games under content/games: bundles, sections, nested bundles.
+        (
+            "hugo-bundles",
+            "2",
+            [
+                (
+                    "content/games/tidal-drift/index.md",
+                    "title: Tidal Drift",
+                    "title: Tidal Drift II",
+                ),
+                (
+                    "content/games/mobile/gull-patrol.md",
+                    "title: Gull Patrol",
+                    "title: Gull Patrol+",
+                ),
+                (
+                    "content/games/mobile/kelp-garden/index.md",
+                    '"title": "Kelp Garden"',  # JSON front matter
+                    '"title": "Kelp Garden Deluxe"',
+                ),
+            ],
+        ),
+        # [content] games = "_posts": a Jekyll blog's posts, .markdown pages.
+        (
+            "jekyll-posts",
+            "1",
+            [("_posts/2016-01-10-tally.markdown", 'name: "Tally"', 'name: "Tally Ho"')],
+        ),
+    ],
+)
+def test_serve_watch_reloads_on_every_page_the_site_reads(
+    tmp_path: Path, site: str, workers: str, edits: list[tuple[str, str, str]]
+) -> None:
+    """--watch sees an edit to a bundle page, a page in a nested section and a page in a
+    games folder other than games/, and the next answer has it."""
+    root = tmp_path / site
+    shutil.copytree(SITES / site, root)
+    proc = ServeProcess(str(root), "--watch", "--workers", workers)
+    try:
+        for file, old, new in edits:
+            page = root / file
+            text = page.read_text(encoding="utf-8")
+            assert old in text, (file, old)
+            page.write_text(text.replace(old, new, 1), encoding="utf-8")
+            assert "reloaded" in str(proc.wait_for("reloaded", timeout=30)["message"])
+            reply = conformance.request(proc.url, "/api/v1/games")
+            name = new.split(":", 1)[1].strip().strip('"')
+            assert name in {g["name"] for g in json.loads(reply.body)["games"]}, file
     finally:
         assert proc.stop() == 0

@@ -10,6 +10,7 @@ spawned interpreter starts with what loading needs.
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,9 @@ class IsolatedLoad:
 
     def result(self) -> Site:
         """The loaded site; raises `CatalogError` with the reason it could not be loaded."""
+        # An event loop's add_reader may have made the pipe non-blocking (uvloop does): the
+        # result is read whole here, however much of it the loader has written yet.
+        os.set_blocking(self._recv.fileno(), True)
         try:
             status, value = self._recv.recv()
         except (EOFError, OSError):

@@ -738,3 +738,127 @@ def test_diff_benchmark_checks_what_it_times() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "reported exactly: 4 changed, 3 removed, 3 added" in proc.stdout
+
+
+# --- JSON nested past the depth limit, in every kind of source ------------------------------
+
+LIMIT = 64  # the documented limit (catalogctl.content.limits.MAX_DEPTH)
+LIMIT_TEXT = f"deeper than {LIMIT} levels (limit: {LIMIT})"
+
+
+def _nested(levels: int) -> str:
+    """JSON text: `levels` arrays and objects, alternating, one inside the other."""
+    opening = "".join('{"x": ' if i % 2 else "[" for i in range(levels))
+    closing = "".join("}" if i % 2 else "]" for i in reversed(range(levels)))
+    return opening + "1" + closing
+
+
+def _one_game(extra: str) -> str:
+    """A valid one-game catalog document whose top level also holds `"extra": <extra>`."""
+    game_doc = {
+        "id": "a",
+        "name": "A",
+        "description": "d",
+        "url": "https://x.example/a",
+        "platforms": ["iOS"],
+        "genres": ["Puzzle"],
+        "icon": "https://x.example/a.png",
+        "stores": [{"name": "App Store", "url": "https://apps.apple.com/app/a/id1"}],
+    }
+    text = json.dumps({"schemaVersion": 1, "games": [game_doc]})
+    return text[:-1] + f', "extra": {extra}}}'
+
+
+def _assert_limit(proc: subprocess.CompletedProcess[str], *names: str) -> None:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    stderr = " ".join(proc.stderr.split())  # rich wraps long messages
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    assert LIMIT_TEXT in stderr, stderr
+    for name in names:
+        assert name in stderr.replace(" ", ""), (name, stderr)
+
+
+def test_diff_games_json_within_and_past_the_depth_limit(tmp_path: Path) -> None:
+    """The limit is catalogctl's own: one level past it is refused, though every JSON parser
+    reads that far; at the limit the (ignored) member is read."""
+    at_limit = tmp_path / "at.json"
+    at_limit.write_text(_one_game(_nested(LIMIT - 1)), "utf-8")  # the document's {} is one
+    assert [g["id"] for g in load_source(str(at_limit)).games] == ["a"]
+    for levels in (LIMIT, 100_000):
+        past = tmp_path / f"past-{levels}.json"
+        past.write_text(_one_game(_nested(levels)), "utf-8")
+        _assert_limit(run(at_limit, past), f"past-{levels}.json")
+
+
+def test_diff_build_with_a_deep_manifest_or_documents(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    content = make_content(games(2))
+    cases = {
+        "manifest.json": "manifest.json",
+        "public/api/v1/games/index.json": "/api/v1/games",
+        "public/openapi.json": "OpenAPI",
+    }
+    for file, named in cases.items():
+        dist = build(content, tmp_path / file.replace("/", "-"))
+        path = dist / file
+        text = path.read_text("utf-8")
+        # The deep value goes where the document's reader sees it: a member of its top level.
+        path.write_text(text.rstrip()[:-1] + f', "extra": {_nested(50_000)}}}', "utf-8")
+        _assert_limit(run(content, dist), named)
+
+
+def test_diff_web_root_with_deep_documents(make_content: ContentFactory, tmp_path: Path) -> None:
+    content = make_content(games(2))
+    for file in ("api/v1/games/index.json", "openapi.json"):
+        root = build(content, tmp_path / file.replace("/", "-")) / "public"
+        path = root / file
+        text = path.read_text("utf-8")
+        path.write_text(text.rstrip()[:-1] + f', "extra": {_nested(LIMIT + 1)}}}', "utf-8")
+        _assert_limit(run(root, content), file)
+
+
+@pytest.fixture
+def deep_server() -> Iterator[str]:
+    """127.0.0.1: /games/ answers a deep games document; /openapi/ a good catalog and a deep
+    OpenAPI document."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    good = _one_game("null").encode()
+    deep = _one_game(_nested(LIMIT + 1)).encode()
+    bodies = {
+        "/games/api/v1/games": deep,
+        "/openapi/api/v1/games": good,
+        "/openapi/openapi.json": b'{"openapi": "3.1.0", "paths": {}, "x": '
+        + _nested(100_000).encode()
+        + b"}",
+    }
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = bodies.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_diff_url_with_deep_documents(deep_server: str, make_content: ContentFactory) -> None:
+    content = make_content(games(2))
+    _assert_limit(run(content, f"{deep_server}/games", "--timeout", "20"), "/api/v1/games")
+    _assert_limit(run(f"{deep_server}/openapi", content, "--timeout", "20"), "openapi.json")

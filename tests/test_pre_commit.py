@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from catalogctl import __version__
-from tests.conftest import ROOT, SAMPLE, require_program
+from tests.conftest import ROOT, SAMPLE, game_yaml, require_program
 from tests.wheelhouse import build_wheelhouse
 
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")
@@ -31,9 +31,12 @@ def hooks() -> dict[str, dict[str, Any]]:
     return {hook["id"]: hook for hook in yaml.safe_load(HOOKS.read_text(encoding="utf-8"))}
 
 
-def readme_config() -> dict[str, Any]:
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Pre-commit hooks\n")[1]
-    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+DOCS = ROOT / "docs" / "ci" / "pre-commit.md"
+
+
+def docs_config() -> dict[str, Any]:
+    """The configuration the docs page gives (its first YAML block)."""
+    block = DOCS.read_text(encoding="utf-8").split("```yaml\n", 1)[1].split("```", 1)[0]
     config: dict[str, Any] = yaml.safe_load(block)
     return config
 
@@ -48,6 +51,22 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return proc.stdout
 
 
+# Files the catalog reads, in each layout a site keeps its games in (site.toml's
+# `[content] games` may point anywhere), and files it never reads.
+READ = (
+    "site.toml", "content/site.toml",                                      # the two usual places
+    "content/games/tidal-drift.md", "content/games/puzzle/tidal-drift.md",  # default, sections
+    "content/games/kelp/index.md", "content/games/kelp/index.fr.md",        # Hugo, Zola bundles
+    "_posts/2016-01-10-tally.markdown",                                     # Jekyll posts
+    "collections/_showcase/dome-keeper.md",                                 # Jekyll collections
+    "src/content/games/tide-pool.mdx", "pages/games/Tide-Pool.MDX",        # Astro, Next.js (MDX)
+)  # fmt: skip
+NOT_READ = (
+    "src/app.py", "config.toml", "hugo.toml", "_config.yml", "package.json",
+    "content/games/kelp/icon.png", "static/site.toml.bak",
+)  # fmt: skip
+
+
 def test_pre_commit_hooks_run_catalogctl_on_content_files() -> None:
     found = hooks()
     assert set(found) == {"catalogctl-validate", "catalogctl-check-links"}
@@ -59,15 +78,14 @@ def test_pre_commit_hooks_run_catalogctl_on_content_files() -> None:
         assert hook["language"] == "python"
         assert hook["pass_filenames"] is False
         pattern = re.compile(hook["files"])
-        for path in ("content/games/tidal-drift.md", "content/site.toml", "site.toml",
-                     "content/games/puzzle/tidal-drift.md", "games/kelp/index.md"):  # fmt: skip
+        for path in READ:
             assert pattern.search(path), path
-        for path in ("src/app.py", "content/about.md", "README.md"):
+        for path in NOT_READ:
             assert not pattern.search(path), path
 
 
-def test_pre_commit_readme_pins_the_release_tag_of_this_version() -> None:
-    (repo,) = readme_config()["repos"]
+def test_pre_commit_docs_pin_the_release_tag_of_this_version() -> None:
+    (repo,) = docs_config()["repos"]
     assert repo["rev"] == f"v{__version__}"
     assert [h["id"] for h in repo["hooks"]] == ["catalogctl-validate", "catalogctl-check-links"]
 
@@ -145,11 +163,11 @@ def test_pre_commit_try_repo_reports_the_findings(
     assert "'Casul'" in proc.stdout  # the finding reaches the committer
 
 
-def test_pre_commit_config_of_the_readme(
+def test_pre_commit_config_of_the_docs(
     offline: dict[str, str], release: Path, website: Path
 ) -> None:
-    """The README's configuration, with the release's path for its URL, on commit and on demand."""
-    config = readme_config()
+    """The docs' configuration, with the release's path for its URL, on commit and on demand."""
+    config = docs_config()
     (repo,) = config["repos"]
     repo["repo"] = str(release)
     # Tests stay off the network: the links are checked for their syntax only.
@@ -176,3 +194,127 @@ def test_pre_commit_config_of_the_readme(
     with pytest.raises(subprocess.CalledProcessError) as failed:
         git(website, "commit", "-q", "-m", "typo", env=offline)
     assert "tidal-drift.md" in failed.value.stdout + failed.value.stderr
+
+
+SITES = ROOT / "tests" / "fixtures" / "sites"
+STORES = """
+[stores.ios]
+name = "App Store"
+params = { pt = "123456", ct = "service_api_game_catalog", mt = "8" }
+
+[stores.android]
+name = "Google Play"
+params = { utm_source = "service_api", utm_campaign = "game_catalog" }
+"""
+
+
+def _showcase_page(title: str, slug: str) -> str:
+    """A page as a Jekyll showcase collection keeps it (title, image, store keys by name)."""
+    return (
+        f"---\ntitle: {title}\ndescription: {title}, a game about the sea.\n"
+        f"date: 2024-01-01 00:00:00\nimage: /assets/showcase/{slug}.jpg\n"
+        "platforms: [iOS, Android]\ngenres: [Puzzle]\n"
+        f"appstore: https://apps.apple.com/app/{slug}/id1234\n"
+        "googleplay: https://play.google.com/store/apps/details"
+        f"?id=com.example.{slug.replace('-', '')}\n"
+        "---\nShowcase text.\n"
+    )
+
+
+def _site(games: str, fields: str = "") -> str:
+    return (
+        'base_url = "https://games.example.com"\ntitle = "Example Games"\n'
+        'description = "Mobile games."\ngame_url = "{base_url}/games/{id}/"\n\n'
+        f'[content]\ngames = "{games}"\n{fields}{STORES}'
+    )
+
+
+def _hugo(repo: Path) -> None:
+    shutil.copytree(SITES / "hugo-bundles", repo)
+
+
+def _jekyll_posts(repo: Path) -> None:
+    shutil.copytree(SITES / "jekyll-posts", repo)
+
+
+def _jekyll_collection(repo: Path) -> None:
+    """The Godot website's layout: collections_dir, a `_showcase` collection of game pages."""
+    games = repo / "collections" / "_showcase"
+    games.mkdir(parents=True)
+    (repo / "collections" / "_article").mkdir()
+    (repo / "collections" / "_article" / "news.md").write_text("---\ntitle: News\n---\n")
+    (repo / "_config.yml").write_text("collections_dir: collections\ncollections:\n  showcase:\n")
+    fields = (
+        '\n[fields]\nname = "title"\nicon = "image"\n\n'
+        '[fields.stores]\nios = "appstore"\nandroid = "googleplay"\n'
+    )
+    (repo / "site.toml").write_text(_site("collections/_showcase", fields))
+    for slug in ("tide-pool", "harbour-lights"):
+        (games / f"{slug}.md").write_text(_showcase_page(slug.replace("-", " ").title(), slug))
+
+
+def _astro_mdx(repo: Path) -> None:
+    """An Astro site: a content collection of .md and .mdx pages under src/content/games."""
+    games = repo / "src" / "content" / "games"
+    games.mkdir(parents=True)
+    (repo / "astro.config.mjs").write_text("export default {};\n")
+    (repo / "site.toml").write_text(_site("src/content/games"))
+    (games / "harbour-lights.md").write_text(game_yaml("Harbour Lights"))
+    mdx = game_yaml("Tide Pool").replace("Body.\n", "import Trailer from '../../Trailer.astro';\n")
+    (games / "tide-pool.mdx").write_text(mdx + "\n<Trailer id='tide-pool' />\n")
+
+
+# layout: (make the tree, the file a commit touches, a file the catalog never reads,
+#          the page broken, its text before and after)
+LAYOUTS: dict[str, tuple[Callable[[Path], None], str, str, str, str, str]] = {
+    "hugo-root": (
+        _hugo, "content/games/mobile/kelp-garden/index.md", "config.toml",
+        "content/games/tidal-drift/index.md", "title:", "tilte:",
+    ),
+    "jekyll-posts": (
+        _jekyll_posts, "_posts/2016-01-10-tally.markdown", "_config.yml",
+        "_posts/2016-01-10-tally.markdown", "name:", "nmae:",
+    ),
+    "jekyll-collection": (
+        _jekyll_collection, "collections/_showcase/tide-pool.md", "_config.yml",
+        "collections/_showcase/tide-pool.md", "title:", "tilte:",
+    ),
+    "astro-mdx": (
+        _astro_mdx, "src/content/games/tide-pool.mdx", "astro.config.mjs",
+        "src/content/games/harbour-lights.md", "name:", "nmae:",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_pre_commit_runs_validate_in_every_layout(
+    offline: dict[str, str], release: Path, tmp_path: Path, layout: str
+) -> None:
+    """The hook, configured without arguments at the repository root, runs when a page of the
+    site changes (wherever site.toml keeps them), finds the site and fails on a broken page."""
+    make, touched, unread, broken, before, after = LAYOUTS[layout]
+    repo = tmp_path / layout
+    make(repo)
+    config = {"repos": [{"repo": str(release), "rev": f"v{__version__}",
+                         "hooks": [{"id": "catalogctl-validate"}]}]}  # fmt: skip
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "site")
+    pre_commit = run(offline, repo)
+
+    proc = pre_commit("run", "--files", touched)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"catalogctl validate\.+Passed", proc.stdout), proc.stdout
+    proc = pre_commit("run", "--files", unread)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"catalogctl validate\.+\(no files to check\)Skipped", proc.stdout)
+
+    page = repo / broken
+    text = page.read_text(encoding="utf-8")
+    assert before in text
+    page.write_text(text.replace(before, after, 1), encoding="utf-8")
+    proc = pre_commit("run", "--files", touched)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert re.search(r"catalogctl validate\.+Failed", proc.stdout), proc.stdout
+    assert broken in proc.stdout

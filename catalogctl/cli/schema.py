@@ -32,8 +32,8 @@ def schema(
     content: Annotated[
         Path | None,
         typer.Argument(
-            help="For page: the content tree whose site.toml [fields] says where each key "
-            "is (Hugo's title, params.icon, ...). Default: ./content when there is one.",
+            help="For page: the site whose site.toml [fields] says where each key "
+            "is (Hugo's title, params.icon, ...). Default: the site here or around, if any.",
             show_default=False,
         ),
     ] = None,
@@ -63,7 +63,7 @@ def schema(
     if document is Document.site and content is not None:
         raise InputError("the site.toml schema is the same for every content tree: give no CONTENT")
     if document is Document.page:
-        fields = _fields_of(content if content is not None else Path("content"), content is None)
+        fields = _fields_of(_site_of(content), content is None)
         generated = _mapped(generated, fields)
     print_json(
         {
@@ -73,6 +73,19 @@ def schema(
             **generated,
         }
     )
+
+
+def _site_of(content: Path | None) -> Path:
+    """The site whose [fields] apply: as every command finds it (none near: ./content)."""
+    from catalogctl.cli.common import resolve_source
+    from catalogctl.errors import InputError
+
+    try:
+        return resolve_source(content).path
+    except InputError:
+        if content is not None:
+            raise
+        return Path("content")  # no site here: the schema of the catalog's own keys
 
 
 def _fields_of(root: Path, optional: bool) -> dict[str, Any]:

@@ -1,9 +1,10 @@
-"""Catalog sources: a content tree, a build directory, a games JSON file or a live base URL.
+"""Catalog sources read as published games: a content tree, a build, a games JSON file, a URL.
 
-Every source is loaded into the one contract model (`GameCatalog`) and validated, so every
-reader (`diff`, and any command that wants to read a deployed catalog) compares like with
-like. A source that cannot be read or is not a valid catalog raises `InputError` (exit 2)
-with a message naming the source and the problem.
+`locate` decides which kind of source an argument names; here each kind is loaded into the
+one contract model (`GameCatalog`) and validated, so every reader (`diff`, `check-links`)
+compares like with like. Every JSON document is depth-checked before it is parsed. A source
+that cannot be read or is not a valid catalog raises `InputError` (exit 2) with a message
+naming the source and the problem.
 
 Why one module: the four kinds of source end in the same validation against the contract model
 (`catalog_validator`, `_validate`) and the same error wording naming the source, and only the

@@ -151,7 +151,7 @@ def test_locate_what_each_command_reads(tmp_path: Path) -> None:
     assert locate("https://games.example.com").url == "https://games.example.com"
     with pytest.raises(InputError, match=r"is a build directory.*`catalogctl validate` reads a"):
         locate(dist, accept=CONTENT_KINDS)
-    with pytest.raises(InputError, match=r"is a URL; `catalogctl build` reads a content tree"):
+    with pytest.raises(InputError, match=r"is a URL; `catalogctl build` reads a site"):
         locate("https://games.example.com", accept=CONTENT_KINDS, command="build")
     with pytest.raises(InputError, match=r"games.json is a file; `catalogctl serve` reads"):
         locate(games, accept=SERVED_KINDS, command="serve")

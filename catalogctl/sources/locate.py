@@ -41,7 +41,7 @@ SITE_FILE = "site.toml"
 MANIFEST = "manifest.json"
 
 _WHAT = {
-    "content": "a content tree (the folder of site.toml)",
+    "content": "a site (the folder of site.toml)",
     "build": "a build directory (the folder of manifest.json)",
     "web-root": "a web root (the folder of api/v1/games/index.json)",
     "json": "a games JSON file",
@@ -97,11 +97,11 @@ def locate(
         return Located("url", Path(), text, url=text)
     path = Path(spec)
     if not path.exists():
-        raise InputError(f"source not found: {text} (expected {expected(accept)})")
+        raise InputError(f"source not found: {text}; expected {expected(accept)}")
     if path.is_file():
         return _file(path, text, accept, command)
     if not path.is_dir():
-        raise InputError(f"not a file or folder: {text} (expected {expected(accept)})")
+        raise InputError(f"not a file or folder: {text}; expected {expected(accept)}")
     return _folder(path, text, accept, command)
 
 

@@ -4,7 +4,7 @@ Every command asks here, so a path means the same to all of them:
 
 - a folder holding site.toml is a content tree (a site); naming site.toml is naming its folder;
 - a folder holding manifest.json is a build directory; a folder holding api/v1/games/index.json
-  is a web root (a copy of a build's public/); a `.json` file is a games JSON document;
+  is a web root (a copy of a build's public/); any other file is a games JSON document;
 - an `http(s)://` argument is a deployed catalog's base URL;
 - a folder with no site.toml of its own, a page or a games folder belongs to the site of the
   nearest site.toml above it (a Hugo site keeps site.toml at its root, beside `content/`), or
@@ -71,7 +71,7 @@ def is_url(spec: str) -> bool:
 
 
 def expected(accept: frozenset[Kind]) -> str:
-    """`a content tree (…), a build directory (…) or …`: the kinds a command reads."""
+    """`a site (…), a build directory (…) or …`: the kinds a command reads."""
     names = [_WHAT[k] for k in ("content", "build", "web-root", "json", "url") if k in accept]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
@@ -88,9 +88,16 @@ def locate(
     `command` names the command in the message that says what to pass; `sample`: with no
     argument and no site near, the bundled sample content (serve). Raises `InputError`.
     """
-    if spec is None:
-        return _here(accept, command, sample=sample)
-    text = str(spec)
+    text = "." if spec is None else str(spec)
+    try:
+        if spec is None:
+            return _here(accept, command, sample=sample)
+        return _named(spec, text, accept, command)
+    except OSError as exc:  # a name too long, a folder that cannot be listed, …
+        raise InputError(f"cannot read {text}: {exc.strerror or exc}") from None
+
+
+def _named(spec: str | Path, text: str, accept: frozenset[Kind], command: str) -> Located:
     if is_url(text):
         if "url" not in accept:
             raise InputError(f"{text} is a URL; `catalogctl {command}` reads {expected(accept)}")

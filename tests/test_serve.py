@@ -33,8 +33,8 @@ from catalogctl.serve.options import AccessFormat, ServeOptions
 from catalogctl.serve.responses import Table, choose_encoding, etag_matches
 from catalogctl.serve.worker import Worker
 from catalogctl.site.build import write_site
-from catalogctl.sources.served import SiteInput
 from catalogctl.site.render import render
+from catalogctl.sources.served import SiteInput
 from tests import conformance
 from tests.conftest import SAMPLE, ContentFactory, game_yaml
 

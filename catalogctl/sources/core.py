@@ -13,10 +13,7 @@ URL source needs the bounded fetch; apart, each loader would restate those rules
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -344,29 +341,11 @@ def catalog_validator() -> TypeAdapter[Any]:
     return TypeAdapter(_plain(GameCatalog, {}))
 
 
-@contextmanager
-def _without_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a catalog's objects are made.
-
-    Validation creates millions of acyclic objects (dicts, lists, strings); the collector
-    would walk the growing heap again and again for nothing, doubling the time of a large
-    catalog. Reference counting still frees everything as usual.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _validate(validate: Any, data: Any, where: str) -> list[dict[str, Any]]:
     from pydantic import ValidationError
 
     try:
-        with _without_gc():
-            catalog: dict[str, Any] = validate(data)
+        catalog: dict[str, Any] = validate(data)
     except ValidationError as exc:
         raise InputError(f"{where} is not a valid game catalog: {_describe(exc)}") from None
     games: list[dict[str, Any]] = catalog["games"]

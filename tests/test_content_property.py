@@ -83,8 +83,8 @@ def test_both_yaml_loaders_accept_the_same_pages(body: str) -> None:
     from catalogctl.content import yamldoc, yamlload
     from catalogctl.content.document import Problem
 
-    if yamlload.C_LOADER is None or yamldoc.loader_for(body) is yamlload.PureLoader:
-        return  # only texts the C loader would read: does the pure one agree?
+    if yamlload.C_LOADER is None:
+        return  # nothing to compare the pure loader with
     results = []
     for chosen in (yamlload.PureLoader, yamlload.C_LOADER):
         original = yamldoc.loader_for
@@ -143,11 +143,14 @@ def test_yaml_tags_are_the_ones_pyyaml_resolves(value: object, flow: bool, quote
                 todo.extend(node.value)
         return out
 
+    # libyaml is the reference (Jekyll and Hugo read YAML as it does); PyYAML's own pure
+    # loader refuses some texts libyaml reads (`[https://x.test/a?b=1]`).
+    reference = yaml.CSafeLoader if yamlload.C_LOADER is not None else yaml.SafeLoader
     for source in (text, plain):
-        expected = tags(source, yaml.SafeLoader)
+        expected = tags(source, reference)
         assert tags(source, yamlload.PureLoader) == expected
-        if yamlload.C_LOADER is not None and "\t" not in source:
-            assert tags(source, yamlload.C_LOADER) == tags(source, yaml.CSafeLoader)
+        if yamlload.C_LOADER is not None:
+            assert tags(source, yamlload.C_LOADER) == expected
 
 
 @settings(max_examples=300, deadline=None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -331,14 +330,6 @@ def test_read_summary_counts_every_kind_of_page(tmp_path: Path) -> None:
     assert "1 draft" in summary.describe() and "1 translation" in summary.describe()
 
 
-def test_no_environment_dependence_of_yaml_tabs(tmp_path: Path) -> None:
-    # libyaml would take a tab after a colon; the pure loader would not. Both refuse it here.
-    root = make(tmp_path, Case("syntax", {"a": g("A").replace("name: A", "name:\tA")}, "a.md", 2))
-    (f,) = found(root, "syntax")
-    assert f.line == 2 and "tab" in f.message
-    assert os.environ.get("CATALOGCTL_PURE_YAML") is None
-
-
 @pytest.mark.parametrize(
     ("toml", "line"),
     [
@@ -354,15 +345,3 @@ def test_toml_front_matter_is_toml_1_0(tmp_path: Path, toml: str, line: int) -> 
     root = make(tmp_path, Case("syntax", {"a": f"+++\n{toml}+++\n"}, "a.md", line))
     (f,) = found(root, "syntax")
     assert f.line == line, f
-
-
-@pytest.mark.parametrize("value", [">#", "|#x", ">-#\n  folded", "|2#\n  x"])
-def test_a_comment_glued_to_a_block_scalar_header_is_a_syntax_error(
-    tmp_path: Path, value: str
-) -> None:
-    # YAML needs white space before a comment; libyaml reads `>#` as a header and a comment,
-    # the pure-Python loader refuses it. Every machine refuses it here.
-    page = g("A").replace("description: ", f"description: {value}\n  text\nx: ", 1)
-    root = make(tmp_path, Case("syntax", {"a": page}, "a.md", None))
-    (f,) = found(root, "syntax")
-    assert f.line is not None and f.line >= 2

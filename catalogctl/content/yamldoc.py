@@ -1,7 +1,7 @@
 """YAML front matter: PyYAML's safe loader, its nodes' positions, and guards around it.
 
-One loader for every machine (`content.yamlload` picks the C or the pure-Python one for a text).
-A lone surrogate escape (`"\\ud800"`), which only the pure loader accepts, is refused here too.
+One reading on every machine, libyaml's (`content.yamlload`: the C loader, or the pure-Python one
+made to read alike). A lone surrogate escape (`"\\ud800"`), which only the pure loader accepts, is refused here too.
 
 No crash from deep input: PyYAML composes nodes recursively (in C for libyaml, where 25,000
 levels overflow the stack). The nesting depth is bounded from the text first, and counted
@@ -54,8 +54,8 @@ def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
         text = exc.problem or exc.context or "syntax error"
         if exc.context and exc.problem:
             text = f"{exc.problem} ({exc.context})"
-        if "'\\t'" in text or "\\t" in text:
-            text = "a tab cannot indent or separate YAML here; use spaces"
+        if "'\\t'" in text or "tab character" in text:
+            text = "a tab cannot indent YAML; indent with spaces"
         if mark is None:
             return Problem("syntax", f"invalid YAML: {text}")
         return Problem("syntax", f"invalid YAML: {text}", line0 + mark.line, mark.column + 1)

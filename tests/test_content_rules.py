@@ -55,7 +55,19 @@ CASES = [
         1,
         words="line 2 and line 10",
     ),
-    Case("unknown-key", {"a": g("A", extra="darft: true\n")}, "a.md", 10, 1, words="'draft'"),
+    Case(
+        "unknown-key", {"a": g("A", extra="platfroms: [iOS]\n")}, "a.md", 10, 1, words="'platforms'"
+    ),
+    Case("misspelled-key", {"a": g("A", extra="darft: true\n")}, "a.md", 10, 1, words="'draft'"),
+    Case(
+        "unknown-setting",
+        OK,
+        "site.toml",
+        12,
+        1,
+        site=SITE_TOML.replace("[stores.android]", "[store.android]"),
+        words="did you mean 'stores'",
+    ),
     Case("missing-field", {"a": g("A").replace("description: A game.\n", "")}, "a.md", 1, 1),
     Case("wrong-type", {"a": g("A", platforms="iOS")}, "a.md", 4, 12, words="list"),
     Case("empty-value", {"a": g("A", description='"  "')}, "a.md", 3, 14, words="blank"),
@@ -81,7 +93,7 @@ CASES = [
         8,
         words="apps.apple.com",
     ),
-    Case("store-platform", {"a": g("A", android=None)}, "a.md", 8, 3, words="'android'"),
+    Case("store-platform", {"a": g("A", android=None)}, "a.md", 8, 3, words="Google Play"),
     Case(
         "base-url",
         OK,
@@ -191,17 +203,17 @@ def test_every_rule_of_the_registry_is_tested() -> None:
 
 
 def test_rules_settings_turn_a_rule_down_or_off(tmp_path: Path) -> None:
-    case = Case("unknown-key", {"a": g("A", extra="darft: true\n")}, "a.md", 11)
+    case = Case("misspelled-key", {"a": g("A", extra="darft: true\n")}, "a.md", 11)
     root = make(tmp_path, case)
     site = root / "site.toml"
-    site.write_text(SITE_TOML + '\n[rules]\nunknown-key = "warning"\n', encoding="utf-8")
-    assert [f.severity for f in found(root, "unknown-key")] == ["warning"]
-    site.write_text(SITE_TOML + '\n[rules]\nunknown-key = "off"\n', encoding="utf-8")
-    assert found(root, "unknown-key") == []
+    site.write_text(SITE_TOML + '\n[rules]\nmisspelled-key = "warning"\n', encoding="utf-8")
+    assert [f.severity for f in found(root, "misspelled-key")] == ["warning"]
+    site.write_text(SITE_TOML + '\n[rules]\nmisspelled-key = "off"\n', encoding="utf-8")
+    assert found(root, "misspelled-key") == []
 
 
 def test_a_misspelled_draft_key_never_publishes_silently(tmp_path: Path) -> None:
-    root = make(tmp_path, Case("unknown-key", {"a": g("A", extra="darft: true\n")}, "a.md", 1))
+    root = make(tmp_path, Case("misspelled-key", {"a": g("A", extra="darft: true\n")}, "a.md", 1))
     with pytest.raises(ContentInvalid):
         load_catalog(root)
 
@@ -321,11 +333,13 @@ def test_read_summary_counts_every_kind_of_page(tmp_path: Path) -> None:
         "drafts": 1,
         "scheduled": 1,
         "expired": 1,
+        "failed": 0,
+        "unchecked": 0,
         "translations": 1,
         "sections": 1,
-        "ignored": 1,
         "resources": 0,
-        "failed": 0,
+        "ignored": 1,
+        "ignored_by_extension": {".txt": 1},
     }
     assert "1 draft" in summary.describe() and "1 translation" in summary.describe()
 

@@ -111,7 +111,7 @@ def _mapped(page: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     """The page schema with each catalog key moved to where `[fields]` reads it from."""
     from catalogctl.content.fields import FieldMap
 
-    fmap = FieldMap.from_settings(fields)
+    fmap = _keys_only(FieldMap.from_settings(fields))
     props: dict[str, Any] = page["properties"]
     required = set(page.get("required", ()))
     root: dict[str, Any] = {k: v for k, v in page.items() if k not in ("properties", "required")}
@@ -146,9 +146,10 @@ def _mapped(page: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
                     place(path, {**prop["additionalProperties"],
                                  "description": f"Plain download URL of the store `{store}`."},
                           needed=False)  # fmt: skip
-            place(fmap.stores, stores, needed=key in required and not fmap.store_paths)
-        else:
-            place(fmap.paths.get(key, (key,)), prop, needed=key in required)
+            if fmap.stores:
+                place(fmap.stores, stores, needed=key in required and not fmap.store_paths)
+        elif key in fmap.paths:
+            place(fmap.paths[key], prop, needed=key in required)
 
     def tidy(node: dict[str, Any]) -> None:
         if not node.get("required"):
@@ -159,3 +160,18 @@ def _mapped(page: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
 
     tidy(root)
     return root
+
+
+def _keys_only(fmap: Any) -> Any:
+    """The [fields] paths made of keys only: a path through a list (`links[platform=ios].url`)
+    is left out of the schema, and to validate."""
+    from types import SimpleNamespace
+
+    def keys(path: tuple[Any, ...]) -> bool:
+        return all(isinstance(p, str) for p in path)
+
+    return SimpleNamespace(
+        paths={k: p for k, p in fmap.paths.items() if keys(p)},
+        stores=fmap.stores if keys(fmap.stores) else (),
+        store_paths={k: p for k, p in fmap.store_paths.items() if keys(p)},
+    )

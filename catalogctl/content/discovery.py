@@ -1,12 +1,15 @@
-"""Finding the game pages under the games folder, as Hugo, Zola and Jekyll lay them out.
+"""Finding the game pages under the games folder, as Hugo, Zola, Jekyll, Eleventy, Astro and
+Next.js lay them out.
 
-- `<id>.md`, `<id>.markdown` at any depth (sections are folders); a Jekyll-style
+- `<id>.md`, `<id>.markdown`, `<id>.mdx` at any depth (sections are folders); a Jekyll-style
   `YYYY-MM-DD-<id>.md` name gives the id and, unless the page sets one, the date;
 - `<id>/index.md` is a leaf bundle: the id is the folder's name, its other files are resources;
 - `_index.md` (a section's own page) is skipped and counted;
 - `<id>.<lang>.md` and `index.<lang>.md` are translations: only `[content] language` is read (an
   untagged page is in that language), the others are skipped and counted;
-- files whose names start with `.` or `_`, and files that are not pages, are ignored and counted.
+- files whose names start with `.` or `_` (templates, drafts kept aside), repository files
+  (README, LICENSE, CHANGELOG, CONTRIBUTING, AUTHORS) and files that are not pages are ignored,
+  and counted by extension.
 
 The content tree is a boundary: a symlink is followed only when its target stays inside the
 tree (a loop, a dangling link or a target outside is a finding naming it); anything that is not
@@ -21,7 +24,7 @@ from typing import NamedTuple
 
 from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES
 
-PAGE_SUFFIXES = (".md", ".markdown")
+PAGE_SUFFIXES = (".md", ".markdown", ".mdx")
 # A language tag in a file name: a two-letter code, with a region (`fr`, `pt-br`, `zh_CN`), or
 # the configured language. `com.example.app.md` keeps its dots: "app" is not a language.
 _LANG_RE = r"[A-Za-z]{2}(?:[-_][A-Za-z0-9]{2,8})?"  # compiled when a name has a tag
@@ -55,8 +58,12 @@ class Discovery:
         self.problems: list[TreeProblem] = []
         self.translations = 0
         self.sections = 0
-        self.ignored = 0
+        self.ignored: dict[str, int] = {}  # extension (".png", "" for none) -> files
         self.resources = 0
+
+    def ignore(self, name: str, folder: bool = False) -> None:
+        kind = "folder" if folder else os.path.splitext(name)[1].lower()
+        self.ignored[kind] = self.ignored.get(kind, 0) + 1
 
 
 def safe_name(name: str) -> str:
@@ -184,7 +191,7 @@ class _Walker:
                 self.problem("file-name", child, "file name is not valid UTF-8; rename it")
                 continue
             if name.startswith("."):
-                found.ignored += 1
+                found.ignore(name, entry.is_dir(follow_symlinks=False))
                 continue
             try:
                 is_link = entry.is_symlink()
@@ -242,7 +249,7 @@ class _Walker:
         child = child or os.path.join(shown, safe_name(name))
         split = split_page_name(name, self.language)
         if split is None or split[0].lower() in NOT_PAGES:
-            found.ignored += 1
+            found.ignore(name)
             return
         stem, lang = split
         if stem == "_index":
@@ -253,7 +260,7 @@ class _Walker:
             if stem == "index":
                 found.sections += 1
             else:
-                found.ignored += 1
+                found.ignore(name)
             return
         if lang is not None and lang != self.language:
             found.translations += 1

@@ -3,7 +3,13 @@
 `name = "title"` reads the catalog's `name` from the page's `title`; dotted paths reach into
 nested tables (`icon = "params.icon"`, Hugo's `[params]`; `"extra.icon"`, Zola's `[extra]`).
 `[fields.stores]` maps each store key to its own front-matter key (`ios = "params.appstore"`);
-`stores = "extra.stores"` moves the whole stores table. Unmapped keys keep their own names.
+`stores = "extra.stores"` moves the whole stores table. In a list of objects,
+`list[key=value]` picks the first item whose `key` is `value`, compared without regard to
+case (`android = "links[platform=googleplay].url"`). Unmapped keys keep their own names.
+
+Each page tells which of site.toml's mappings it has (`Extracted.seen`) and which ran into a
+list without a `[key=value]` to pick an item (`Extracted.listed`): a mapping no page has is
+reported at its line of site.toml.
 """
 
 import re
@@ -13,107 +19,244 @@ from typing import Any, NamedTuple
 from catalogctl.content.document import Path
 from catalogctl.content.settings import CATALOG_KEYS
 
-_SEGMENT = r"[^.\s]+"  # compiled when site.toml maps a key
 MISSING: Any = object()
+# A segment: a key, then optionally `[key=value]` (compiled when site.toml maps a key).
+_SEGMENT = r"([^.\s\[\]=]+)(?:\[([^.\s\[\]=]+)=([^\[\]]*[^\[\]\s])\])?"
 
 
-def parse_path(text: str) -> tuple[str, ...] | None:
-    """`"params.icon"` → ("params", "icon"); None when it is not a dotted key path."""
-    parts = tuple(text.split("."))
-    if not text or not all(re.fullmatch(_SEGMENT, p) for p in parts):
+class Select(NamedTuple):
+    """`[key=value]`: the first item of a list that is a mapping whose `key` is `value`."""
+
+    key: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"[{self.key}={self.value}]"
+
+
+FieldPath = tuple["str | Select", ...]
+
+
+def parse_path(text: str) -> FieldPath | None:
+    """`"params.icon"` → ("params", "icon"); `"links[platform=ios].url"` → ("links",
+    Select("platform", "ios"), "url"); None when it is not such a path."""
+    if not text or text != text.strip():
         return None
-    return parts
+    parts: list[str | Select] = []
+    for piece in text.split("."):
+        m = re.fullmatch(_SEGMENT, piece)
+        if m is None:
+            return None
+        parts.append(m.group(1))
+        if m.group(2) is not None:
+            parts.append(Select(m.group(2), m.group(3)))
+    return tuple(parts)
 
 
-class FieldMap(NamedTuple):
-    """Catalog key → front-matter path; per-store paths."""
-
-    paths: Mapping[str, tuple[str, ...]]
-    stores: tuple[str, ...]
-    store_paths: Mapping[str, tuple[str, ...]]
-    # Top-level front-matter key -> the catalog key read from it, when each catalog key but
-    # `stores` is read from a top-level key of its own (else None): a page is then read in one
-    # pass over its keys.
-    top: Mapping[str, str] | None = None
-
-    @classmethod
-    def from_settings(cls, fields: Mapping[str, Any]) -> "FieldMap":
-        """The map of valid entries; invalid ones are reported by the site rules."""
-        paths: dict[str, tuple[str, ...]] = {k: (k,) for k in CATALOG_KEYS if k != "stores"}
-        stores: tuple[str, ...] = ("stores",)
-        store_paths: dict[str, tuple[str, ...]] = {}
-        for key, value in fields.items():
-            if key == "stores" and isinstance(value, dict):
-                for store, text in value.items():
-                    parsed = parse_path(text) if isinstance(text, str) else None
-                    if parsed is not None:
-                        store_paths[store] = parsed
-            elif key in CATALOG_KEYS and isinstance(value, str):
-                parsed = parse_path(value)
-                if parsed is None:
-                    continue
-                if key == "stores":
-                    stores = parsed
-                else:
-                    paths[key] = parsed
-        top = {path[0]: key for key, path in paths.items() if len(path) == 1}
-        return cls(paths, stores, store_paths, top if len(top) == len(paths) else None)
-
-    def source(self, loc: tuple[Any, ...]) -> Path:
-        """The front-matter path of a catalog location (`("platforms", 1)`, `("stores", "ios")`)."""
-        if not loc:
-            return ()
-        head, rest = loc[0], loc[1:]
-        if head == "stores":
-            if rest and rest[0] in self.store_paths:
-                return (*self.store_paths[rest[0]], *rest[1:])
-            return (*self.stores, *rest)
-        return (*self.paths.get(head, (head,)), *rest)
-
-    def used(self) -> Iterator[tuple[str, ...]]:
-        """Every front-matter path the catalog reads."""
-        yield from self.paths.values()
-        yield self.stores
-        yield from self.store_paths.values()
-
-
-DEFAULT_FIELDS = FieldMap.from_settings({})
-
-
-def get_path(data: Any, path: tuple[str, ...]) -> Any:
+def show_path(path: FieldPath) -> str:
+    """A path as site.toml writes it."""
+    out = ""
     for part in path:
+        out += str(part) if isinstance(part, Select) or not out else f".{part}"
+    return out
+
+
+class Found(NamedTuple):
+    """What a path gives in one page: the value (or MISSING), where it is, and whether it
+    ran into a list without a `[key=value]` (`listed`)."""
+
+    value: Any
+    where: Path
+    listed: bool = False
+
+
+def lookup(data: Any, path: FieldPath) -> Found:
+    """The value at `path`, with the path of list indexes that leads to it."""
+    where: list[str | int] = []
+    for part in path:
+        if isinstance(part, Select):
+            if not isinstance(data, list):
+                return Found(MISSING, tuple(where))
+            wanted = part.value.casefold()
+            for i, item in enumerate(data):
+                if isinstance(item, dict) and str(item.get(part.key, "")).casefold() == wanted:
+                    where.append(i)
+                    data = item
+                    break
+            else:
+                return Found(MISSING, tuple(where))
+        elif isinstance(data, dict) and part in data:
+            where.append(part)
+            data = data[part]
+        else:
+            return Found(MISSING, tuple(where), isinstance(data, list))
+    return Found(data, tuple(where))
+
+
+def get_path(data: Any, path: FieldPath) -> Any:
+    """The value at `path`, or MISSING."""
+    for part in path:
+        if type(part) is not str:
+            return lookup(data, path).value
         if not isinstance(data, dict) or part not in data:
             return MISSING
         data = data[part]
     return data
 
 
-def extract(
-    data: dict[str, Any], fmap: FieldMap
-) -> tuple[dict[str, Any], list[tuple[str, Path, Path]]]:
-    """The catalog keys of a page, and the store keys given in two places (key, path, path)."""
+class Mapped(NamedTuple):
+    """One entry of site.toml's `[fields]`: where it is written, what it maps, its path."""
+
+    loc: tuple[str, ...]  # ("fields", "name") or ("fields", "stores", "ios")
+    target: str  # the catalog key ("name"), or "stores.ios"
+    path: FieldPath
+
+
+class FieldMap(NamedTuple):
+    """Catalog key → front-matter path; per-store paths."""
+
+    paths: Mapping[str, FieldPath]
+    stores: FieldPath
+    store_paths: Mapping[str, FieldPath]
+    # Top-level front-matter key -> the catalog key read from it, when each catalog key but
+    # `stores` is read from a top-level key of its own (else None): a page is then read in one
+    # pass over its keys.
+    top: Mapping[str, str] | None = None
+    mapped: tuple[Mapped, ...] = ()  # the entries of [fields], to tell which pages have them
+    # Catalog keys (and "stores.<key>") whose [fields] entry is not valid: unknown in every
+    # page, so their checks are left out (site.toml's finding says why).
+    broken: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_settings(cls, fields: Mapping[str, Any]) -> "FieldMap":
+        """The map of valid entries; invalid ones are reported by the site rules."""
+        paths: dict[str, FieldPath] = {k: (k,) for k in CATALOG_KEYS if k != "stores"}
+        stores: FieldPath = ("stores",)
+        store_paths: dict[str, FieldPath] = {}
+        mapped: list[Mapped] = []
+        broken: set[str] = set()
+        for key, value in fields.items():
+            if key == "stores" and isinstance(value, dict):
+                for store, text in value.items():
+                    parsed = parse_path(text) if isinstance(text, str) else None
+                    if parsed is None:
+                        broken.add(f"stores.{store}")
+                        continue
+                    store_paths[store] = parsed
+                    mapped.append(Mapped(("fields", key, store), f"stores.{store}", parsed))
+            elif key in CATALOG_KEYS:
+                parsed = parse_path(value) if isinstance(value, str) else None
+                if parsed is None:
+                    broken.add(key)
+                    continue
+                mapped.append(Mapped(("fields", key), key, parsed))
+                if key == "stores":
+                    stores = parsed
+                else:
+                    paths[key] = parsed
+        top: dict[str, str] = {
+            path[0]: key for key, path in paths.items() if len(path) == 1 and type(path[0]) is str
+        }
+        whole = len(top) == len(paths)
+        return cls(
+            paths, stores, store_paths, top if whole else None, tuple(mapped), frozenset(broken)
+        )
+
+    def source(self, loc: tuple[Any, ...], where: Mapping[str, Path] | None = None) -> Path:
+        """The front-matter path of a catalog location (`("platforms", 1)`, `("stores",
+        "ios")`); `where`: the page's own paths of values found through lists."""
+        if not loc:
+            return ()
+        head, rest = loc[0], loc[1:]
+        if head == "stores":
+            if rest and rest[0] in self.store_paths:
+                found = where.get(f"stores.{rest[0]}") if where else None
+                return (*(found or _plain(self.store_paths[rest[0]])), *rest[1:])
+            found = where.get("stores") if where else None
+            return (*(found or _plain(self.stores)), *rest)
+        found = where.get(head) if where else None
+        return (*(found or _plain(self.paths.get(head, (head,)))), *rest)
+
+    def used(self) -> Iterator[tuple[tuple[str, ...], str]]:
+        """Every front-matter path of plain keys the catalog reads, with its catalog key
+        (paths through a list stop at the list)."""
+        for key, path in self.paths.items():
+            yield _plain(path), key
+        yield _plain(self.stores), "stores"
+        for store, path in self.store_paths.items():
+            yield _plain(path), f"stores.{store}"
+
+
+def _plain(path: FieldPath) -> tuple[str, ...]:
+    """The keys of a path up to its first `[key=value]`."""
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, Select):
+            break
+        out.append(part)
+    return tuple(out)
+
+
+DEFAULT_FIELDS = FieldMap.from_settings({})
+
+
+class Extracted(NamedTuple):
+    """The catalog keys of one page, and what site.toml's mappings found in it."""
+
+    values: dict[str, Any]
+    clashes: list[tuple[str, Path, Path]]  # a store given in two places: (key, path, path)
+    where: dict[str, Path]  # the page's path of a value found through a list
+    seen: int = 0  # bit i: the page has mapping i of `FieldMap.mapped`
+    listed: int = 0  # bit i: mapping i ran into a list without a `[key=value]`
+
+
+def extract(data: dict[str, Any], fmap: FieldMap) -> Extracted:
+    """The catalog keys of a page."""
     top = fmap.top
+    where: dict[str, Path] = {}
     if top is not None:
         out = {top[k]: v for k, v in data.items() if k in top}
     else:
         out = {}
         for key, path in fmap.paths.items():
-            value = data.get(path[0], MISSING) if len(path) == 1 else get_path(data, path)
+            value = _get(data, path, key, where)
             if value is not MISSING:
                 out[key] = value
     clashes: list[tuple[str, Path, Path]] = []
-    stores = get_path(data, fmap.stores)
+    stores = _get(data, fmap.stores, "stores", where)
     if fmap.store_paths:
         merged: dict[Any, Any] = dict(stores) if isinstance(stores, dict) else {}
         for key, path in fmap.store_paths.items():
-            value = get_path(data, path)
+            value = _get(data, path, f"stores.{key}", where)
             if value is MISSING:
                 continue
             if key in merged:
-                clashes.append((key, (*fmap.stores, key), path))
+                own = where.get(f"stores.{key}", _plain(path))
+                clashes.append((key, (*_plain(fmap.stores), key), own))
             merged[key] = value
         if merged or stores is not MISSING:
             out["stores"] = merged if (merged or isinstance(stores, dict)) else stores
     elif stores is not MISSING:
         out["stores"] = stores
-    return out, clashes
+    if not fmap.mapped:
+        return Extracted(out, clashes, where)
+    seen = listed = 0
+    for i, entry in enumerate(fmap.mapped):
+        found = lookup(data, entry.path)
+        if found.value is not MISSING:
+            seen |= 1 << i
+        elif found.listed:
+            listed |= 1 << i
+    return Extracted(out, clashes, where, seen, listed)
+
+
+def _get(data: dict[str, Any], path: FieldPath, name: str, where: dict[str, Path]) -> Any:
+    """The value at `path`; a value found through a list records its page path in `where`."""
+    if len(path) == 1 and type(path[0]) is str:
+        return data.get(path[0], MISSING)
+    if all(type(p) is str for p in path):
+        return get_path(data, path)
+    found = lookup(data, path)
+    if found.value is not MISSING:
+        where[name] = found.where
+    return found.value

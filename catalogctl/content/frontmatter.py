@@ -24,6 +24,44 @@ _TOML_CLOSE = re.compile(rb"\+\+\+[ \t]*\r?(?=\n|\Z)")
 _YAML_CLOSE_LINE = re.compile(rb"\n(?:---|\.\.\.)[ \t]*\r?(?=\n|\Z)")
 _TOML_CLOSE_LINE = re.compile(rb"\n\+\+\+[ \t]*\r?(?=\n|\Z)")
 _BOM = b"\xef\xbb\xbf"
+# Byte-order marks of the wide encodings (UTF-32's first: its little-endian mark starts with
+# UTF-16's).
+_WIDE_BOMS = (
+    (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+    (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
+    (b"\xfe\xff", "UTF-16 (big-endian)"),
+    (b"\xff\xfe", "UTF-16 (little-endian)"),
+)
+
+
+def wide_encoding(raw: bytes) -> str | None:
+    """The UTF-16 or UTF-32 encoding a file is saved in, by its byte-order mark or by the
+    zero bytes of its first characters (text in these starts with ASCII: `---`, `+++`, `{`,
+    a key); None for anything else."""
+    head = raw[:4]
+    if not head or (head[0] not in (0, 0xFE, 0xFF) and b"\x00" not in head[1:]):
+        return None  # the common case: a first byte of text, then no zero byte
+    for bom, name in _WIDE_BOMS:
+        if raw.startswith(bom):
+            return f"{name}, with a byte-order mark"
+    if len(head) == 4:
+        zero = [b == 0 for b in head]
+        if zero == [True, True, True, False]:
+            return "UTF-32 (big-endian)"
+        if zero == [False, True, True, True]:
+            return "UTF-32 (little-endian)"
+        if zero == [True, False, True, False]:
+            return "UTF-16 (big-endian)"
+        if zero == [False, True, False, True]:
+            return "UTF-16 (little-endian)"
+    return None
+
+
+def check_wide(raw: bytes) -> None:
+    """An `encoding` problem for a UTF-16 or UTF-32 file, naming its encoding."""
+    name = wide_encoding(raw)
+    if name is not None:
+        raise Problem("encoding", f"the file is saved as {name}; save it as UTF-8", 1, 1)
 
 
 def decode(raw: bytes, line0: int = 1) -> str:
@@ -43,6 +81,7 @@ def decode(raw: bytes, line0: int = 1) -> str:
 
 def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
     """The front matter of a page whose first bytes are `raw` (`complete`: the whole file)."""
+    check_wide(raw)
     raw = raw.removeprefix(_BOM)
     if not raw.strip():
         raise Problem(

@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 
 from catalogctl.content.discovery import Discovery, PageFile, discover, read_head
 from catalogctl.content.document import Document, Problem
-from catalogctl.content.fields import DEFAULT_FIELDS, FieldMap
-from catalogctl.content.frontmatter import HEAD_BYTES, decode, parse_page
+from catalogctl.content.fields import FieldMap
+from catalogctl.content.frontmatter import HEAD_BYTES, check_wide, decode, parse_page
 from catalogctl.content.limits import MAX_SITE_BYTES
 from catalogctl.content.rules.page import (
     DRAFT,
@@ -32,27 +32,27 @@ from catalogctl.content.rules.page import (
     check_page,
 )
 from catalogctl.content.rules.registry import DEFAULT_SEVERITIES, Findings, Severities
-from catalogctl.content.rules.site import check_site, severities_of
-from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, with_params
+from catalogctl.content.rules.site import check_mappings, check_site, severities_of
+from catalogctl.content.rules.stores import PLATFORM_OF_KIND, store_kind, with_params
+from catalogctl.content.rules.usable import SiteCheck
 from catalogctl.content.settings import SiteSettings
+from catalogctl.content.summary import ReadSummary
 from catalogctl.content.tomldoc import read_toml
 from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding
-from catalogctl.text import plural
 from catalogctl.urls import url_problem
 
 __all__ = [
     "GAMES_DIR",
     "SITE_FILE",
-    "SPEC_STORE_PARAMS",
     "Catalog",
     "Content",
     "ReadSummary",
-    "games_folder",
     "load",
     "load_catalog",
     "sample_content",
+    "store_platforms",
     "with_params",
 ]
 
@@ -60,62 +60,6 @@ SITE_FILE = "site.toml"
 GAMES_DIR = "games"
 # Below this many pages a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 1500
-
-
-class ReadSummary(NamedTuple):
-    """What a command read from a content tree, and what it left out."""
-
-    pages: int = 0  # page files read in the published language
-    published: int = 0
-    drafts: int = 0
-    scheduled: int = 0  # publishDate in the future
-    expired: int = 0  # expiryDate in the past
-    translations: int = 0  # pages in other languages, skipped
-    sections: int = 0  # _index.md section pages, skipped
-    ignored: int = 0  # files that are not pages
-    resources: int = 0  # files of leaf bundles besides their index.md
-    failed: int = 0  # pages that could not be read or checked
-
-    def describe(self) -> str:
-        """One line: `read 14 pages: 12 published, 1 draft, …`."""
-        parts = [f"{self.published} published"]
-        for n, word in (
-            (self.drafts, "draft"),
-            (self.scheduled, "scheduled"),
-            (self.expired, "expired"),
-            (self.failed, "with errors"),
-        ):
-            if n:
-                parts.append(
-                    f"{n} {word}"
-                    if word in ("scheduled", "expired", "with errors")
-                    else plural(n, word)
-                )
-        text = f"read {plural(self.pages, 'page')}: {', '.join(parts)}"
-        skipped = [
-            plural(n, word)
-            for n, word in ((self.translations, "translation"), (self.sections, "section page"))
-            if n
-        ]
-        if skipped:
-            text += f"; skipped {' and '.join(skipped)}"
-        if self.ignored:
-            text += f"; ignored {plural(self.ignored, 'other file')}"
-        return text
-
-    def to_json(self) -> dict[str, int]:
-        return {
-            "pages": self.pages,
-            "published": self.published,
-            "drafts": self.drafts,
-            "scheduled": self.scheduled,
-            "expired": self.expired,
-            "translations": self.translations,
-            "sections": self.sections,
-            "ignored": self.ignored,
-            "resources": self.resources,
-            "failed": self.failed,
-        }
 
 
 class Content(NamedTuple):
@@ -142,9 +86,9 @@ class Content(NamedTuple):
 
     def published(self) -> list[dict[str, Any]]:
         """The published games, in Hugo's order."""
-        games = [e for e in self.entries if e.state == PUBLISHED]
+        games = [e for e in self.entries if e.state == PUBLISHED and e.game is not None]
         games.sort(key=lambda e: e.order)
-        return [e.game for e in games]
+        return [e.game for e in games if e.game is not None]
 
 
 class Catalog(NamedTuple):
@@ -168,6 +112,17 @@ class Catalog(NamedTuple):
         )
 
 
+def store_platforms(site: SiteSettings) -> dict[str, str]:
+    """Store name → the platform its kind sells to ("ios", "android"), for the stores whose
+    kind has one."""
+    out: dict[str, str] = {}
+    for key, store in site.stores.items():
+        platform = PLATFORM_OF_KIND.get(store_kind(key, store))
+        if platform is not None:
+            out[store.name] = platform
+    return out
+
+
 # --- site.toml ------------------------------------------------------------------------------
 
 
@@ -179,43 +134,47 @@ def _inside(path: str, root_real: str) -> bool:
 def _site_document(raw: bytes, complete: bool, file: str) -> Document:
     if not complete:
         raise Problem("limit", f"site.toml is larger than {MAX_SITE_BYTES // 1024:,} KiB", 1, 1)
+    check_wide(raw)
     return read_toml(decode(raw.removeprefix(b"\xef\xbb\xbf")), file, 1, (1, 1))
+
+
+_NO_SITE = SiteCheck(None, None, frozenset())
 
 
 def _load_site(
     root: Path, shown: str
-) -> tuple[SiteSettings | None, Document | None, Severities, list[Finding]]:
+) -> tuple[SiteCheck, Document | None, Severities, list[Finding]]:
     path = os.path.join(root, SITE_FILE)
     file = os.path.join(shown, SITE_FILE)
     out = Findings(file, DEFAULT_SEVERITIES)
     if not os.path.lexists(path):
         out.add("site-missing", "site.toml is missing from the content tree")
-        return None, None, DEFAULT_SEVERITIES, out.items
+        return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
     if os.path.islink(path) and not _inside(path, os.path.realpath(root)):
         out.add("symlink-outside", "site.toml is a symlink out of the content tree; it is not read")
-        return None, None, DEFAULT_SEVERITIES, out.items
+        return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
     try:
         raw, complete = read_head(os.path.realpath(path), MAX_SITE_BYTES)
         doc = _site_document(raw, complete, file)
     except OSError as exc:
         out.add("unreadable-file", f"cannot read site.toml: {exc.strerror or exc}")
-        return None, None, DEFAULT_SEVERITIES, out.items
+        return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
-        return None, None, DEFAULT_SEVERITIES, out.items
+        return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
     severities = severities_of(doc.data)
     out.severities = severities
-    site = check_site(doc, out)
-    return site, doc, severities, out.items
+    return check_site(doc, out), doc, severities, out.items
 
 
 # --- pages ----------------------------------------------------------------------------------
 
 
 class _Outcome(NamedTuple):
-    entry: Entry | None
+    entry: Entry | None  # None: the page could not be read, or was not checked
     findings: list[Finding]
-    failed: bool
+    seen: int = 0  # which of site.toml's [fields] mappings the page has (bits)
+    listed: int = 0  # which ran into a list without picking an item (bits)
 
 
 _CONTEXT: PageContext | None = None  # set before the pages are checked (inherited by workers)
@@ -230,13 +189,14 @@ def _check_one(page: PageFile) -> _Outcome:
         doc = parse_page(raw, page.file, complete=complete)
     except OSError as exc:
         out.add("unreadable-file", f"cannot read: {exc.strerror or exc}")
-        return _Outcome(None, out.items, True)
+        return _Outcome(None, out.items)
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
-        return _Outcome(None, out.items, True)
-    entry = check_page(doc, page.id, page.date, ctx, out)
-    failed = entry is None or any(f.severity == ERROR for f in out.items)
-    return _Outcome(entry, out.items, failed)
+        return _Outcome(None, out.items)
+    entry, found = check_page(doc, page.id, page.date, ctx, out)
+    if found is None:
+        return _Outcome(entry, out.items)
+    return _Outcome(entry, out.items, found.seen, found.listed)
 
 
 def _crashed(page: PageFile, why: str) -> _Outcome:
@@ -248,7 +208,7 @@ def _crashed(page: PageFile, why: str) -> _Outcome:
         ERROR,
         rule="parser-crash",
     )
-    return _Outcome(None, [finding], True)
+    return _Outcome(None, [finding])
 
 
 def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
@@ -273,7 +233,8 @@ def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]
         return out
     by_id: dict[str, list[Entry]] = {}
     for e in entries:
-        by_id.setdefault(e.id, []).append(e)
+        if e.id:  # "": an invalid slug, reported already
+            by_id.setdefault(e.id, []).append(e)
     for game_id, same in by_id.items():
         if len(same) < 2:
             continue
@@ -298,17 +259,6 @@ def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]
 # --- the tree -------------------------------------------------------------------------------
 
 
-def games_folder(root: Path) -> Path:
-    """The games folder of a content tree, as its site.toml names it (for watching files)."""
-    try:
-        raw, _ = read_head(os.path.join(root, SITE_FILE), MAX_SITE_BYTES)
-        data = read_toml(decode(raw), SITE_FILE, 1, (1, 1)).data
-        games = data.get("content", {}).get("games", GAMES_DIR)
-        return root / (games if isinstance(games, str) else GAMES_DIR)
-    except (OSError, Problem, AttributeError):
-        return root / GAMES_DIR
-
-
 def load(
     root: Path,
     *,
@@ -324,83 +274,125 @@ def load(
     if not root.is_dir():
         raise InputError(f"not a content directory: {root}")
     shown = display if display is not None else str(root)
-    site, _doc, severities, findings = _load_site(root, shown)
-    if site is not None and base_url is not None:
+    checked, site_doc, severities, findings = _load_site(root, shown)
+    site, usable, broken = checked
+    if usable is not None and base_url is not None:
         problem = url_problem(base_url, schemes=("http", "https"))
         if problem is None and base_url.endswith("/"):
             problem = "must not end with '/'"
         if problem:
             raise InputError(f"--base-url {problem}: {base_url!r}")
-        site = site.replace(base_url=base_url)
+        usable = usable.replace(base_url=base_url)
+        site = site.replace(base_url=base_url) if site is not None else None
+        broken -= {"base_url"}
 
+    sitefile = Findings(os.path.join(shown, SITE_FILE), severities)
+    games_name = usable.content.games if usable is not None else GAMES_DIR
+    games_shown = os.path.normpath(os.path.join(shown, games_name))
+    found = _discover(root, usable, broken, findings, sitefile)
+
+    fields = None
+    if usable is not None and "fields" not in broken:
+        fields = FieldMap.from_settings(usable.fields)
+    ctx = PageContext(usable, fields, severities, now or dt.datetime.now(dt.UTC), locate, broken)
+    outcomes = _check_pages(found.pages, ctx)
+    entries = [o.entry for o in outcomes if o.entry is not None]
+    for outcome in outcomes:
+        findings.extend(outcome.findings)
+    findings.extend(sitefile.items)
+    findings.extend(_cross_checks(entries, severities))
+    if fields is not None and fields.mapped and site_doc is not None and found.pages:
+        mapping = Findings(sitefile.file, severities)
+        check_mappings(site_doc, fields.mapped, _mapping_use(found.pages, outcomes), mapping)
+        findings.extend(mapping.items)
+
+    summary = _summary(found, outcomes, findings)
+    if summary.published == 0 and summary.failed == 0 and summary.unchecked == 0:
+        empty = Findings(games_shown, severities)
+        empty.add("empty-catalog", f"no game is published ({summary.describe()})")
+        findings.extend(empty.items)
+    return Content(root, site, entries, findings, summary)
+
+
+def _discover(
+    root: Path,
+    site: SiteSettings | None,
+    broken: frozenset[str],
+    findings: list[Finding],
+    sitefile: Findings,
+) -> Discovery:
+    """The pages of the games folder that site.toml names (or the default one)."""
     games_name = site.content.games if site is not None else GAMES_DIR
     language = site.content.language if site is not None else "en"
     games_dir = os.path.normpath(os.path.join(root, games_name))
-    games_shown = os.path.normpath(os.path.join(shown, games_name))
+    games_shown = os.path.normpath(os.path.join(os.path.dirname(sitefile.file), games_name))
+    if broken & {"content", "content.games", "content.language"}:
+        return Discovery()  # where the pages are, or which of them to read, is not known
+    if any(f.rule == "games-folder" for f in findings):
+        return Discovery()
     found = Discovery()
-    sitefile = Findings(os.path.join(shown, SITE_FILE), severities)
-    root_real = os.path.realpath(root)
-    if not any(f.rule == "games-folder" for f in findings):
-        if not os.path.isdir(games_dir):
+    if not os.path.isdir(games_dir):
+        if site is not None:  # without settings, the missing site.toml is the finding
             sitefile.add(
                 "games-folder",
-                f"the games folder {games_name!r} is missing"
-                + ("" if site is None else " (set [content] games in site.toml)"),
+                f"the games folder {games_name!r} is missing (set [content] games in site.toml)",
                 file=games_shown,
             )
-        elif not _inside(games_dir, root_real):
-            sitefile.add(
-                "games-folder",
-                f"the games folder {games_name!r} leads out of the content tree",
-                file=games_shown,
-            )
-        else:
-            found = discover(games_dir, games_shown, str(root), language)
+    elif not _inside(games_dir, os.path.realpath(root)):
+        sitefile.add(
+            "games-folder",
+            f"the games folder {games_name!r} leads out of the content tree",
+            file=games_shown,
+        )
+    else:
+        found = discover(games_dir, games_shown, str(root), language)
     for p in found.problems:
         sitefile.add(p.rule, p.message, file=p.file)
+    return found
 
-    ctx = PageContext(
-        site,
-        FieldMap.from_settings(site.fields) if site is not None else DEFAULT_FIELDS,
-        severities,
-        now or dt.datetime.now(dt.UTC),
-        locate,
-    )
-    outcomes = _check_pages(found.pages, ctx)
-    entries: list[Entry] = []
+
+def _mapping_use(pages: list[PageFile], outcomes: list[_Outcome]) -> tuple[int, dict[int, str]]:
+    """Which [fields] mappings some page has (bits), and for each mapping that ran into a list
+    in a page that lacks it, the first such page."""
+    seen = 0
+    listed: dict[int, str] = {}
+    for page, outcome in zip(pages, outcomes, strict=True):
+        seen |= outcome.seen
+        bits, i = outcome.listed, 0
+        while bits:
+            if bits & 1:
+                listed.setdefault(i, page.file)
+            bits >>= 1
+            i += 1
+    return seen, listed
+
+
+def _summary(found: Discovery, outcomes: list[_Outcome], findings: list[Finding]) -> ReadSummary:
+    """Each page counted once: with errors, else by its state."""
+    failing = {f.file for f in findings if f.severity == ERROR}
     counts = {PUBLISHED: 0, DRAFT: 0, SCHEDULED: 0, EXPIRED: 0}
-    failed = 0
-    for outcome in outcomes:
-        findings.extend(outcome.findings)
+    failed = unchecked = 0
+    for page, outcome in zip(found.pages, outcomes, strict=True):
         entry = outcome.entry
-        if entry is not None:
-            entries.append(entry)
-        if entry is not None and entry.state == DRAFT:
-            counts[DRAFT] += 1
-        elif outcome.failed or entry is None:
+        if page.file in failing:
             failed += 1
+        elif entry is None or (entry.game is None and entry.state != DRAFT):
+            unchecked += 1
         else:
             counts[entry.state] += 1
-    findings.extend(sitefile.items)
-    findings.extend(_cross_checks(entries, severities))
-
-    summary = ReadSummary(
+    return ReadSummary(
         pages=len(found.pages),
         published=counts[PUBLISHED],
         drafts=counts[DRAFT],
         scheduled=counts[SCHEDULED],
         expired=counts[EXPIRED],
+        failed=failed,
+        unchecked=unchecked,
         translations=found.translations,
         sections=found.sections,
-        ignored=found.ignored,
         resources=found.resources,
-        failed=failed,
+        ignored=tuple(sorted(found.ignored.items())),
     )
-    if summary.published == 0 and failed == 0:
-        empty = Findings(games_shown, severities)
-        empty.add("empty-catalog", f"no game is published ({summary.describe()})")
-        findings.extend(empty.items)
-    return Content(root, site, entries, findings, summary)
 
 
 def load_catalog(

@@ -140,14 +140,21 @@ class ContentSettings(Settings):
             "are skipped; an untagged page is in this language.",
         ),
     ] = "en"
+    own_keys: Annotated[
+        list[Annotated[str, Field(min_length=1)]],
+        Field(
+            description="Front-matter keys the website uses for itself that look like a "
+            "catalog key (a Jekyll site's `platform`): never reported as a misspelling. "
+            "Dotted for nested keys (`params.platform`)."
+        ),
+    ] = field(default_factory=list)
 
 
 @dataclass(init=False, repr=False, eq=False, slots=True)
 class SiteSettings(Settings):
-    """`content/site.toml`."""
+    """`site.toml`: catalogctl's own file, every key of it known."""
 
-    # The website keeps its own keys in site.toml too.
-    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "ignore", "strict": True}
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
 
     base_url: Annotated[str, Field(description="Absolute base URL, without a trailing slash.")]
     title: Annotated[str, Field(min_length=1, description="Site title (llms.txt, docs page).")]
@@ -166,7 +173,9 @@ class SiteSettings(Settings):
         dict[str, str | dict[str, str]],
         Field(
             description="Front-matter key of a catalog key, dotted into nested tables "
-            '(`name = "title"`, `icon = "params.icon"`); `[fields.stores]` maps store keys.'
+            '(`name = "title"`, `icon = "params.icon"`); `[fields.stores]` maps each store '
+            "key to its link's key, and `list[key=value]` picks the item of a list of "
+            'objects whose `key` is `value` (`android = "links[platform=googleplay].url"`).'
         ),
     ] = field(default_factory=dict)
     rules: Annotated[

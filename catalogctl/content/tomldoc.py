@@ -20,7 +20,6 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from itertools import accumulate
-from typing import Any
 
 import tomli
 
@@ -200,6 +199,7 @@ class _Scan:
             if t.startswith("[[", self.i):
                 self.i += 2
                 path = self.resolve(self.key())
+                self.header_tables(path, where)
                 index = self.aot.get(path, -1) + 1
                 self.aot[path] = index
                 self.pos.keys.setdefault(path, where)
@@ -209,6 +209,7 @@ class _Scan:
             elif t[self.i] == "[":
                 self.i += 1
                 path = self.resolve(self.key())
+                self.header_tables(path, where)
                 self.define(path, where)
                 self.pos.keys.setdefault(path, where)
                 self.pos.values.setdefault(path, where)
@@ -232,6 +233,14 @@ class _Scan:
                 if self.i == before:
                     raise ValueError("no progress")
             yield
+
+    def header_tables(self, path: Path, where: Pos) -> None:
+        """The tables a header names on its way (`[store.android]` names `store`): located at
+        the first header that does, unless a key defined them before."""
+        for end in range(1, len(path)):
+            if type(path[end - 1]) is str:
+                self.pos.keys.setdefault(path[:end], where)
+                self.pos.values.setdefault(path[:end], where)
 
     def pair(self, table: Path) -> None:
         where = self.lc(self.i)
@@ -357,8 +366,3 @@ class _Finder:
 def scan_toml(text: str, line0: int = 1) -> Positions:
     """Where each key and value of a valid TOML text starts (a scan, not a parse)."""
     return _Scan(text, line0).run()
-
-
-def loads_with_limits(text: str, file: str) -> Any:
-    """`tomli.loads` with the limits, for callers that need no positions."""
-    return read_toml(text, file, 1, (1, 1)).data

@@ -1,7 +1,8 @@
 """YAML front matter: PyYAML's safe loader, its nodes' positions, and guards around it.
 
-One reading on every machine, libyaml's (`content.yamlload`: the C loader, or the pure-Python one
-made to read alike). A lone surrogate escape (`"\\ud800"`), which only the pure loader accepts, is refused here too.
+One reading on every machine, libyaml's (`content.yamlload`: the C loader, or the pure-Python
+one made to read alike). A lone surrogate escape (`"\\ud800"`), which only the pure loader
+accepts, is refused here too.
 
 No crash from deep input: PyYAML composes nodes recursively (in C for libyaml, where 25,000
 levels overflow the stack). The nesting depth is bounded from the text first, and counted

@@ -78,7 +78,7 @@ def findings_report(
     pages: Sequence[str] = (),
     files: int | None = None,
     games: int | None = None,
-    read: Mapping[str, int] | None = None,
+    read: Mapping[str, object] | None = None,
     read_line: str = "",
 ) -> Report:
     """The findings of `command` (validate, or build and serve when the content is invalid)."""

@@ -79,7 +79,7 @@ def load_source(
 def load_content(
     root: Path, *, label: str | None = None, note: str | None = None
 ) -> CatalogSnapshot:
-    from catalogctl.content.loader import SPEC_STORE_PARAMS, load_catalog
+    from catalogctl.content.loader import load_catalog, store_platforms
 
     shown = label if label is not None else str(root)
     try:
@@ -99,10 +99,9 @@ def load_content(
     games = _validate(
         catalog_validator().validate_python, {"schemaVersion": 1, "games": catalog.games}, shown
     )
-    platforms = {
-        conf.name: key for key, conf in catalog.site.stores.items() if key in SPEC_STORE_PARAMS
-    }
-    return CatalogSnapshot(shown, "content", games, None, platforms, note)
+    return CatalogSnapshot(
+        shown, "content", games, None, store_platforms(catalog.site), note
+    )
 
 
 def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:

@@ -1,4 +1,12 @@
-"""Keys: a key given twice in one mapping, and unknown keys that look like typos."""
+"""Keys: a key given twice in one mapping, and unknown keys that look like typos.
+
+A page's keys belong to the website: a key the catalog does not read is allowed. One that is a
+near miss of a key the catalog reads is reported with its did-you-mean: `unknown-key`, a
+warning (the site may use that name for itself: `[content] own_keys` says so); or
+`misspelled-key`, an error, when the key it resembles decides whether, when or where a page is
+published (`draft`, `slug`, `date`, `publishDate`, `expiryDate`): a typo there would publish
+what should not be.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +17,10 @@ from catalogctl.content.document import Document, Path
 from catalogctl.content.rules.registry import Findings
 from catalogctl.content.rules.suggest import Suggester
 from catalogctl.urls import shown
+
+# Catalog keys whose misspelling publishes something unintended: a draft, a page before its
+# date or after its expiry, a game under another id.
+GUARDED = frozenset({"draft", "slug", "date", "publishDate", "expiryDate"})
 
 
 def dotted(path: Path) -> str:
@@ -31,12 +43,17 @@ def check_duplicates(doc: Document, out: Findings) -> None:
 class KeyChecker:
     """Finds unknown keys close to known ones, at each level of the known paths."""
 
-    def __init__(self, known: Iterable[tuple[str, ...]]) -> None:
-        levels: dict[tuple[str, ...], set[str]] = {}
-        for path in known:
+    def __init__(
+        self, known: Iterable[tuple[tuple[str, ...], str]], own: Iterable[str] = ()
+    ) -> None:
+        """`known`: each front-matter path the catalog reads, with its catalog key; `own`: the
+        site's own keys (dotted), never reported."""
+        levels: dict[tuple[str, ...], dict[str, set[str]]] = {}
+        for path, catalog_key in known:
             for i, part in enumerate(path):
-                levels.setdefault(tuple(path[:i]), set()).add(part)
+                levels.setdefault(path[:i], {}).setdefault(part, set()).add(catalog_key)
         self.levels = {prefix: (names, Suggester(names)) for prefix, names in levels.items()}
+        self.own = frozenset(own)
 
     def check(self, data: Mapping[Any, Any], doc: Document, out: Findings) -> None:
         for prefix, (names, suggest) in self.levels.items():
@@ -52,11 +69,39 @@ class KeyChecker:
                 if close is None:
                     continue
                 path = (*prefix, key)
-                line, col = doc.key_pos(path)
-                out.add(
-                    "unknown-key",
-                    f"unknown key {shown(key)}; did you mean {close!r}?",
-                    line=line,
-                    column=col,
-                    field=dotted(path),
-                )
+                if self.own and dotted(path) in self.own:
+                    continue
+                self._report(path, close, names[close], doc, out)
+
+    def _report(
+        self, path: tuple[str, ...], close: str, reads: set[str], doc: Document, out: Findings
+    ) -> None:
+        key = path[-1]
+        guarded = sorted(reads & GUARDED)
+        if key.lower() == close.lower():
+            target = sorted(reads)[0]
+            table, _, store = target.partition(".")
+            entry = f"[fields.stores] {store}" if store else f"[fields] {table}"
+            hint = (
+                f"keys are case-sensitive: rename it to {close!r}, or map it in site.toml "
+                f'({entry} = "{dotted(path)}")'
+            )
+        else:
+            hint = f"did you mean {close!r}?"
+        if guarded:
+            rule = "misspelled-key"
+            why = (
+                f" As written, {guarded[0]!r} is not set: the page may publish when or where "
+                "it should not."
+            )
+        else:
+            rule = "unknown-key"
+            why = f" (A key of the site's own? List {dotted(path)!r} in [content] own_keys.)"
+        line, col = doc.key_pos(path)
+        out.add(
+            rule,
+            f"unknown key {shown(key)}: {hint}{why}",
+            line=line,
+            column=col,
+            field=dotted(path),
+        )

@@ -1,111 +1,63 @@
-"""The rules of one game page: its catalog keys, once `[fields]` has mapped them."""
+"""The rules of one game page: its catalog keys, once `[fields]` has mapped them.
+
+Every problem at once: a key that is missing or fails validation leaves out only the checks
+that need it (a page without a `name` still has its store links, id and vocabulary checked),
+and a page that fails is still an entry (its id takes part in the duplicate check, its state
+in the counts), only without a game to publish.
+"""
 
 import datetime as dt
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
-from catalogctl.content.document import Document
-from catalogctl.content.fields import FieldMap, extract
-from catalogctl.content.rules.keys import KeyChecker, check_duplicates, dotted
-from catalogctl.content.rules.registry import Findings, Severities
-from catalogctl.content.rules.stores import (
-    KIND_NAMES,
-    SPEC_STORE_PARAMS,
-    kind_problem,
-    store_kind,
-    with_params,
-)
-from catalogctl.content.rules.suggest import Suggester
+from catalogctl.content.document import Document, Path
+from catalogctl.content.fields import Extracted, extract
+from catalogctl.content.rules.keys import check_duplicates, dotted
+from catalogctl.content.rules.registry import Findings
 from catalogctl.content.rules.validation import pydantic_findings
-from catalogctl.content.settings import CATALOG_KEYS, GamePage, SiteSettings, validator
-from catalogctl.urls import MAX_URL_LENGTH, shown, url_problem
+from catalogctl.content.rules.values import (
+    Add,
+    PageContext,
+    check_icon,
+    check_store_platforms,
+    check_stores,
+    check_vocabulary,
+)
+from catalogctl.content.settings import REQUIRED_KEYS, GamePage
+from catalogctl.urls import shown
 
-if TYPE_CHECKING:
-    from pydantic_core import SchemaValidator
+__all__ = ["DRAFT", "EXPIRED", "PUBLISHED", "SCHEDULED", "Entry", "PageContext", "check_page"]
 
 # A slug must be usable as one URL path segment as it stands.
 _ID_RE = re.compile(r"^[^\s/\\?#%\"'<>`{}|^\[\]\x00-\x1f\x7f]+$")
 _CANONICAL_ID_RE = re.compile(r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$")
 MAX_ID_LENGTH = 200
-# A site path of RFC 3986 path characters only: no '%', '[', ']', '?' or '#' to check.
 _URL_SAFE = re.compile(r"[A-Za-z0-9_.~-]*")  # what quote() leaves as it is
-_PLAIN_PATH = re.compile(r"/[A-Za-z0-9\-._~/!$&()*+,;=:@]*")
+_NOTHING: frozenset[str] = frozenset()
 
 PUBLISHED, DRAFT, SCHEDULED, EXPIRED = "published", "draft", "scheduled", "expired"
 
 
-class PageContext:
-    """What every page is checked against (made once, shared by the parser processes)."""
-
-    __slots__ = (
-        "base",
-        "base_passes",
-        "fields",
-        "game",
-        "game_url",
-        "icon_prefix",
-        "invalid",
-        "keys",
-        "kinds",
-        "locate",
-        "now",
-        "severities",
-        "site",
-        "store_names",
-        "stores",
-        "vocab",
-    )
-
-    def __init__(
-        self,
-        site: SiteSettings | None,
-        fields: FieldMap,
-        severities: Severities,
-        now: dt.datetime,
-        locate: bool = False,  # record each published link's line (check-links reports them)
-    ) -> None:
-        from pydantic_core import ValidationError
-
-        self.site = site
-        self.fields = fields
-        self.severities = severities
-        self.now = now
-        self.locate = locate
-        ok = site is not None and url_problem(site.base_url, loopback_http=True) is None
-        # For checking site paths (a bad base_url is reported once, by the site rules).
-        self.base = site.base_url.rstrip("/") if ok and site else "https://example.com"
-        self.base_passes = url_problem(self.base, loopback_http=True) is None
-        self.icon_prefix = site.base_url if site is not None else ""  # a site path's prefix
-        # game_url with the base URL in place, "{id}" still to fill.
-        self.game_url = site.game_url.replace("{base_url}", site.base_url) if site else ""
-        self.game: SchemaValidator = validator("game")
-        self.invalid: type[ValidationError] = ValidationError
-        self.keys = KeyChecker([*((k,) for k in CATALOG_KEYS), *fields.used()])
-        self.kinds = {k: store_kind(k, s) for k, s in (site.stores.items() if site else ())}
-        self.stores = Suggester(self.kinds, min_length=1)
-        # key -> published name, in site.toml order
-        self.store_names = {k: s.name for k, s in (site.stores.items() if site else ())}
-        self.vocab: dict[str, tuple[frozenset[str], Suggester] | None] = {}
-        for name in ("platforms", "genres"):
-            allowed = getattr(site, name) if site is not None else None
-            self.vocab[name] = (
-                None if allowed is None else (frozenset(allowed), Suggester(allowed, min_length=1))
-            )
-
-
 class Entry(NamedTuple):
-    """A page that validated: its published game and how it sorts."""
+    """A page that was checked: its id, its state and, when every catalog key validated,
+    the game it publishes."""
 
-    id: str
+    id: str  # "" when its `slug` is not valid
     file: str
     state: str  # published | draft | scheduled | expired
-    game: dict[str, Any]
+    game: dict[str, Any] | None  # None: a catalog key is missing or invalid
     order: tuple[Any, ...]
     id_pos: tuple[int, int]
     id_field: str
     lines: dict[str, int | None]  # "icon", "stores.<name>", "url" (filled with --locate)
+
+
+class _Page(NamedTuple):
+    src: GamePage  # the values that validated; the others are None
+    missing: frozenset[str]  # catalog keys without a valid value: their checks are left out
+    all_stores: bool  # every store link of the page validated and is known
+    found: Extracted
 
 
 def _as_time(value: Any) -> dt.datetime | str | None:
@@ -130,46 +82,46 @@ def _as_time(value: Any) -> dt.datetime | str | None:
     return result
 
 
-# Reports a finding at the value of a catalog location: add(rule, ("stores", "ios"), message).
-_Add = Callable[[str, tuple[Any, ...], str], None]
-
-
 def check_page(
     doc: Document, default_id: str, default_date: str | None, ctx: PageContext, out: Findings
-) -> Entry | None:
-    """Every rule of one page; the entry to publish when it has no error."""
-    src = _game_page(doc, default_date, ctx, out)
-    if src is None:
-        return None
-    fmap = ctx.fields
+) -> tuple[Entry | None, Extracted | None]:
+    """Every rule of one page: its entry (None when site.toml could not be read, so the page
+    was only parsed) and what site.toml's mappings found in it."""
+    if ctx.fields is None:
+        check_duplicates(doc, out)
+        return None, None
+    page = _game_page(doc, default_date, ctx, out)
+    src, missing, fmap, where = page.src, page.missing, ctx.fields, page.found.where
 
     def add(rule: str, loc: tuple[Any, ...], msg: str) -> None:
-        path = fmap.source(loc)
+        path = fmap.source(loc, where)
         line, col = doc.value_pos(path)
         out.add(rule, msg, line=line, column=col, field=dotted(path))
 
-    game_id, id_loc = _check_id(src, default_id, add)
+    game_id, id_loc = _check_id(src, default_id, add) if "slug" not in missing else ("", ())
     for name in ("name", "description"):
-        if not getattr(src, name).strip():
+        if name not in missing and not getattr(src, name).strip():
             add("empty-value", (name,), "must not be blank")
-    times = _check_times(src, add)
-    icon_url = _check_icon(src.icon, ctx, add)
-    _check_vocabularies(src, ctx, add)
-    passing = _check_stores(src, ctx, add)
-    _check_store_platforms(src, add)
-    if ctx.site is None:
-        return None
-    return _entry(doc, src, ctx, game_id, id_loc, times, icon_url, passing)
+    times = _check_times(src, missing, add)
+    icon_url = check_icon(src.icon, ctx, add) if "icon" not in missing else ""
+    for name in ("platforms", "genres"):
+        if name not in missing:
+            check_vocabulary(name, getattr(src, name), ctx, add)
+    passing = check_stores(src.stores, ctx, add) if "stores" not in missing else {}
+    if ctx.stores_known and page.all_stores and not missing & {"platforms", "stores"}:
+        check_store_platforms(src, ctx, add)
+    return _entry(doc, page, ctx, game_id, id_loc, times, icon_url, passing), page.found
 
 
-def _game_page(
-    doc: Document, default_date: str | None, ctx: PageContext, out: Findings
-) -> GamePage | None:
-    """The page's catalog keys, validated; None (with findings) when they do not validate."""
-    data, clashes = extract(doc.data, ctx.fields)
+def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: Findings) -> _Page:
+    """The page's catalog keys: the ones that validate, and findings for the others."""
+    fmap = ctx.fields
+    assert fmap is not None
+    found = extract(doc.data, fmap)
+    data = found.values
     out.draft = data.get("draft") is True
     check_duplicates(doc, out)
-    for key, first, second in clashes:
+    for key, first, second in found.clashes:
         line, col = doc.value_pos(second)
         out.add(
             "duplicate-key",
@@ -181,15 +133,41 @@ def _game_page(
     ctx.keys.check(doc.data, doc, out)
     if "date" not in data and default_date is not None:
         data["date"] = default_date
+    # A key whose [fields] entry is broken is unknown, not missing (site.toml says why).
+    unknown = {b.partition(".")[0] for b in fmap.broken}
     try:
         src: GamePage = ctx.game.validate_python(data)
     except ctx.invalid as exc:
-        pydantic_findings(exc.errors(include_url=False), doc, out, ctx.fields.source)
-        return None
-    return src
+        errors = [
+            e
+            for e in exc.errors(include_url=False)
+            if not (e["type"] == "missing" and e["loc"][0] in unknown)
+        ]
+        pydantic_findings(errors, doc, out, lambda loc: fmap.source(loc, found.where))
+        return _partial(data, errors, unknown, found)
+    return _Page(src, _NOTHING, not unknown, found)
 
 
-def _check_id(src: GamePage, default_id: str, add: _Add) -> tuple[str, tuple[Any, ...]]:
+def _partial(data: dict[str, Any], errors: list[Any], unknown: set[str], found: Extracted) -> _Page:
+    """The values that validated (a store link that failed leaves the others)."""
+    bad: set[str] = set(unknown)
+    bad_links: set[Any] = set()
+    for err in errors:
+        loc = err["loc"]
+        if loc[0] == "stores" and len(loc) > 1:
+            bad_links.add(loc[1])
+        else:
+            bad.add(str(loc[0]))
+    values = {k: v for k, v in data.items() if k not in bad}
+    stores = values.get("stores")
+    if isinstance(stores, dict) and bad_links:
+        values["stores"] = {k: v for k, v in stores.items() if k not in bad_links}
+    missing = frozenset(bad | (REQUIRED_KEYS - values.keys()))
+    src = GamePage(**{**dict.fromkeys(REQUIRED_KEYS), **values})
+    return _Page(src, missing, not bad_links and "stores" not in unknown, found)
+
+
+def _check_id(src: GamePage, default_id: str, add: Add) -> tuple[str, tuple[Any, ...]]:
     """The game's id (its slug, else the file's name) and where it was given."""
     game_id = src.slug if src.slug is not None else default_id
     id_loc: tuple[Any, ...] = ("slug",) if src.slug is not None else ()
@@ -207,11 +185,11 @@ def _check_id(src: GamePage, default_id: str, add: _Add) -> tuple[str, tuple[Any
     return game_id, id_loc
 
 
-def _check_times(src: GamePage, add: _Add) -> dict[str, dt.datetime | None]:
+def _check_times(src: GamePage, missing: frozenset[str], add: Add) -> dict[str, dt.datetime | None]:
     """`date`, `publishDate` and `expiryDate` as UTC datetimes (None: not given or invalid)."""
     times: dict[str, dt.datetime | None] = {}
     for name in ("date", "publishDate", "expiryDate"):
-        value = _as_time(getattr(src, name))
+        value = None if name in missing else _as_time(getattr(src, name))
         if value == "invalid":
             add(
                 "invalid-date",
@@ -222,95 +200,6 @@ def _check_times(src: GamePage, add: _Add) -> dict[str, dt.datetime | None]:
             value = None
         times[name] = value if isinstance(value, dt.datetime) else None
     return times
-
-
-def _check_icon(icon: str, ctx: PageContext, add: _Add) -> str:
-    """The icon's published URL: an absolute URL, or a site path under the base URL."""
-    if not icon.startswith("/") or icon.startswith("//"):
-        problem = url_problem(icon, loopback_http=True)
-        if problem:
-            add(
-                "invalid-url",
-                ("icon",),
-                f"must be an absolute https:// URL or a site path like /icons/x.png: {problem}",
-            )
-        return icon
-    # A plain path after a base that passes cannot change the verdict: the common case
-    # skips the full check (same answer, a third of the time of a page's URL checks).
-    plain = ctx.base_passes and len(ctx.base) + len(icon) <= MAX_URL_LENGTH
-    if not (plain and _PLAIN_PATH.fullmatch(icon)):
-        problem = url_problem(ctx.base + icon, loopback_http=True)
-        if problem:
-            add("invalid-url", ("icon",), f"the site path {shown(icon)} {problem}")
-    return ctx.icon_prefix + icon
-
-
-def _check_vocabularies(src: GamePage, ctx: PageContext, add: _Add) -> None:
-    """Platforms and genres: each listed once, each from site.toml's list when it has one."""
-    for vocab_name in ("platforms", "genres"):
-        values: list[str] = getattr(src, vocab_name)
-        vocab = ctx.vocab.get(vocab_name)
-        if len(set(values)) == len(values) and (vocab is None or vocab[0].issuperset(values)):
-            continue  # the common case, answered without a step per value
-        seen: set[str] = set()
-        for i, value in enumerate(values):
-            if value in seen:
-                add("duplicate-value", (vocab_name, i), f"{shown(value)} is listed twice")
-            seen.add(value)
-            if vocab is not None and value not in vocab[0]:
-                close = vocab[1](value)
-                hint = f"; did you mean {close!r}?" if close else ""
-                add(
-                    "vocabulary",
-                    (vocab_name, i),
-                    f"{shown(value)} is not in the {vocab_name} of site.toml{hint}",
-                )
-
-
-def _check_stores(src: GamePage, ctx: PageContext, add: _Add) -> dict[str, str]:
-    """The store links that may be published (key -> URL, with attribution parameters)."""
-    site = ctx.site
-    passing: dict[str, str] = {}
-    for key, url in src.stores.items():
-        loc = ("stores", key)
-        if site is not None and key not in site.stores:
-            close = ctx.stores(key)
-            hint = f"did you mean {close!r}? " if close else ""
-            known = ", ".join(site.stores) or "none"
-            add(
-                "unknown-store",
-                loc,
-                f"unknown store key {shown(key)}; {hint}site.toml defines: {known}",
-            )
-            continue
-        problem = url_problem(url, loopback_http=True)
-        if problem:
-            add("invalid-url", loc, f"store URL {problem}")
-            continue
-        kind = ctx.kinds.get(key, "other")
-        problem = kind_problem(kind, url)
-        if problem:
-            add("store-url", loc, f"{problem} ({KIND_NAMES[kind]} store {key!r})")
-            passing[key] = url  # published without the store's attribution parameters
-        else:
-            passing[key] = with_params(url, site.stores[key].params) if site is not None else url
-    return passing
-
-
-def _check_store_platforms(src: GamePage, add: _Add) -> None:
-    """A platform of SPEC §2.4 and its store link come together."""
-    platform_keys = {p.lower() for p in src.platforms}
-    store_keys = {k.lower() for k in src.stores}
-    if platform_keys == store_keys:
-        return
-    for key in sorted(SPEC_STORE_PARAMS.keys() & platform_keys - store_keys):
-        add("store-platform", ("stores",), f"lists platform {key!r} but has no {key!r} store link")
-    for key in sorted(SPEC_STORE_PARAMS.keys() & store_keys - platform_keys):
-        add(
-            "store-platform",
-            ("platforms",),
-            f"has a {key!r} store link but does not list that platform",
-        )
 
 
 def _state(draft: bool, times: dict[str, dt.datetime | None], now: dt.datetime) -> str:
@@ -326,7 +215,7 @@ def _state(draft: bool, times: dict[str, dt.datetime | None], now: dt.datetime) 
 
 def _entry(
     doc: Document,
-    src: GamePage,
+    page: _Page,
     ctx: PageContext,
     game_id: str,
     id_loc: tuple[Any, ...],
@@ -334,7 +223,15 @@ def _entry(
     icon_url: str,
     passing: dict[str, str],
 ) -> Entry:
-    """The published game of a page that passed, how it sorts and where its values are."""
+    """The page's entry: its state, and the game it publishes when every key validated."""
+    src, fmap, where = page.src, ctx.fields, page.found.where
+    assert fmap is not None
+    id_path: Path = fmap.source(id_loc, where) if id_loc else ()
+    id_pos = doc.value_pos(id_path) if id_path else doc.start
+    field_name = dotted(id_path) if id_path else "id"
+    state = _state(src.draft is True, times, ctx.now)
+    if page.missing or not game_id or ctx.site is None:
+        return Entry(game_id, doc.file, state, None, (), id_pos, field_name, {})
     date = times["date"]
     weight = src.weight or 0
     order = (
@@ -361,17 +258,11 @@ def _entry(
             if key in passing
         ],
     }
-    fmap = ctx.fields
-    id_path = fmap.source(id_loc) if id_loc else ()
-    id_pos = doc.value_pos(id_path) if id_path else doc.start
     lines: dict[str, int | None] = {}
     if ctx.locate:
         lines["url"] = id_pos[0] if id_path else None
-        lines["icon"] = doc.value_pos(fmap.source(("icon",)))[0]
+        lines["icon"] = doc.value_pos(fmap.source(("icon",), where))[0]
         for key in passing:
             name = ctx.store_names[key]
-            lines[f"stores.{name}"] = doc.value_pos(fmap.source(("stores", key)))[0]
-    field_name = dotted(id_path) if id_path else "id"
-    return Entry(
-        game_id, doc.file, _state(src.draft, times, ctx.now), game, order, id_pos, field_name, lines
-    )
+            lines[f"stores.{name}"] = doc.value_pos(fmap.source(("stores", key), where))[0]
+    return Entry(game_id, doc.file, state, game, order, id_pos, field_name, lines)

@@ -44,7 +44,14 @@ RULES: dict[str, Rule] = {
         _r("syntax", ERROR, False, "YAML, TOML or JSON syntax error"),
         _r("limit", ERROR, False, "input over a limit: size, nesting depth, number length, keys"),
         _r("duplicate-key", ERROR, True, "a key given twice in one mapping"),
-        _r("unknown-key", ERROR, True, "an unknown key close to a known one (a typo)"),
+        _r("unknown-key", WARNING, True, "a front-matter key close to a catalog key (a typo?)"),
+        _r(
+            "misspelled-key",
+            ERROR,
+            True,
+            "a key close to draft, slug or a date key: the page would publish when or where "
+            "it should not",
+        ),
         # values of a game page
         _r("missing-field", ERROR, False, "a required catalog key is missing"),
         _r("wrong-type", ERROR, False, "a value has the wrong type"),
@@ -65,7 +72,14 @@ RULES: dict[str, Rule] = {
         _r("spec-params", WARNING, True, "attribution parameters differ from the SPEC's"),
         _r("api-lifecycle", ERROR, False, "inconsistent deprecation and sunset settings"),
         _r("migration-link", WARNING, True, "a deprecated version without a migration guide"),
-        _r("field-mapping", ERROR, False, "a [fields] entry that is not a dotted key path"),
+        _r("unknown-setting", ERROR, False, "a key of site.toml that catalogctl does not know"),
+        _r(
+            "field-mapping",
+            ERROR,
+            False,
+            "a [fields] entry that is not a key path, that no page has, or that runs through a "
+            "list without picking an item",
+        ),
         _r("rule-config", ERROR, False, "a [rules] entry that cannot be applied"),
         # the catalog
         _r("duplicate-id", ERROR, False, "two pages publish the same id"),

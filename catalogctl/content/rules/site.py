@@ -1,7 +1,14 @@
-"""The rules of site.toml: settings, [content], [fields], [rules], stores and API lifecycle."""
+"""The rules of site.toml: settings, [content], [fields], [rules], stores and API lifecycle.
+
+site.toml is catalogctl's own file: every key of it is known, an unknown one is an error with
+a did-you-mean (or the keys that table takes) at the line of the key itself. A value that fails
+hides only the checks that need it: the pages are still checked against the settings that
+validate (`usable_site`), and `SiteCheck.broken` names the ones that did not.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import posixpath
 import re
@@ -9,34 +16,39 @@ from collections.abc import Callable
 from typing import Any
 
 from catalogctl.content.document import Document
-from catalogctl.content.fields import parse_path
-from catalogctl.content.rules.keys import KeyChecker, dotted
+from catalogctl.content.fields import Mapped, parse_path, show_path
+from catalogctl.content.rules.keys import dotted
 from catalogctl.content.rules.registry import RULES, Findings, Severities
-from catalogctl.content.rules.stores import SPEC_STORE_PARAMS
+from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, store_kind
 from catalogctl.content.rules.suggest import Suggester
-from catalogctl.content.rules.validation import pydantic_findings
+from catalogctl.content.rules.usable import SiteCheck, usable_site
+from catalogctl.content.rules.validation import UNKNOWN, pydantic_findings
 from catalogctl.content.settings import (
     CATALOG_KEYS,
-    SITE_KEYS,
+    ApiSettings,
     ApiVersionSettings,
     ContentSettings,
+    Settings,
     SiteSettings,
+    StoreSettings,
     validator,
 )
 from catalogctl.urls import shown, url_problem
 
 _DIGITS_RE = re.compile(r"^[0-9]+$")
 _LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
-_NESTED_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {
-    ("content",): ("games", "language"),
-    ("api",): ("v1",),
-    ("api", "v1"): ("status", "deprecation", "sunset", "migration"),
-    ("stores", "*"): ("name", "kind", "params"),
+# The settings class of each table ("*": any store key), for the keys it takes.
+_TABLES: dict[tuple[str, ...], type[Settings]] = {
+    (): SiteSettings,
+    ("content",): ContentSettings,
+    ("api",): ApiSettings,
+    ("api", "v1"): ApiVersionSettings,
+    ("stores", "*"): StoreSettings,
 }
-_SUGGEST = {prefix: Suggester(names, min_length=1) for prefix, names in _NESTED_KEYS.items()}
+_KNOWN = {prefix: tuple(f.name for f in dataclasses.fields(cls)) for prefix, cls in _TABLES.items()}
+_SUGGEST = {prefix: Suggester(names, min_length=1) for prefix, names in _KNOWN.items()}
 _RULE_IDS = Suggester(RULES, min_length=1)
 _CATALOG_KEYS = Suggester(CATALOG_KEYS, min_length=1)
-_TOP = KeyChecker([(k,) for k in SITE_KEYS])
 
 
 def severities_of(data: dict[str, Any]) -> Severities:
@@ -46,9 +58,8 @@ def severities_of(data: dict[str, Any]) -> Severities:
     return Severities({k: v for k, v in rules.items() if v in ("error", "warning", "off")})
 
 
-def check_site(doc: Document, out: Findings) -> SiteSettings | None:
+def check_site(doc: Document, out: Findings) -> SiteCheck:
     data = doc.data
-    _TOP.check(data, doc, out)
     _check_rules(data.get("rules"), doc, out)
     _check_fields(data.get("fields"), data.get("stores"), doc, out)
     from pydantic_core import ValidationError
@@ -58,15 +69,19 @@ def check_site(doc: Document, out: Findings) -> SiteSettings | None:
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         for err in errors:
-            if err["type"] == "extra_forbidden":
+            if err["type"] in UNKNOWN:
                 _unknown(tuple(err["loc"]), doc, out)
-        pydantic_findings([e for e in errors if e["type"] != "extra_forbidden"], doc, out)
-        return None
+        pydantic_findings([e for e in errors if e["type"] not in UNKNOWN], doc, out)
+        usable, broken = usable_site(data, errors)
+        if usable is not None:
+            _check_values(usable, doc, out)
+        return SiteCheck(None, usable, broken)
     _check_values(site, doc, out)
-    return site
+    return SiteCheck(site, site, frozenset())
 
 
 def _unknown(loc: tuple[Any, ...], doc: Document, out: Findings) -> None:
+    loc = tuple(p for p in loc if p != "[key]")
     prefix = tuple(
         "*" if len(loc) == 3 and loc[0] == "stores" and i == 1 else p
         for i, p in enumerate(loc[:-1])
@@ -74,17 +89,39 @@ def _unknown(loc: tuple[Any, ...], doc: Document, out: Findings) -> None:
     suggest = _SUGGEST.get(prefix)
     close = suggest(str(loc[-1])) if suggest is not None else None
     hint = f"; did you mean {close!r}?" if close else ""
-    known = _NESTED_KEYS.get(prefix)
+    known = _KNOWN.get(prefix)
     if not hint and known:
-        hint = f"; expected one of: {', '.join(known)}"
+        where = f"[{dotted(loc[:-1])}]" if loc[:-1] else "site.toml"
+        hint = f"; {where} takes: {', '.join(known)}"
     line, col = doc.key_pos(loc)
     out.add(
-        "unknown-key",
+        "unknown-setting",
         f"unknown key {shown(str(loc[-1]))}{hint}",
         line=line,
         column=col,
         field=dotted(loc),
     )
+
+
+def check_mappings(
+    doc: Document, mapped: tuple[Mapped, ...], use: tuple[int, dict[int, str]], out: Findings
+) -> None:
+    """Each [fields] entry that no page has: misspelled, or running through a list without
+    `[key=value]` to pick an item (reported at its line of site.toml)."""
+    seen, listed = use
+    for i, entry in enumerate(mapped):
+        if seen >> i & 1:
+            continue
+        line, col = doc.value_pos(entry.loc)
+        path = show_path(entry.path)
+        if i in listed:
+            message = (
+                f"{path!r} runs through a list (in {listed[i]}, and no page has it): pick an "
+                f"item with [key=value], e.g. 'links[platform=googleplay].url'"
+            )
+        else:
+            message = f"no page has {path!r}: check the key's spelling, or remove this line"
+        out.add("field-mapping", message, line=line, column=col, field=dotted(entry.loc))
 
 
 def _check_rules(rules: Any, doc: Document, out: Findings) -> None:
@@ -98,7 +135,7 @@ def _check_rules(rules: Any, doc: Document, out: Findings) -> None:
             close = _RULE_IDS(str(key))
             hint = f"did you mean {close!r}? " if close else ""
             out.add(
-                "unknown-key",
+                "unknown-setting",
                 f"unknown rule {shown(str(key))}; {hint}"
                 "`catalogctl validate --list-rules` lists them",
                 line=line,
@@ -129,7 +166,7 @@ def _check_fields(fields: Any, stores: Any, doc: Document, out: Findings) -> Non
             )
             line, col = doc.key_pos(loc)
             out.add(
-                "unknown-key",
+                "unknown-setting",
                 f"{shown(str(key))} is not a catalog key{hint}",
                 line=line,
                 column=col,
@@ -144,7 +181,8 @@ def _check_fields(fields: Any, stores: Any, doc: Document, out: Findings) -> Non
                 out.add(
                     "field-mapping",
                     "must be a front-matter key, dotted for nested tables "
-                    f'("params.icon"), not {shown(str(text))}',
+                    f'("params.icon"), with [key=value] to pick an item of a list '
+                    f'("links[platform=ios].url"), not {shown(str(text))}',
                     line=line,
                     column=col,
                     field=dotted(sub),
@@ -168,6 +206,9 @@ _Add = Callable[[str, tuple[Any, ...], str], None]
 
 
 def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
+    """The rules of the values (those that failed validation stand in as defaults, which
+    pass these rules: nothing is reported twice)."""
+
     def add(rule: str, loc: tuple[Any, ...], msg: str) -> None:
         line, col = doc.value_pos(loc)
         out.add(rule, msg, line=line, column=col, field=dotted(loc))
@@ -232,7 +273,7 @@ def _check_content(content: ContentSettings, add: _Add) -> None:
 
 
 def _check_store_params(site: SiteSettings, add: _Add) -> None:
-    """Each store's attribution parameters, against SPEC §2.4's."""
+    """Each store's attribution parameters, against SPEC §2.4's for its kind."""
     for key, store in site.stores.items():
         loc = ("stores", key, "params")
         for name, _value in store.params.items():
@@ -245,7 +286,7 @@ def _check_store_params(site: SiteSettings, add: _Add) -> None:
                 (*loc, "pt"),
                 f"the provider token 'pt' must be numeric, got {shown(pt)}",
             )
-        for name, expected in (SPEC_STORE_PARAMS.get(key.lower()) or {}).items():
+        for name, expected in SPEC_STORE_PARAMS.get(store_kind(key, store), {}).items():
             have = store.params.get(name)
             if have is None:
                 add(

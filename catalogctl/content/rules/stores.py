@@ -27,11 +27,22 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _SPLIT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
 KIND_NAMES = {"apple": "Apple", "google-play": "Google Play", "other": "other"}
 
-# SPEC §2.4: the attribution parameters each store carries.
+# SPEC §2.4: the attribution parameters each kind of store carries (None: any value).
 SPEC_STORE_PARAMS: dict[str, dict[str, str | None]] = {
-    "ios": {"pt": None, "ct": "service_api_game_catalog", "mt": "8"},
-    "android": {"utm_source": "service_api", "utm_campaign": "game_catalog"},
+    "apple": {"pt": None, "ct": "service_api_game_catalog", "mt": "8"},
+    "google-play": {"utm_source": "service_api", "utm_campaign": "game_catalog"},
 }
+# Platforms (lowercased) whose apps come from one kind of store only: a page that lists one
+# needs a link to a store of that kind.
+PLATFORM_KINDS = {"ios": "apple", "ipados": "apple", "android": "google-play"}
+# The platforms each kind of store sells for, as pages write them: a link to a store of that
+# kind needs one of them in the page's platforms.
+KIND_PLATFORMS = {
+    "apple": ("iOS", "iPadOS", "macOS", "tvOS", "watchOS", "visionOS"),
+    "google-play": ("Android",),
+}
+# The platform each kind of store is named by where a catalog needs one ("ios", "android").
+PLATFORM_OF_KIND = {"apple": "ios", "google-play": "android"}
 
 
 def store_kind(key: str, store: StoreSettings) -> str:

@@ -15,10 +15,13 @@ from catalogctl.content.rules.keys import dotted
 from catalogctl.content.rules.registry import Findings
 from catalogctl.urls import shown
 
+# pydantic's error types for a key a model does not take: a model's and a dataclass's.
+UNKNOWN = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
 _PYDANTIC_RULES = {
     "missing": "missing-field",
     "too_short": "empty-value",
-    "extra_forbidden": "unknown-key",
+    "extra_forbidden": "unknown-setting",
+    "unexpected_keyword_argument": "unknown-setting",
 }
 
 
@@ -42,7 +45,7 @@ def pydantic_message(err: Any) -> str:
     loc = err["loc"]
     if kind == "missing":
         return "required field is missing"
-    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+    if kind in UNKNOWN:
         return "unknown key"
     if kind == "too_short":
         return "must not be empty" if isinstance(value, str) else "must have at least 1 item"
@@ -81,7 +84,7 @@ def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: A
         seen.add(loc)
         path: Path = source(loc) if source is not None else loc
         rule = _PYDANTIC_RULES.get(err["type"], "wrong-type")
-        line, col = doc.key_pos(path) if rule == "unknown-key" else doc.value_pos(path)
+        line, col = doc.key_pos(path) if rule == "unknown-setting" else doc.value_pos(path)
         if err["type"] == "missing":
             line, col = doc.start
         out.add(rule, pydantic_message(err), line=line, column=col, field=dotted(path))

@@ -93,7 +93,7 @@ CASES = [
         8,
         words="apps.apple.com",
     ),
-    Case("store-platform", {"a": g("A", android=None)}, "a.md", 8, 3, words="Google Play"),
+    Case("store-platform", {"a": g("A", android=None)}, "a.md", 4, 18, words="Google Play"),
     Case(
         "base-url",
         OK,

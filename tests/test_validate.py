@@ -263,3 +263,94 @@ def test_validate_generated_catalog(generated) -> None:  # type: ignore[no-untyp
     proc = run("validate", generated(400), "--format", "json")
     assert proc.returncode == 0, proc.stdout[:2000]
     assert json.loads(proc.stdout)["summary"]["games"] == 400
+
+
+# Rules one tree cannot show beside the others: without site.toml, or without the games folder,
+# no page is read; "no game is published" needs a tree without errors; a parser process that
+# dies and a file the user running the tests cannot read are made in test_content_hostile.py.
+APART = {"site-missing", "games-folder", "empty-catalog", "parser-crash", "unreadable-file"}
+
+EVERY_KIND_SITE = """\
+base_url = "https://games.example.com/"
+title = "Example Games"
+titel = "Example"
+description = "Mobile games by Example Games."
+game_url = "{base_url}/games/"
+platforms = ["iOS", "Android"]
+genres = ["Puzzle", "Arcade", "Strategy"]
+
+[fields]
+weight = "params.weight"
+
+[rules]
+syntax = "off"
+
+[stores.ios]
+name = "App Store"
+params = { pt = "12ab", ct = "service_api_game_catalog" }
+
+[stores.android]
+name = "Google Play"
+params = { utm_source = "service_api", utm_campaign = "game_catalog" }
+
+[api.v1]
+status = "deprecated"
+"""
+
+
+def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None:
+    import os
+
+    from catalogctl.content.rules.registry import RULES
+
+    root = tmp_path / "site"
+    games = root / "games"
+    games.mkdir(parents=True)
+    (root / "site.toml").write_text(EVERY_KIND_SITE, encoding="utf-8")
+    # A page missing its name still has its store link, vocabulary and id checked.
+    broken = game_yaml(
+        "X",
+        genres="[Puzzel]",
+        android="https://web.archive.org/web/2024/https://play.google.com/store/apps",
+        extra="slug: good\n",
+    ).replace("name: X\n", "")
+    pages: dict[str, str | bytes] = {
+        "good": game_yaml("Good"),
+        "broken": broken,
+        "wide": game_yaml("Wide").encode("utf-16"),
+        "plain": "# Just Markdown\n",
+        "syntax": "---\nname: [A\n---\n",
+        "deep": "---\na: " + "[" * 100 + "]" * 100 + "\n---\n",
+        "twice": game_yaml("Twice", extra="name: Again\n"),
+        "typos": game_yaml("Typos", extra="platfroms: [iOS]\ndarft: true\n"),
+        "type": game_yaml("Type", platforms="iOS"),
+        "blank": game_yaml("Blank", description='"  "'),
+        "slug": game_yaml("Slug", extra='slug: "a b"\n'),
+        "Upper": game_yaml("Upper"),
+        "date": game_yaml("Date", extra="publishDate: soon\n"),
+        "again": game_yaml("Again", genres="[Puzzle, Puzzle]"),
+        "icon": game_yaml("Icon", icon="http://cdn.example/i.png"),
+        "steam": game_yaml("Steam").replace("  ios:", "  steam:"),
+        "ios-only": game_yaml("Ios only", android=None),
+    }
+    for name, text in pages.items():
+        path = games / f"{name}.md"
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+    os.mkfifo(games / "fifo.md")
+    (games / "dangling.md").symlink_to(games / "nowhere.md")
+    (tmp_path / "outside.md").write_text(game_yaml("Outside"), encoding="utf-8")
+    (games / "outside.md").symlink_to(tmp_path / "outside.md")
+    with open(os.fsencode(games) + b"/latin\xe9.md", "wb") as f:
+        f.write(game_yaml("Latin").encode())
+
+    proc = run("validate", root, "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    findings = json.loads(proc.stdout)["findings"]
+    assert {f["rule"] for f in findings} == set(RULES) - APART
+    on_broken = {f["rule"] for f in findings if f["file"].endswith("broken.md")}
+    assert on_broken == {"missing-field", "store-url", "vocabulary", "duplicate-id"}
+    (missing,) = [f for f in findings if f["rule"] == "missing-field"]
+    assert missing["field"] == "name"

@@ -58,6 +58,7 @@ class _Page(NamedTuple):
     missing: frozenset[str]  # catalog keys without a valid value: their checks are left out
     all_stores: bool  # every store link of the page validated and is known
     found: Extracted
+    draft: bool  # `draft: true`, or Jekyll's `published: false`
 
 
 def _as_time(value: Any) -> dt.datetime | str | None:
@@ -119,7 +120,9 @@ def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: F
     assert fmap is not None
     found = extract(doc.data, fmap)
     data = found.values
-    out.draft = data.get("draft") is True
+    # Jekyll leaves out a page with `published: false`; Hugo's `published` is a date.
+    draft = data.get("draft") is True or doc.data.get("published") is False
+    out.draft = draft
     check_duplicates(doc, out)
     for key, first, second in found.clashes:
         line, col = doc.value_pos(second)
@@ -144,11 +147,13 @@ def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: F
             if not (e["type"] == "missing" and e["loc"][0] in unknown)
         ]
         pydantic_findings(errors, doc, out, lambda loc: fmap.source(loc, found.where))
-        return _partial(data, errors, unknown, found)
-    return _Page(src, _NOTHING, not unknown, found)
+        return _partial(data, errors, unknown, found, draft)
+    return _Page(src, _NOTHING, not unknown, found, draft)
 
 
-def _partial(data: dict[str, Any], errors: list[Any], unknown: set[str], found: Extracted) -> _Page:
+def _partial(
+    data: dict[str, Any], errors: list[Any], unknown: set[str], found: Extracted, draft: bool
+) -> _Page:
     """The values that validated (a store link that failed leaves the others)."""
     bad: set[str] = set(unknown)
     bad_links: set[Any] = set()
@@ -164,7 +169,7 @@ def _partial(data: dict[str, Any], errors: list[Any], unknown: set[str], found: 
         values["stores"] = {k: v for k, v in stores.items() if k not in bad_links}
     missing = frozenset(bad | (REQUIRED_KEYS - values.keys()))
     src = GamePage(**{**dict.fromkeys(REQUIRED_KEYS), **values})
-    return _Page(src, missing, not bad_links and "stores" not in unknown, found)
+    return _Page(src, missing, not bad_links and "stores" not in unknown, found, draft)
 
 
 def _check_id(src: GamePage, default_id: str, add: Add) -> tuple[str, tuple[Any, ...]]:
@@ -229,7 +234,7 @@ def _entry(
     id_path: Path = fmap.source(id_loc, where) if id_loc else ()
     id_pos = doc.value_pos(id_path) if id_path else doc.start
     field_name = dotted(id_path) if id_path else "id"
-    state = _state(src.draft is True, times, ctx.now)
+    state = _state(page.draft, times, ctx.now)
     if page.missing or not game_id or ctx.site is None:
         return Entry(game_id, doc.file, state, None, (), id_pos, field_name, {})
     date = times["date"]

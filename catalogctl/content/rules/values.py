@@ -191,22 +191,22 @@ def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str,
 def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:
     """A platform and a link to a store of its kind come together (iOS and an `apple` store,
     Android and a `google-play` store), whatever the store's key is."""
-    wanted: dict[str, str] = {}  # kind -> the platform as the page writes it
-    for platform in src.platforms:
+    wanted: dict[str, tuple[int, str]] = {}  # kind -> where the page lists its platform
+    for i, platform in enumerate(src.platforms):
         kind = PLATFORM_KINDS.get(platform.lower())
         if kind is not None:
-            wanted.setdefault(kind, platform)
+            wanted.setdefault(kind, (i, platform))
     have: dict[str, str] = {}  # kind -> the store key of the page's link
     for key in src.stores:
         kind = ctx.kinds.get(key)
         if kind is not None:
             have.setdefault(kind, key)
     offered = set(ctx.kinds.values())
-    for kind, platform in wanted.items():
+    for kind, (i, platform) in wanted.items():
         if kind not in have and kind in offered:
             add(
                 "store-platform",
-                ("stores",),
+                ("platforms", i),
                 f"lists platform {platform!r} but has no {KIND_NAMES[kind]} link "
                 f"(a store of kind {kind!r} in site.toml)",
             )
@@ -216,7 +216,7 @@ def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:
         if sold and not listed.intersection(p.lower() for p in sold):
             add(
                 "store-platform",
-                ("platforms",),
+                ("stores", key),
                 f"has a {KIND_NAMES[kind]} link ({key!r}) but lists none of its platforms "
                 f"({', '.join(sold)})",
             )

@@ -343,8 +343,9 @@ def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None
     (games / "dangling.md").symlink_to(games / "nowhere.md")
     (tmp_path / "outside.md").write_text(game_yaml("Outside"), encoding="utf-8")
     (games / "outside.md").symlink_to(tmp_path / "outside.md")
-    with open(os.fsencode(games) + b"/latin\xe9.md", "wb") as f:
-        f.write(game_yaml("Latin").encode())
+    fd = os.open(os.fsencode(games) + b"/latin\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, game_yaml("Latin").encode())
+    os.close(fd)
 
     proc = run("validate", root, "--format", "json")
     assert proc.returncode == 1, proc.stderr

@@ -533,7 +533,7 @@ def test_validate_lists_many_findings_instead_of_a_table(make_content: ContentFa
     )
     assert proc.returncode == 1
     assert "┃" not in proc.stdout
-    located = [line for line in proc.stdout.splitlines() if line.endswith(".md:4:12")]
+    located = [line for line in proc.stdout.splitlines() if line.endswith(".md:4:13")]
     assert len(located) == 210
     assert proc.stdout.count("error vocabulary · platforms.0: 'ios'") == 210
 

@@ -78,6 +78,7 @@ class CatalogGroup(TyperGroup):
 # command name -> module under catalogctl.cli, whose function of the same name (with `_` for
 # `-`) is the command. In the order `--help` lists them.
 COMMANDS = {
+    "init": "init",
     "validate": "validate",
     "build": "build",
     "check-links": "check_links",

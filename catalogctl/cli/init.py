@@ -1,0 +1,57 @@
+"""`catalogctl init`: write a site.toml for a website, guessed from its own files."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from catalogctl.cli.common import BasicFormatOpt
+from catalogctl.errors import ExitCode
+from catalogctl.output.console import BasicFormat, use_format
+
+
+def init(
+    directory: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="DIR", help="The website's root folder. Default: here.", show_default=False
+        ),
+    ] = None,
+    games: Annotated[
+        str | None,
+        typer.Option(
+            "--games",
+            metavar="FOLDER",
+            help="The folder of game pages, relative to DIR (default: the folder whose pages "
+            "link app stores).",
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a site.toml that is there already.")
+    ] = False,
+    fmt: BasicFormatOpt = BasicFormat.table,
+) -> None:
+    """Write a site.toml for a website: its generator, games folder, keys and stores guessed.
+
+    Recognises Hugo, Zola, Jekyll, Eleventy, Astro and Next.js sites, finds the folder of game
+    pages (the pages whose front matter links a store), maps the catalog's keys to the keys
+    the pages use and the stores to where they keep their links (recognised by host), each
+    guess with a comment. Then it validates the site and says what the pages still lack.
+    Exit 0 when the site validates, 1 when the pages lack something, 2 when nothing is
+    written (a site.toml is there already: --force replaces it).
+
+    [bold]Examples[/]
+
+      catalogctl init                      # the website in this folder
+      catalogctl init ~/sites/studio
+      catalogctl init --games content/apps
+      catalogctl init --force              # replace the site.toml
+    """
+    from catalogctl.content.scaffold.run import init_site
+    from catalogctl.output.init import report_init
+
+    use_format("init", fmt)
+    root = directory if directory is not None else Path()
+    result = init_site(root, games=games, force=force, display=str(directory or "."))
+    ok = report_init(result, fmt)
+    raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))

@@ -1,0 +1,300 @@
+"""Which site generator built a website, and what its own settings say.
+
+Each generator is recognised by its configuration file (Hugo's hugo.toml or a config.toml with
+`baseURL`, Zola's config.toml with `base_url`, Jekyll's _config.yml, Eleventy's
+.eleventy.js or eleventy.config.*, Astro's astro.config.*, Next.js's next.config.*), or by its
+package in package.json. Its settings give the site's address, title and description, the
+language published, the folders where its pages live and the URL of a page. Every file is read
+bounded in size, and a file that cannot be read or parsed is a setting not found, never an
+error: init guesses, the user decides.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from catalogctl.content.discovery import read_head
+
+_MAX_CONFIG = 256 * 1024  # a generator's configuration file, as much as is read of it
+_SITE_RE = r"""\bsite\s*:\s*["'`](https?://[^"'`\s]+)["'`]"""  # astro.config: site: "…"
+_INPUT_RE = r"""\binput\s*:\s*["'`]([^"'`]+)["'`]"""  # .eleventy.js: dir: { input: "src" }
+
+
+class Generator(NamedTuple):
+    """A website's generator and what its settings say (None: not found)."""
+
+    name: str  # hugo | zola | jekyll | eleventy | astro | nextjs | unknown
+    label: str  # as a user names it: "Hugo", "Next.js"
+    config: str | None  # the file its settings (base URL, title) were read from
+    base_url: str | None
+    title: str | None
+    description: str | None
+    language: str | None  # the language published, when the site has several
+    search: tuple[str, ...]  # folders (relative to the root) where its pages live
+    settings: dict[str, Any]  # the parsed configuration, for page URLs
+
+    @property
+    def site(self) -> str:
+        """The website as a sentence names it: "a Hugo site", "an Astro site"."""
+        if self.name == "unknown":
+            return "a site whose generator is not recognised"
+        return f"{'an' if self.label[0] in 'AEIOU' else 'a'} {self.label} site"
+
+
+LABELS = {
+    "hugo": "Hugo",
+    "zola": "Zola",
+    "jekyll": "Jekyll",
+    "eleventy": "Eleventy",
+    "astro": "Astro",
+    "nextjs": "Next.js",
+    "unknown": "unknown",
+}
+
+
+def _text(path: Path) -> str | None:
+    try:
+        raw, _ = read_head(os.path.realpath(path), _MAX_CONFIG)
+    except OSError:
+        return None
+    return raw.decode("utf-8", "replace")
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    import tomli
+
+    text = _text(path)
+    try:
+        return tomli.loads(text) if text is not None else {}
+    except (tomli.TOMLDecodeError, ValueError, RecursionError):
+        return {}
+
+
+def _yaml(path: Path) -> dict[str, Any]:
+    import yaml
+
+    text = _text(path)
+    try:
+        data = yaml.safe_load(text) if text is not None else None
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _json(path: Path) -> dict[str, Any]:
+    text = _text(path)
+    try:
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _config(path: Path) -> dict[str, Any]:
+    if path.suffix == ".toml":
+        return _toml(path)
+    if path.suffix in (".yaml", ".yml"):
+        return _yaml(path)
+    return _json(path)
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _package_deps(root: Path) -> set[str]:
+    data = _json(root / "package.json") if (root / "package.json").is_file() else {}
+    deps: set[str] = set()
+    for key in ("dependencies", "devDependencies"):
+        if isinstance(data.get(key), dict):
+            deps.update(str(k) for k in data[key])
+    return deps
+
+
+def _first(root: Path, names: tuple[str, ...]) -> Path | None:
+    for name in names:
+        if (root / name).is_file():
+            return root / name
+    return None
+
+
+def detect(root: Path) -> Generator:
+    """The generator of the website whose root is `root`."""
+    deps = _package_deps(root)
+    for find in (_hugo_or_zola, _jekyll, _eleventy, _astro, _nextjs):
+        found = find(root, deps)
+        if found is not None:
+            return found
+    return Generator("unknown", LABELS["unknown"], None, None, None, None, None, (".",), {})
+
+
+def _hugo_or_zola(root: Path, _deps: set[str]) -> Generator | None:
+    names = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json")
+    path = _first(root, names) or _first(root / "config" / "_default", (*names, "config.toml"))
+    if path is None:
+        path = _first(root, ("config.toml", "config.yaml", "config.yml", "config.json"))
+    if path is None:
+        return None
+    data = _config(path)
+    keys = {k.lower(): k for k in data}
+    shown = str(path.relative_to(root))
+    if "base_url" in data and "baseurl" not in keys:
+        language = _str(data.get("default_language"))
+        return Generator(
+            "zola",
+            "Zola",
+            shown,
+            _str(data.get("base_url")),
+            _str(data.get("title")),
+            _str(data.get("description")),
+            language,
+            ("content",),
+            data,
+        )
+    if "baseurl" not in keys and not path.name.startswith("hugo."):
+        return None
+    params = data.get(keys.get("params", ""), {})
+    description = _str(params.get("description")) if isinstance(params, dict) else None
+    content_dir = _str(data.get(keys.get("contentdir", ""))) or "content"
+    return Generator(
+        "hugo",
+        "Hugo",
+        shown,
+        _str(data.get(keys.get("baseurl", ""))),
+        _str(data.get(keys.get("title", ""))),
+        description,
+        _str(data.get(keys.get("defaultcontentlanguage", ""))),
+        (content_dir,),
+        data,
+    )
+
+
+def _jekyll(root: Path, deps: set[str]) -> Generator | None:
+    path = _first(root, ("_config.yml", "_config.yaml"))
+    if path is None:
+        return None
+    data = _yaml(path)
+    url, base = _str(data.get("url")), _str(data.get("baseurl")) or ""
+    collections = _str(data.get("collections_dir")) or "."
+    return Generator(
+        "jekyll",
+        "Jekyll",
+        path.name,
+        (url.rstrip("/") + "/" + base.strip("/")).rstrip("/") if url else None,
+        _str(data.get("title")),
+        _str(data.get("description")),
+        _str(data.get("lang")),
+        (collections,) if collections == "." else (collections, "."),
+        data,
+    )
+
+
+def _eleventy(root: Path, deps: set[str]) -> Generator | None:
+    names = tuple(
+        f"{stem}.{ext}"
+        for stem in (".eleventy", "eleventy.config")
+        for ext in ("js", "cjs", "mjs", "ts")
+    )
+    path = _first(root, names)
+    if path is None and "@11ty/eleventy" not in deps:
+        return None
+    source = _text(path) if path is not None else None
+    m = re.search(_INPUT_RE, source or "")
+    input_dir = m.group(1).strip("./") or "." if m else "."
+    meta_file = Path(input_dir, "_data", "metadata.json")
+    meta = _json(root / meta_file)
+    return Generator(
+        "eleventy",
+        "Eleventy",
+        meta_file.as_posix() if meta else path.name if path is not None else "package.json",
+        _str(meta.get("url")) or _homepage(root),
+        _str(meta.get("title")),
+        _str(meta.get("description")),
+        _str(meta.get("language")),
+        (input_dir,),
+        {},
+    )
+
+
+def _astro(root: Path, deps: set[str]) -> Generator | None:
+    path = _first(root, tuple(f"astro.config.{ext}" for ext in ("mjs", "js", "ts", "cjs", "mts")))
+    if path is None and "astro" not in deps:
+        return None
+    m = re.search(_SITE_RE, _text(path) or "") if path is not None else None
+    return Generator(
+        "astro",
+        "Astro",
+        path.name if path is not None else "package.json",
+        m.group(1) if m else _homepage(root),
+        None,
+        None,
+        None,
+        ("src/content", "src"),
+        {},
+    )
+
+
+def _nextjs(root: Path, deps: set[str]) -> Generator | None:
+    path = _first(root, tuple(f"next.config.{ext}" for ext in ("js", "mjs", "ts", "cjs")))
+    if path is None and "next" not in deps:
+        return None
+    return Generator(
+        "nextjs",
+        "Next.js",
+        path.name if path is not None else "package.json",
+        _homepage(root),
+        None,
+        None,
+        None,
+        (".",),
+        {},
+    )
+
+
+def _homepage(root: Path) -> str | None:
+    return (
+        _str(_json(root / "package.json").get("homepage"))
+        if (root / "package.json").is_file()
+        else None
+    )
+
+
+def page_url(gen: Generator, root: Path, games: str) -> tuple[str, str]:
+    """The site path of a game's page, `{id}` in place of its id, and what it rests on."""
+    folder = games.replace(os.sep, "/").strip("/")
+    last = folder.rsplit("/", 1)[-1]
+    if gen.name in ("hugo", "zola"):
+        base = gen.search[0].strip("/")
+        section = folder[len(base) + 1 :] if folder.startswith(base + "/") else last
+        return f"/{section}/{{id}}/", f"{gen.label}'s URL of a page in {games}"
+    if gen.name == "jekyll":
+        return _jekyll_url(gen, last)
+    if gen.name == "eleventy":
+        data = _json(root / games / f"{last}.11tydata.json") or _json(root / games / f"{last}.json")
+        permalink = _str(data.get("permalink"))
+        if permalink and "page.fileSlug" in permalink:
+            path = re.sub(r"\{\{\s*page\.fileSlug\s*\}\}", "{id}", permalink)
+            return "/" + path.strip("/") + "/", f"the permalink of {games}'s data file"
+        return f"/{last}/{{id}}/", f"Eleventy's URL of a page in {games}"
+    if gen.name in ("astro", "nextjs"):
+        for pages in ("src/pages", "pages", "app", "src/app"):
+            if (root / pages / last).is_dir():
+                return f"/{last}/{{id}}/", f"the route folder {pages}/{last}"
+    return f"/{last}/{{id}}/", "the name of the games folder"
+
+
+def _jekyll_url(gen: Generator, last: str) -> tuple[str, str]:
+    collections = gen.settings.get("collections")
+    name = last.removeprefix("_")
+    spec = collections.get(name) if isinstance(collections, dict) else None
+    permalink = _str(spec.get("permalink")) if isinstance(spec, dict) else None
+    if last == "_posts":
+        permalink = _str(gen.settings.get("permalink"))
+    if permalink and re.fullmatch(r"[A-Za-z0-9_/-]*:(?:name|title|slug)[A-Za-z0-9_/-]*", permalink):
+        path = re.sub(r":(?:name|title|slug)", "{id}", permalink)
+        return "/" + path.strip("/") + "/", f"the permalink in {gen.config}"
+    return f"/{name}/{{id}}/", f"the name of the collection (check the permalink in {gen.config})"

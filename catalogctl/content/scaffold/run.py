@@ -1,0 +1,59 @@
+"""Writing the proposed site.toml and checking the site with it."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import NamedTuple
+
+from catalogctl.content.loader import SITE_FILE, Content, load
+from catalogctl.content.scaffold.propose import Proposal, propose
+from catalogctl.errors import InputError
+
+
+class InitResult(NamedTuple):
+    """What `catalogctl init` did: the site.toml it wrote, what it rests on, what validate
+    then says of the site."""
+
+    path: Path
+    proposal: Proposal
+    content: Content
+
+    def lacking(self) -> dict[str, list[str]]:
+        """Catalog key → the pages without it (the keys the pages truly lack)."""
+        out: dict[str, list[str]] = {}
+        for f in self.content.findings:
+            if f.rule == "missing-field" and f.field:
+                out.setdefault(f.field, []).append(f.file)
+        return out
+
+
+def init_site(
+    root: Path, *, games: str | None = None, force: bool = False, display: str | None = None
+) -> InitResult:
+    """Propose a site.toml for the website at `root`, write it, and validate the site."""
+    if not root.is_dir():
+        raise InputError(f"not a folder: {root}")
+    path = root / SITE_FILE
+    if (path.exists() or path.is_symlink()) and not force:
+        raise InputError(
+            f"{path} exists; it is left as it is (--force replaces it; "
+            "`catalogctl validate` checks it)"
+        )
+    proposal = propose(root, games)
+    _write(path, proposal.text)
+    content = load(root, display=display)
+    return InitResult(path, proposal, content)
+
+
+def _write(path: Path, text: str) -> None:
+    """The file in one step: written beside it, then moved over it."""
+    fd, tmp = tempfile.mkstemp(prefix=".site.toml.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,95 @@
+"""init's report: the site.toml written, what it rests on, and what the pages still lack.
+
+May import: the content layer and below.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from catalogctl.output.console import print_json, print_text, status
+from catalogctl.output.envelope import envelope, finding_json, findings_summary
+from catalogctl.text import clean, plural
+
+if TYPE_CHECKING:
+    from catalogctl.content.scaffold.run import InitResult
+
+_SHOWN = 3  # pages named per lacking key
+
+
+def report_init(result: InitResult, fmt: str) -> bool:
+    """init's report; whether the site validates with the site.toml written (exit 0)."""
+    content = result.content
+    counts = findings_summary(content.findings)
+    ok = counts["errors"] == 0
+    if fmt == "json":
+        print_json(envelope("init", ok=ok, summary=_summary(result, counts), items=_items(result)))
+        return ok
+    print_text(_text(result))
+    mark = ("✓", "green") if ok else ("✗", "red")
+    status(
+        *mark,
+        f"validate: {plural(counts['errors'], 'error')}, "
+        f"{plural(counts['warnings'], 'warning')}; {content.summary.describe()}",
+    )
+    return ok
+
+
+def _summary(result: InitResult, counts: dict[str, int]) -> dict[str, Any]:
+    p = result.proposal
+    return {
+        **counts,
+        "site_toml": str(result.path),
+        "generator": p.generator.name,
+        "games": p.games,
+        "pages": p.keys.pages,
+        "fields": {key: path for key, (path, _) in p.fields.items()},
+        "stores": [
+            {"key": s.key, "name": s.name, "kind": s.kind, "path": s.path} for s in p.stores
+        ],
+        "notes": p.notes,
+        "lacking": result.lacking(),
+        "read": result.content.summary.to_json(),
+    }
+
+
+def _items(result: InitResult) -> list[dict[str, Any]]:
+    return [finding_json(f) for f in result.content.findings]
+
+
+def _text(result: InitResult) -> str:
+    p = result.proposal
+    lines = [
+        f"Wrote {clean(str(result.path))} for {p.generator.site}: "
+        f"{plural(p.keys.pages, 'page')} in {clean(p.games)}, "
+        f"{p.keys.games} of them with store links.",
+    ]
+    mapped = [f"{key} ← {clean(path)}" for key, (path, _) in p.fields.items() if path != key]
+    if mapped:
+        lines.append("Keys: " + ", ".join(mapped))
+    if p.stores:
+        table = p.stores_table or "stores"
+        where = [
+            f"{clean(s.name)} ({s.kind}) ← {clean(s.path or f'{table}.{s.key}')}" for s in p.stores
+        ]
+        lines.append("Stores: " + ", ".join(where))
+    if p.notes:
+        lines.append("Check:")
+        lines += [f"  - {clean(note)}" for note in p.notes]
+    lacking = result.lacking()
+    if lacking:
+        lines.append("The pages still lack:")
+        for key, files in lacking.items():
+            named = ", ".join(clean(f) for f in files[:_SHOWN])
+            more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""
+            lines.append(
+                f"  - {clean(key)}: {len(files)} of {p.keys.pages} pages ({named}{more}): add it, "
+                "or map the key they use in [fields]"
+            )
+    others = [f for f in result.content.findings if f.rule != "missing-field"]
+    if others:
+        lines.append(
+            f"`catalogctl validate {clean(str(result.path.parent))}` lists "
+            f"{plural(len(others), 'other finding')}."
+        )
+    return "\n".join(lines) + "\n"

@@ -359,3 +359,69 @@ def test_toml_front_matter_is_toml_1_0(tmp_path: Path, toml: str, line: int) -> 
     root = make(tmp_path, Case("syntax", {"a": f"+++\n{toml}+++\n"}, "a.md", line))
     (f,) = found(root, "syntax")
     assert f.line == line, f
+
+
+@pytest.mark.parametrize(
+    ("encoding", "words"),
+    [
+        ("utf-16", "UTF-16 (little-endian), with a byte-order mark"),
+        ("utf-16-be", "UTF-16 (big-endian);"),
+        ("utf-16-le", "UTF-16 (little-endian);"),
+        ("utf-32", "UTF-32 (little-endian), with a byte-order mark"),
+        ("utf-32-be", "UTF-32 (big-endian);"),
+    ],
+)
+def test_a_wide_encoding_is_named(tmp_path: Path, encoding: str, words: str) -> None:
+    root = make(tmp_path, Case("encoding", OK, "", None))
+    (root / "games" / "wide.md").write_bytes(g("Wide").encode(encoding))
+    (f,) = found(root, "encoding")
+    assert f.file.endswith("wide.md") and (f.line, f.column) == (1, 1)
+    assert words in f.message and "save it as UTF-8" in f.message
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    root = make(tmp_path, Case("x", OK, "", None))
+    (root / "games" / "bom.md").write_bytes(g("Bom").encode("utf-8-sig"))
+    (root / "site.toml").write_bytes(SITE_TOML.encode("utf-8-sig"))
+    assert sorted(x["id"] for x in load_catalog(root).games) == ["bom", "ok"]
+
+
+def test_a_wide_site_toml_is_named(tmp_path: Path) -> None:
+    root = make(tmp_path, Case("x", OK, "", None))
+    (root / "site.toml").write_bytes(SITE_TOML.encode("utf-16"))
+    (f,) = found(root, "encoding")
+    assert f.file.endswith("site.toml") and "UTF-16" in f.message
+
+
+def test_mdx_pages_are_read_like_markdown(tmp_path: Path) -> None:
+    page = g("Mdx").replace("Body.\n", 'import Trailer from "./Trailer";\n\n<Trailer />\n')
+    root = make(tmp_path, Case("x", {"ok": g("Ok")}, "", None))
+    (root / "games" / "mdx-game.mdx").write_text(page, encoding="utf-8")
+    assert sorted(x["id"] for x in load_catalog(root).games) == ["mdx-game", "ok"]
+
+
+def test_each_page_is_counted_once_and_drafts_with_problems_are_drafts(tmp_path: Path) -> None:
+    games = {
+        "a": g("A"),
+        "d1": g("D1", extra="draft: true\n"),
+        "d2": g("D2", genres="[Puzzel]", extra="draft: true\n").replace("name: D2\n", ""),
+        "bad": g("Bad", icon="ftp://x"),
+        "sched": g("S", extra="publishDate: 2999-01-01\n"),
+        "gone": g("E", extra="expiryDate: 2001-01-01\n"),
+    }
+    root = make(tmp_path, Case("x", games, "", None))
+    content = load(root)
+    s = content.summary
+    assert (s.pages, s.published, s.drafts, s.scheduled, s.expired, s.failed) == (6, 1, 2, 1, 1, 1)
+    assert s.pages == s.published + s.drafts + s.scheduled + s.expired + s.failed + s.unchecked
+    assert [f.severity for f in content.findings if f.file.endswith("d2.md")] == ["warning"] * 2
+    assert len(content.errors) == 1  # the icon of bad.md
+    assert "2 drafts" in s.describe() and "1 with errors" in s.describe()
+
+
+def test_pages_without_readable_settings_are_counted_not_checked(tmp_path: Path) -> None:
+    root = make(tmp_path, Case("x", {"a": g("A"), "b": "# no front matter\n"}, "", None))
+    (root / "site.toml").write_text("base_url = [\n", encoding="utf-8")
+    s = load(root).summary
+    assert (s.pages, s.unchecked, s.failed) == (2, 1, 1)
+    assert "1 not checked" in s.describe()

@@ -13,10 +13,12 @@ PyYAML built without it, follows libyaml where PyYAML's own scanner is stricter 
   the words of a directive.
 
 A test runs one corpus, and random texts, through both and expects the same values or an
-error from both. Why one module: the loader classes, the scanner and parser methods they
-change and the tag resolver they share make one reading of YAML; split, each part would be
-read without the rule that makes it agree with libyaml. Both resolve tags as PyYAML's safe
-loader does, with less work per node (`_Resolve`).
+error from both. Both resolve tags as PyYAML's safe loader does, with less work per node
+(`_Resolve`).
+
+Why one module: the loader classes, the scanner and parser methods they change and the tag
+resolver they share make one reading of YAML; split, each part would be read without the
+rule that makes it agree with libyaml.
 """
 
 from __future__ import annotations

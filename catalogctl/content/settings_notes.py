@@ -49,6 +49,7 @@ NOTES: dict[str, Note] = {
     ),
     "content.games": Note("0.1.0", '[content]\ngames = "content/games"'),
     "content.language": Note("0.1.0", '[content]\nlanguage = "fr"'),
+    "content.own_keys": Note("0.1.0", '[content]\nown_keys = ["platform"]'),
     "fields": Note(
         "0.1.0",
         '[fields]\nname = "title"\nicon = "params.icon"\ngenres = "taxonomies.genres"\n\n'

@@ -308,9 +308,8 @@ def settings_page() -> str:
         "`site.toml` is catalogctl's own file, at the top of the content tree: the catalog's "
         "base URL, its stores and their attribution parameters, where the pages are, how "
         "their keys are named and how strict the checks are. Every key is listed here, with "
-        "its type, default and the version it appeared in. An unknown key in one of these "
-        "tables is an error; other top-level tables (the website's own, such as `[params]`) "
-        "are left alone.",
+        "its type, default and the version it appeared in. An unknown key anywhere in it is "
+        "an error (`unknown-setting`), with a did-you-mean.",
         "",
         "`catalogctl schema site` prints the same settings as a JSON Schema for editors "
         "([schema](../commands/schema.md)); `catalogctl validate` checks what a schema cannot "

@@ -72,11 +72,12 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Fix the permissions (`chmod a+r`), or move the file out of the tree.",
     ),
     "encoding": _e(
-        "A file whose bytes are not UTF-8 (a BOM at the start is accepted).",
+        "A file whose bytes are not UTF-8 (a UTF-8 BOM at the start is accepted); a file "
+        "saved as UTF-16 or UTF-32 is named as such.",
         "Every value is published as UTF-8 JSON; guessing another encoding would publish "
         "wrong letters.",
         "Save the file as UTF-8 (`iconv -f latin1 -t utf-8`); the finding names the line and "
-        "column of the first byte that is not UTF-8.",
+        "column of the first byte that is not UTF-8, or the file's encoding.",
     ),
     "parser-crash": _e(
         "The parser process reading one page died (a signal, memory exhausted) or took longer "
@@ -117,13 +118,21 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Keep one of the two; the finding names both lines.",
     ),
     "unknown-key": _e(
-        "A key close to a catalog key (`platfroms`, `darft`), a `[fields]` entry for a key "
-        "that is not a catalog key, or an unknown rule under `[rules]`. Other keys of a page "
-        "are the website's and are left alone.",
-        "A misspelt key is a value that silently does nothing: `darft: true` would publish "
-        "a game its author meant to hold back.",
-        "Correct the key to the one suggested. A key the website really uses and that "
-        "resembles a catalog key can be kept by setting this rule to `off`.",
+        "A front-matter key close to a key the catalog reads (`platfroms`, a Jekyll site's "
+        "`platform`): within one edit of a name of up to five letters, two of a longer one. "
+        "Other keys of a page are the website's and are left alone.",
+        "A misspelt key is a value that silently does nothing: the page is then reported "
+        "as lacking the key, or publishes without it.",
+        "Correct the key to the one suggested. A key the website uses for itself is listed "
+        "in `[content] own_keys` and no longer reported.",
+    ),
+    "misspelled-key": _e(
+        "A front-matter key close to `draft`, `slug`, `date`, `publishDate` or `expiryDate` "
+        "(or the keys `[fields]` maps them to): `darft`, `publishdate`.",
+        "As written, the key is not set: a draft would be published, a scheduled game shown "
+        "today, an expired one kept, a game published under another id.",
+        "Correct the key to the one suggested; a key that differs only in case (Hugo's "
+        "`publishdate`) can also be mapped: `[fields] publishDate = \"publishdate\"`.",
     ),
     # values of a game page
     "missing-field": _e(
@@ -204,8 +213,10 @@ EXPLANATIONS: dict[str, Explanation] = {
         'when the key and name mislead (`kind = "other"`).',
     ),
     "store-platform": _e(
-        "A page that lists a platform (`iOS`, `Android`) without the store link of that "
-        "platform, or a store link without its platform.",
+        "A page that lists `iOS` (or `iPadOS`) without a link to a store of kind `apple`, or "
+        "`Android` without a link to a `google-play` store (when site.toml has one); or a "
+        "link to such a store while the page lists none of its platforms. Stores are matched "
+        "by kind, whatever their keys.",
         "A client showing an Android badge must find the Google Play link; the contract "
         "lets a game lack a store, not a listed platform its store.",
         "Add the missing store link, or drop the platform.",
@@ -233,8 +244,9 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "spec-params": _e(
         "A store's attribution parameters that differ from the ones the API contract names "
-        "(§2.4): `pt`, `ct=service_api_game_catalog`, `mt=8` for the App Store, "
-        "`utm_source=service_api`, `utm_campaign=game_catalog` for Google Play.",
+        "(§2.4) for its kind: `pt`, `ct=service_api_game_catalog`, `mt=8` for an `apple` "
+        "store, `utm_source=service_api`, `utm_campaign=game_catalog` for a `google-play` "
+        "store, whatever the store's key.",
         "Clients and the studio's reports expect these values; another value counts the API's "
         "downloads under another campaign.",
         "Set the parameters the finding names; a studio with its own campaign names turns "
@@ -255,12 +267,23 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Publish a migration guide and set `migration` to its https URL.",
     ),
     "field-mapping": _e(
-        "A `[fields]` entry whose value is not a front-matter key path: dotted keys "
-        "(`params.icon`), optionally a list item picked by a key (`links[platform=ios].url`).",
-        "The mapping is how a site keeps its own key names; a path that cannot be read would "
+        "A `[fields]` entry whose value is not a front-matter key path (dotted keys, "
+        "`params.icon`; a list item picked by a key, `links[platform=ios].url`), a path no "
+        "page has, or a path that runs into a list without `[key=value]` to pick an item.",
+        "The mapping is how a site keeps its own key names; a path that reads nothing would "
         "leave the catalog key empty on every page.",
         'Write the key path as the pages have it: `icon = "params.icon"` for Hugo\'s '
-        '`[params]`, `"extra.icon"` for Zola\'s `[extra]`.',
+        '`[params]`, `"extra.icon"` for Zola\'s `[extra]`, `"links[platform=googleplay].url"` '
+        "for a list of links.",
+    ),
+    "unknown-setting": _e(
+        "A key of site.toml that catalogctl does not know, at any depth: a misspelled table "
+        "header (`[store.android]`), a misspelled key (`[content] gmaes`, `[stores.ios] "
+        "kidn`), an unknown rule under `[rules]`, a `[fields]` entry for a key that is not "
+        "a catalog key. The finding is at the key's own line, with a did-you-mean.",
+        "site.toml is catalogctl's own file: a key it does not read is a setting that "
+        "silently does nothing.",
+        "Correct the key to the one suggested, or remove it.",
     ),
     "rule-config": _e(
         "A `[rules]` entry that names a rule which cannot be changed.",

@@ -132,7 +132,7 @@ EXPLANATIONS: dict[str, Explanation] = {
         "As written, the key is not set: a draft would be published, a scheduled game shown "
         "today, an expired one kept, a game published under another id.",
         "Correct the key to the one suggested; a key that differs only in case (Hugo's "
-        "`publishdate`) can also be mapped: `[fields] publishDate = \"publishdate\"`.",
+        '`publishdate`) can also be mapped: `[fields] publishDate = "publishdate"`.',
     ),
     # values of a game page
     "missing-field": _e(

@@ -6,12 +6,23 @@ _catalogctl() {
     cmd=""
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
-            validate|build|check-links|serve|diff|completion|schema) cmd="${COMP_WORDS[i]}"; break ;;
+            init|validate|build|check-links|serve|diff|completion|schema) cmd="${COMP_WORDS[i]}"; break ;;
         esac
     done
     case "$cmd" in
         "")
-            COMPREPLY=($(compgen -W '--version -V validate build check-links serve diff completion schema' -- "$cur"))
+            COMPREPLY=($(compgen -W '--version -V init validate build check-links serve diff completion schema' -- "$cur"))
+            return ;;
+        init)
+            case "$prev" in
+                --games) COMPREPLY=(); return ;;
+                --format|-f) COMPREPLY=($(compgen -W 'table json' -- "$cur")); return ;;
+            esac
+            if [[ "$cur" == -* ]]; then
+                COMPREPLY=($(compgen -W '--games --force --format -f' -- "$cur"))
+            else
+                COMPREPLY=($(compgen -f -- "$cur"))
+            fi
             return ;;
         validate)
             case "$prev" in

@@ -1,6 +1,7 @@
 # fish completion for catalogctl, printed by `catalogctl completion fish`
 complete -c catalogctl -f
 complete -c catalogctl -n '__fish_use_subcommand' -l version -s V -d 'Show the version'
+complete -c catalogctl -n '__fish_use_subcommand' -a init -d 'Write a site.toml for a website: its generator, games folder, keys and stores guessed'
 complete -c catalogctl -n '__fish_use_subcommand' -a validate -d 'Check the content: every problem at once, with its rule, file, line, column and field'
 complete -c catalogctl -n '__fish_use_subcommand' -a build -d 'Render every public document into a static directory, atomically'
 complete -c catalogctl -n '__fish_use_subcommand' -a check-links -d 'Check every game page, icon and store link of the published catalog'
@@ -8,6 +9,10 @@ complete -c catalogctl -n '__fish_use_subcommand' -a serve -d 'Answer the HTTP c
 complete -c catalogctl -n '__fish_use_subcommand' -a diff -d 'Show what a release changes, and whether it breaks clients'
 complete -c catalogctl -n '__fish_use_subcommand' -a completion -d 'Print the completion script of a shell: commands, options and their values'
 complete -c catalogctl -n '__fish_use_subcommand' -a schema -d 'Print the JSON Schema (draft 2020-12) of a game page or of site.toml'
+complete -c catalogctl -n '__fish_seen_subcommand_from init' -l games -x -d 'The folder of game pages, relative to DIR (default: the folder whose pages link app stores)'
+complete -c catalogctl -n '__fish_seen_subcommand_from init' -l force -d 'Replace a site.toml that is there already'
+complete -c catalogctl -n '__fish_seen_subcommand_from init' -l format -s f -x -a 'table json' -d 'Output format: a summary or JSON'
+complete -c catalogctl -n '__fish_seen_subcommand_from init' -F
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l format -s f -x -a 'table json github sarif junit markdown' -d 'Report format: table, json, github (annotations), sarif, junit (JUnit XML) or markdown'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l output -r -F -d 'Write the report to FILE; the terminal gets the summary line'
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l strict -d 'Treat warnings as errors'
@@ -68,4 +73,4 @@ complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l max-body -x -d '
 complete -c catalogctl -n '__fish_seen_subcommand_from diff' -l allow-private -d 'Follow redirects from public hosts to loopback and private addresses (an intranet). Link-local, multicast and unspecified addresses stay refused'
 complete -c catalogctl -n '__fish_seen_subcommand_from completion' -x -a 'bash zsh fish'
 complete -c catalogctl -n '__fish_seen_subcommand_from schema' -x -a 'page site'
-# commands: validate build check-links serve diff completion schema
+# commands: init validate build check-links serve diff completion schema

@@ -123,8 +123,8 @@ class FieldMap(NamedTuple):
     # pass over its keys.
     top: Mapping[str, str] | None = None
     mapped: tuple[Mapped, ...] = ()  # the entries of [fields], to tell which pages have them
-    # Catalog keys (and "stores.<key>") whose [fields] entry is not valid: unknown in every
-    # page, so their checks are left out (site.toml's finding says why).
+    # Catalog keys whose [fields] entry (or one of whose [fields.stores] entries) is not
+    # valid: unknown in every page, so their checks are left out (site.toml says why).
     broken: frozenset[str] = frozenset()
 
     @classmethod
@@ -140,7 +140,7 @@ class FieldMap(NamedTuple):
                 for store, text in value.items():
                     parsed = parse_path(text) if isinstance(text, str) else None
                     if parsed is None:
-                        broken.add(f"stores.{store}")
+                        broken.add("stores")
                         continue
                     store_paths[store] = parsed
                     mapped.append(Mapped(("fields", key, store), f"stores.{store}", parsed))

@@ -109,7 +109,8 @@ def check_page(
         if name not in missing:
             check_vocabulary(name, getattr(src, name), ctx, add)
     passing = check_stores(src.stores, ctx, add) if "stores" not in missing else {}
-    if ctx.stores_known and page.all_stores and not missing & {"platforms", "stores"}:
+    whole = "platforms" not in missing and "stores" not in missing
+    if ctx.stores_known and page.all_stores and whole:
         check_store_platforms(src, ctx, add)
     return _entry(doc, page, ctx, game_id, id_loc, times, icon_url, passing), page.found
 
@@ -137,7 +138,7 @@ def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: F
     if "date" not in data and default_date is not None:
         data["date"] = default_date
     # A key whose [fields] entry is broken is unknown, not missing (site.toml says why).
-    unknown = {b.partition(".")[0] for b in fmap.broken}
+    unknown = fmap.broken
     try:
         src: GamePage = ctx.game.validate_python(data)
     except ctx.invalid as exc:
@@ -152,7 +153,11 @@ def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: F
 
 
 def _partial(
-    data: dict[str, Any], errors: list[Any], unknown: set[str], found: Extracted, draft: bool
+    data: dict[str, Any],
+    errors: list[Any],
+    unknown: frozenset[str],
+    found: Extracted,
+    draft: bool,
 ) -> _Page:
     """The values that validated (a store link that failed leaves the others)."""
     bad: set[str] = set(unknown)

@@ -61,6 +61,7 @@ class PageContext:
         "kinds",
         "locate",
         "now",
+        "offered",
         "severities",
         "site",
         "store_names",
@@ -103,6 +104,7 @@ class PageContext:
         stores = site.stores if self.stores_known and site is not None else {}
         self.broken_stores = frozenset(b[len("stores.") :] for b in broken if b[:7] == "stores.")
         self.kinds = {k: store_kind(k, s) for k, s in stores.items()}
+        self.offered = frozenset(self.kinds.values())  # the kinds of store the site has
         self.stores = Suggester([*self.kinds, *self.broken_stores], min_length=1)
         # key -> published name, in site.toml order
         self.store_names = {k: s.name for k, s in stores.items()}
@@ -191,32 +193,32 @@ def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str,
 def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:
     """A platform and a link to a store of its kind come together (iOS and an `apple` store,
     Android and a `google-play` store), whatever the store's key is."""
-    wanted: dict[str, tuple[int, str]] = {}  # kind -> where the page lists its platform
-    for i, platform in enumerate(src.platforms):
-        kind = PLATFORM_KINDS.get(platform.lower())
-        if kind is not None:
-            wanted.setdefault(kind, (i, platform))
-    have: dict[str, str] = {}  # kind -> the store key of the page's link
-    for key in src.stores:
-        kind = ctx.kinds.get(key)
-        if kind is not None:
-            have.setdefault(kind, key)
-    offered = set(ctx.kinds.values())
-    for kind, (i, platform) in wanted.items():
-        if kind not in have and kind in offered:
+    listed = [p.lower() for p in src.platforms]
+    kinds = ctx.kinds
+    have = {kinds[key]: key for key in src.stores if key in kinds}  # kind -> a store key
+    needed: set[str] = set()
+    for i, platform in enumerate(listed):
+        kind = PLATFORM_KINDS.get(platform)
+        if kind is None or kind in needed:
+            continue
+        needed.add(kind)
+        if kind not in have and kind in ctx.offered:
             add(
                 "store-platform",
                 ("platforms", i),
-                f"lists platform {platform!r} but has no {KIND_NAMES[kind]} link "
+                f"lists platform {src.platforms[i]!r} but has no {KIND_NAMES[kind]} link "
                 f"(a store of kind {kind!r} in site.toml)",
             )
-    listed = {p.lower() for p in src.platforms}
     for kind, key in have.items():
-        sold = KIND_PLATFORMS.get(kind, ())
-        if sold and not listed.intersection(p.lower() for p in sold):
+        sold = SOLD_BY.get(kind)
+        if sold is not None and sold.isdisjoint(listed):
             add(
                 "store-platform",
                 ("stores", key),
                 f"has a {KIND_NAMES[kind]} link ({key!r}) but lists none of its platforms "
-                f"({', '.join(sold)})",
+                f"({', '.join(KIND_PLATFORMS[kind])})",
             )
+
+
+# Each kind's platforms, lowercased, as pages are compared with them.
+SOLD_BY = {kind: frozenset(p.lower() for p in names) for kind, names in KIND_PLATFORMS.items()}

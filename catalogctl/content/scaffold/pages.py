@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from catalogctl.content.discovery import PAGE_SUFFIXES, discover, read_head, split_page_name
+from catalogctl.content.discovery import discover, read_head, split_page_name
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 
@@ -236,4 +236,4 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-__all__ = ["PAGE_SUFFIXES", "PageKeys", "find_games", "read_keys", "store_of"]
+__all__ = ["PageKeys", "find_games", "read_keys", "store_of"]

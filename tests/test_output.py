@@ -234,7 +234,7 @@ def test_list_rules_lists_every_rule_in_each_format(tmp_path: Path) -> None:
     target = tmp_path / "rules.md"
     md = run("validate", "--list-rules", "--format", "markdown", "--output", target)
     assert md.returncode == 0 and md.stdout == ""
-    assert "| `unknown-key` | error | yes |" in target.read_text()
+    assert "| `unknown-key` | warning | yes |" in target.read_text()
 
 
 def test_list_rules_in_a_format_it_has_no_shape_for_is_a_usage_error() -> None:

@@ -99,9 +99,7 @@ def load_content(
     games = _validate(
         catalog_validator().validate_python, {"schemaVersion": 1, "games": catalog.games}, shown
     )
-    return CatalogSnapshot(
-        shown, "content", games, None, store_platforms(catalog.site), note
-    )
+    return CatalogSnapshot(shown, "content", games, None, store_platforms(catalog.site), note)
 
 
 def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:

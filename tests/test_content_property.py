@@ -227,20 +227,6 @@ def test_toml_positions_found_on_demand_are_the_full_scans(text: str) -> None:
         assert doc._find(("no", "such", "key"), False) is None
 
 
-@pytest.mark.parametrize("text", [*_toml_texts(), *TOML_EXTRA])
-def test_toml_statements_taken_by_one_match_land_where_the_token_scan_does(text: str) -> None:
-    import tomli
-
-    from catalogctl.content.tomldoc import _Scan
-
-    tomli.loads(text)  # every text is valid TOML
-    whole = _Scan(text, 2).run()
-    tokens = _Scan(text, 2, whole_statements=False).run()
-    assert whole.keys == tokens.keys
-    assert whole.values == tokens.values
-    assert whole.duplicates == tokens.duplicates
-
-
 _front_key = st.sampled_from(["name", "title", "description", "summary", "icon", "params", "x"])
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from functools import cache
 from itertools import accumulate
 
 import tomli
@@ -40,28 +39,6 @@ _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _WS_RE = re.compile(r"[ \t]*")
 _WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
 _SCALAR_END = r"[,\]}\n#]"  # compiled when a scan meets a plain scalar
-# A statement `bare-key = value` on one line, whose value is a one-line string, a plain scalar
-# (number, boolean, date) or a one-line array of those: most statements of a page, scanned by
-# one match (group 1: the key, 2: the value; an array's items by the second pattern). Compiled
-# once a process has looked up `_TOKEN_LOOKUPS` positions, not at start-up. Anything else
-# (dotted or quoted keys, inline tables, nested or multi-line arrays, multi-line strings) takes
-# the scan token by token. Both record the same positions (a test compares them).
-_STRING = r"\"[^\"\\\r\n]*(?:\\[^\r\n][^\"\\\r\n]*)*\"(?!\")|'[^'\r\n]*'(?!')"
-_ATOM = rf"{_STRING}|[0-9A-Za-z+\-.:_]+"
-
-
-@cache
-def _statement_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """A whole simple statement, and an item of its one-line array."""
-    pair = re.compile(
-        r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*"
-        rf"({_STRING}|[0-9A-Za-z+\-.:_][0-9A-Za-z+\-.:_ ]*?"
-        rf"|\[(?:[ \t]*(?:{_ATOM})[ \t]*,)*[ \t]*(?:(?:{_ATOM})[ \t]*)?\])"
-        r"[ \t]*(?=\r?\n|#|\Z)"
-    )
-    return pair, re.compile(rf"[ \t]*({_ATOM})[ \t]*,?")
-
-
 # The rest of a basic string, through its closing quote (a backslash escapes any character).
 _BASIC_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*"')
 
@@ -114,13 +91,8 @@ def _problem(exc: tomli.TOMLDecodeError, text: str, line0: int) -> Problem:
 
 
 class _Scan:
-    def __init__(self, text: str, line0: int, *, whole_statements: bool = True) -> None:
+    def __init__(self, text: str, line0: int) -> None:
         self.t = text
-        # A simple statement by one match (`_statement_patterns`).
-        self.simple: re.Pattern[str] | None = None
-        self.item: re.Pattern[str] | None = None
-        if whole_statements:
-            self.simple, self.item = _statement_patterns()
         self.n = len(text)
         self.i = 0
         self.line0 = line0
@@ -215,18 +187,6 @@ class _Scan:
                 self.pos.values.setdefault(path, where)
                 self.table = path
                 self.i = t.index("]", self.i) + 1
-            elif self.simple and (m := self.simple.match(t, self.i)) is not None:
-                path = (*self.table, m.group(1))
-                self.define(path, where)
-                self.pos.keys.setdefault(path, where)
-                values = self.pos.values
-                values.setdefault(path, self.lc(m.start(2)))
-                if t[m.start(2)] == "[":
-                    assert self.item is not None
-                    items = self.item.finditer(t, m.start(2) + 1, m.end(2) - 1)
-                    for index, item in enumerate(items):
-                        values.setdefault((*path, index), self.lc(item.start(1)))
-                self.i = m.end()
             else:
                 before = self.i
                 self.pair(self.table)
@@ -326,13 +286,6 @@ class _Scan:
                 self.i += 1
 
 
-# The one-match patterns take about as long to compile as 200 statements take to scan token by
-# token: the first lookups of a process scan by tokens, so that a run that needs a few positions
-# (a small site, or an `id` key on a TOML page) never compiles them.
-_TOKEN_LOOKUPS = 64
-_lookups = 0
-
-
 class _Finder:
     """Where a key or value is, scanning the text only as far as the first lookup that needs
     it: a finding on the third line of a page scans three lines. Positions are those of the
@@ -348,9 +301,7 @@ class _Finder:
 
     def __call__(self, path: Path, key: bool) -> Pos | None:
         if self.scan is None:
-            global _lookups  # noqa: PLW0603 - counted per process
-            _lookups += 1
-            self.scan = _Scan(self.text, self.line0, whole_statements=_lookups > _TOKEN_LOOKUPS)
+            self.scan = _Scan(self.text, self.line0)
             self.steps = self.scan.statements()
         found = self.scan.pos.keys if key else self.scan.pos.values
         while path not in found and self.steps is not None:

@@ -13,14 +13,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-# Patterns of rare paths are strings: `re` compiles one on first use (and caches it), so
-# start-up does not pay for it.
 # C0 controls but TAB and LF, DEL, and C1 controls (ESC, BEL, CSI … start terminal sequences).
-_CONTROL = "[\x00-\x08\x0b-\x1f\x7f-\x9f]"
-_LINE_BREAK = "\r\n?|\n"
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LINE_BREAK = re.compile("\r\n?|\n")
 # Lone surrogates (an undecodable file name) cannot be written as UTF-8; U+FFFE/U+FFFF are
 # not characters (XML refuses them).
-_NOT_TEXT = "[\ud800-\udfff\ufffe\uffff]"
+_NOT_TEXT = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 
 def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
@@ -34,22 +32,22 @@ def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
     """
     if text.isprintable():
         return text  # the common case: nothing to do
-    text = re.sub(_LINE_BREAK, "\n" if newlines else " ", text)
+    text = _LINE_BREAK.sub("\n" if newlines else " ", text)
     if not tabs:
         text = text.replace("\t", " ")
-    return re.sub(_NOT_TEXT, "\ufffd", re.sub(_CONTROL, "", text))
+    return _NOT_TEXT.sub("\ufffd", _CONTROL.sub("", text))
 
 
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-_MD_SPECIAL = r"([\\`*_\[\]<>|#~])"
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
 
 
 def md_text(text: str) -> str:
     """Text for a Markdown paragraph or table cell: cleaned, one line, markup escaped."""
-    return re.sub(_MD_SPECIAL, r"\\\1", clean(text, tabs=False))
+    return _MD_SPECIAL.sub(r"\\\1", clean(text, tabs=False))
 
 
 def md_code(text: str, *, cell: bool = False) -> str:

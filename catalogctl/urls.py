@@ -26,11 +26,10 @@ _HEX = frozenset("0123456789abcdefABCDEF")
 # RFC 3986 unreserved + gen-delims + sub-delims + "%", without "'" (quotes are refused).
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _ALLOWED = frozenset(_LETTERS + "0123456789" + "-._~" + ":/?#[]@" + "!$&()*+,;=%")
-# Patterns of rare paths are strings: `re` compiles one on first use (and caches it).
-_SCHEME_RE = r"[A-Za-z][A-Za-z0-9+.\-]*:"
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _LABEL_RE = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)")
 _IPV4_LIKE_RE = re.compile(r"[0-9.]+")
-_PORT_RE = r"[0-9]{1,5}"
+_PORT_RE = re.compile(r"[0-9]{1,5}")
 _NUMERIC_RE = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 LOOPBACK_NAMES = frozenset({"localhost"})
 # The common link: https, a host name in lower case with no port or user, then a path and a
@@ -48,11 +47,11 @@ def shown(value: str, limit: int = 80) -> str:
     return repr(cut)
 
 
-_NOT_ALLOWED = r"[^A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]"
+_NOT_ALLOWED = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]")
 
 
 def _char_problem(value: str) -> str | None:
-    m = re.search(_NOT_ALLOWED, value)
+    m = _NOT_ALLOWED.search(value)
     if m is None:
         return None
     for i, ch in enumerate(value[m.start() :], m.start()):
@@ -138,7 +137,7 @@ def _full_check(value: str, schemes: Collection[str], loopback_http: bool) -> st
     problem = _char_problem(value)
     if problem:
         return problem
-    m = re.match(_SCHEME_RE, value)
+    m = _SCHEME_RE.match(value)
     wanted = " or ".join(f"{s}://" for s in schemes)
     if m is None:
         return f"must be an absolute URL starting with {wanted}"
@@ -184,7 +183,7 @@ def _authority_problem(authority: str) -> tuple[str, str | None]:
         host, _, port = authority.rpartition(":")
     if ":" in authority and not authority.startswith("[") and not port:
         return host, "has an empty port after ':'"
-    if port and (not re.fullmatch(_PORT_RE, port) or int(port) > 65535):
+    if port and (not _PORT_RE.fullmatch(port) or int(port) > 65535):
         return host, f"has an invalid port {shown(port)}"
     return host, _host_problem(host)
 

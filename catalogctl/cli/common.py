@@ -153,7 +153,7 @@ BaseUrlOpt = Annotated[
 ]
 
 
-_SIZE = r"(?i)\s*([0-9]+(?:\.[0-9]+)?)\s*([kmg]i?b?|b)?\s*"  # compiled when an option needs it
+_SIZE = re.compile(r"(?i)\s*([0-9]+(?:\.[0-9]+)?)\s*([kmg]i?b?|b)?\s*")
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
 
@@ -161,7 +161,7 @@ def parse_size(text: str | int) -> int:
     """Bytes of `65536`, `512KiB`, `64M`, `1GiB` (binary units)."""
     if isinstance(text, int):
         return text
-    m = re.fullmatch(_SIZE, text)
+    m = _SIZE.fullmatch(text)
     if m is None:
         raise typer.BadParameter(f"{_shown(text)} is not a size (use e.g. 65536, 512KiB, 64MiB)")
     size = int(float(m.group(1)) * _SIZE_UNITS[(m.group(2) or "")[:1].lower()])

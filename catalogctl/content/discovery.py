@@ -27,7 +27,7 @@ from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES
 PAGE_SUFFIXES = (".md", ".markdown", ".mdx")
 # A language tag in a file name: a two-letter code, with a region (`fr`, `pt-br`, `zh_CN`), or
 # the configured language. `com.example.app.md` keeps its dots: "app" is not a language.
-_LANG_RE = r"[A-Za-z]{2}(?:[-_][A-Za-z0-9]{2,8})?"  # compiled when a name has a tag
+_LANG_RE = re.compile(r"[A-Za-z]{2}(?:[-_][A-Za-z0-9]{2,8})?")
 # Repository files that live beside pages and are not pages.
 NOT_PAGES = frozenset({"readme", "license", "licence", "changelog", "contributing", "authors"})
 _JEKYLL_DATE_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-(.+)$")
@@ -100,7 +100,7 @@ def split_page_name(name: str, language: str = "") -> tuple[str, str | None] | N
     else:
         return None
     base, dot, tag = stem.rpartition(".")
-    if dot and base and (re.fullmatch(_LANG_RE, tag) or (language and tag.lower() == language)):
+    if dot and base and (_LANG_RE.fullmatch(tag) or (language and tag.lower() == language)):
         return base, tag.lower().replace("_", "-")
     return stem, None
 

@@ -21,7 +21,7 @@ from catalogctl.content.settings import CATALOG_KEYS
 
 MISSING: Any = object()
 # A segment: a key, then optionally `[key=value]` (compiled when site.toml maps a key).
-_SEGMENT = r"([^.\s\[\]=]+)(?:\[([^.\s\[\]=]+)=([^\[\]]*[^\[\]\s])\])?"
+_SEGMENT = re.compile(r"([^.\s\[\]=]+)(?:\[([^.\s\[\]=]+)=([^\[\]]*[^\[\]\s])\])?")
 
 
 class Select(NamedTuple):
@@ -44,7 +44,7 @@ def parse_path(text: str) -> FieldPath | None:
         return None
     parts: list[str | Select] = []
     for piece in text.split("."):
-        m = re.fullmatch(_SEGMENT, piece)
+        m = _SEGMENT.fullmatch(piece)
         if m is None:
             return None
         parts.append(m.group(1))

@@ -15,7 +15,7 @@ from catalogctl.content.document import Document, Duplicate, Path, Pos, Position
 from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, line_col, long_number
 from catalogctl.content.walk import check_tree
 
-_NUMBER_END = r"[,\]}\s]"  # compiled when a finding needs a position
+_NUMBER_END = re.compile(r"[,\]}\s]")
 
 
 class _TooLong(Exception):
@@ -173,7 +173,7 @@ class _Scan:
         elif ch == '"':
             self.string()
         else:
-            m = re.compile(_NUMBER_END).search(t, self.i)
+            m = _NUMBER_END.search(t, self.i)
             if m is None or m.start() == self.i:
                 raise ValueError("unexpected character")
             self.i = m.start()

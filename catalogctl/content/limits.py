@@ -84,12 +84,12 @@ def too_deep(text: str, *, toml: bool, limit: int = MAX_DEPTH) -> int:
     return -1
 
 
-_LONG_NUMBER = rf"[0-9][0-9_]{{{MAX_INT_DIGITS},}}"  # compiled when a finding needs it
+_LONG_NUMBER = re.compile(rf"[0-9][0-9_]{{{MAX_INT_DIGITS},}}")
 
 
 def long_number(text: str) -> int:
     """Offset of the first run of more than MAX_INT_DIGITS digits, or 0 (to locate a finding)."""
-    m = re.search(_LONG_NUMBER, text)
+    m = _LONG_NUMBER.search(text)
     return m.start() if m else 0
 
 

@@ -34,11 +34,11 @@ from catalogctl.content.limits import (
 from catalogctl.content.walk import check_tree
 
 _PLUS_ONE = (1).__add__
-_POS_RE = r"\s*\(at line (\d+), column (\d+)\)"  # compiled for a syntax error
+_POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _WS_RE = re.compile(r"[ \t]*")
 _WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
-_SCALAR_END = r"[,\]}\n#]"  # compiled when a scan meets a plain scalar
+_SCALAR_END = re.compile(r"[,\]}\n#]")
 # The rest of a basic string, through its closing quote (a backslash escapes any character).
 _BASIC_REST = re.compile(r'[^"\\]*(?:\\[\s\S][^"\\]*)*"')
 
@@ -69,10 +69,10 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
 
 def _problem(exc: tomli.TOMLDecodeError, text: str, line0: int) -> Problem:
     msg = str(exc)
-    m = re.search(_POS_RE, msg)
+    m = _POS_RE.search(msg)
     line = line0 + int(m.group(1)) - 1 if m else None
     col = int(m.group(2)) if m else None
-    msg = re.sub(_POS_RE, "", msg).strip()
+    msg = _POS_RE.sub("", msg).strip()
     if line is not None and (msg.startswith(("Cannot overwrite", "Cannot declare"))):
         try:
             dups = scan_toml(text, line0).duplicates
@@ -234,7 +234,7 @@ class _Scan:
         elif ch == "{":
             self.inline_table(path)
         else:
-            m = re.compile(_SCALAR_END).search(t, self.i)
+            m = _SCALAR_END.search(t, self.i)
             self.i = self.n if m is None else m.start()
 
     def multiline_end(self) -> int:

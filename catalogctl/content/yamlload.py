@@ -61,7 +61,6 @@ class _Resolve:
     (docs/architecture/performance.md).
     """
 
-
     def resolve(self, kind: type[yaml.Node], value: Any, implicit: tuple[bool, bool]) -> str:
         if _SHORTCUT:
             if kind is not yaml.ScalarNode:

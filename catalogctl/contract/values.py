@@ -17,9 +17,10 @@ from catalogctl.urls import url_problem
 MAX_HEADER_VALUE = 1024  # longest option value written into a header
 MAX_UNIX_PATH = 107  # sun_path holds 108 bytes with the terminating NUL
 
-_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"  # noqa: S105 - a grammar, not a secret
+_TOKEN_TEXT = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"  # noqa: S105 - a grammar, not a secret
+_TOKEN = re.compile(_TOKEN_TEXT)
 _QUOTED = r'"(?:[\t !#-\[\]-~]|\\[\t -~])*"'
-_DIRECTIVE = re.compile(rf"({_TOKEN})(?:=({_TOKEN}|{_QUOTED}))?\Z")
+_DIRECTIVE = re.compile(rf"({_TOKEN_TEXT})(?:=({_TOKEN_TEXT}|{_QUOTED}))?\Z")
 _SECONDS = re.compile(r"[0-9]{1,10}\Z")
 # Directives whose argument is delta-seconds (RFC 9111 §5.2, RFC 5861).
 _SECONDS_DIRECTIVES = frozenset(
@@ -123,7 +124,7 @@ def user_agent_problem(value: str) -> str | None:
     problem = header_value_problem(value)
     if problem is not None:
         return problem
-    if not re.match(_TOKEN, value):
+    if not _TOKEN.match(value):
         return "must start with a product name (e.g. mybot/1.0)"
     return None
 

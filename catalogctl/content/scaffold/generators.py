@@ -20,8 +20,10 @@ from typing import Any, NamedTuple
 from catalogctl.content.discovery import read_head
 
 _MAX_CONFIG = 256 * 1024  # a generator's configuration file, as much as is read of it
-_SITE_RE = r"""\bsite\s*:\s*["'`](https?://[^"'`\s]+)["'`]"""  # astro.config: site: "…"
-_INPUT_RE = r"""\binput\s*:\s*["'`]([^"'`]+)["'`]"""  # .eleventy.js: dir: { input: "src" }
+_SITE_RE = re.compile(r"""\bsite\s*:\s*["'`](https?://[^"'`\s]+)["'`]""")  # astro.config: site: "…"
+_INPUT_RE = re.compile(
+    r"""\binput\s*:\s*["'`]([^"'`]+)["'`]"""
+)  # .eleventy.js: dir: { input: "src" }
 
 
 class Generator(NamedTuple):
@@ -203,7 +205,7 @@ def _eleventy(root: Path, deps: set[str]) -> Generator | None:
     if path is None and "@11ty/eleventy" not in deps:
         return None
     source = _text(path) if path is not None else None
-    m = re.search(_INPUT_RE, source or "")
+    m = _INPUT_RE.search(source or "")
     input_dir = m.group(1).strip("./") or "." if m else "."
     meta_file = Path(input_dir, "_data", "metadata.json")
     meta = _json(root / meta_file)
@@ -224,7 +226,7 @@ def _astro(root: Path, deps: set[str]) -> Generator | None:
     path = _first(root, tuple(f"astro.config.{ext}" for ext in ("mjs", "js", "ts", "cjs", "mts")))
     if path is None and "astro" not in deps:
         return None
-    m = re.search(_SITE_RE, _text(path) or "") if path is not None else None
+    m = _SITE_RE.search(_text(path) or "") if path is not None else None
     return Generator(
         "astro",
         "Astro",

@@ -167,9 +167,9 @@ def test_content_settings_compare_print_and_copy_as_dataclasses_do() -> None:
     assert repr(site).startswith("SiteSettings(base_url='https://example.com', title='T', ")
     with pytest.raises(TypeError, match="hash"):
         hash(site)
-    with pytest.raises(TypeError, match="takes no 'titel'"):
+    with pytest.raises(TypeError, match="titel"):
         site.replace(titel="x")
-    with pytest.raises(TypeError, match="needs 'name'"):
+    with pytest.raises(TypeError, match="name"):
         type(site.stores["ios"])()
 
 

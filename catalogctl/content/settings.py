@@ -10,11 +10,6 @@ pydantic turns them into validators once, at development time:
 hook does not pay for pydantic's schema generation on every commit. The annotations are never
 evaluated at run time (`from __future__ import annotations`); pydantic resolves them when the
 schemas are generated.
-
-Their `__init__`, `__repr__` and `__eq__` come from the `Settings` base, not from `dataclass`
-(`init`, `repr` and `eq` are off): `dataclass` compiles those methods for every class when the
-module is imported, which cost `validate` more start-up than the rest of this module. Only
-pydantic-core (which does not call `__init__`), the default factories and `replace` build them.
 """
 
 from __future__ import annotations
@@ -38,43 +33,8 @@ StoreKind = Literal["apple", "google-play", "other"]
 RuleLevel = Literal["error", "warning", "off"]
 
 
-class Settings:
-    """What `dataclass` would generate for the classes below, written once for all of them."""
-
-    __slots__ = ()
-    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
-
-    def __init__(self, **values: Any) -> None:
-        for f in dataclasses.fields(self):
-            if f.name in values:
-                value = values.pop(f.name)
-            elif f.default is not dataclasses.MISSING:
-                value = f.default
-            elif f.default_factory is not dataclasses.MISSING:
-                value = f.default_factory()
-            else:
-                raise TypeError(f"{type(self).__name__}() needs {f.name!r}")
-            setattr(self, f.name, value)
-        if values:
-            raise TypeError(f"{type(self).__name__}() takes no {', '.join(map(repr, values))}")
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
-
-    def __repr__(self) -> str:
-        pairs = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
-        return f"{type(self).__name__}({pairs})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq is
-
-
-@dataclass(init=False, repr=False, eq=False, slots=True)
-class StoreSettings(Settings):
+@dataclass(kw_only=True, slots=True)
+class StoreSettings:
     """`[stores.<key>]`: one store of the catalog."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -93,8 +53,8 @@ class StoreSettings(Settings):
     ] = field(default_factory=dict)
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)
-class ApiVersionSettings(Settings):
+@dataclass(kw_only=True, slots=True)
+class ApiVersionSettings:
     """`[api.v1]`: lifecycle of the API version (SPEC §9)."""
 
     # Lax, so that dates may be TOML dates or ISO strings.
@@ -114,8 +74,8 @@ class ApiVersionSettings(Settings):
     ] = None
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)
-class ApiSettings(Settings):
+@dataclass(kw_only=True, slots=True)
+class ApiSettings:
     """`[api]`: one table per API version."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -123,8 +83,8 @@ class ApiSettings(Settings):
     v1: ApiVersionSettings = field(default_factory=ApiVersionSettings)
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)
-class ContentSettings(Settings):
+@dataclass(kw_only=True, slots=True)
+class ContentSettings:
     """`[content]`: where the game pages are, and in which language."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -150,8 +110,8 @@ class ContentSettings(Settings):
     ] = field(default_factory=list)
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)
-class SiteSettings(Settings):
+@dataclass(kw_only=True, slots=True)
+class SiteSettings:
     """`site.toml`: catalogctl's own file, every key of it known."""
 
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": True}
@@ -187,8 +147,8 @@ class SiteSettings(Settings):
         return dataclasses.replace(self, **changes)
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)
-class GamePage(Settings):
+@dataclass(kw_only=True, slots=True)
+class GamePage:
     """The catalog keys of one game page, once `[fields]` has mapped them."""
 
     # Unknown keys belong to the website and are ignored.

@@ -28,7 +28,6 @@ from catalogctl.content.settings import (
     ApiSettings,
     ApiVersionSettings,
     ContentSettings,
-    Settings,
     SiteSettings,
     StoreSettings,
     validator,
@@ -38,7 +37,7 @@ from catalogctl.urls import shown, url_problem
 _DIGITS_RE = re.compile(r"^[0-9]+$")
 _LANGUAGE_RE = re.compile(r"^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$")
 # The settings class of each table ("*": any store key), for the keys it takes.
-_TABLES: dict[tuple[str, ...], type[Settings]] = {
+_TABLES: dict[tuple[str, ...], type[Any]] = {
     (): SiteSettings,
     ("content",): ContentSettings,
     ("api",): ApiSettings,

@@ -128,7 +128,7 @@ def sample_edge(sample_build: Path) -> Iterator[tuple[WorkerdProcess, Table]]:
     out = sample_build
     server = WorkerdProcess(out)
     try:
-        yield server, Table.build(read_build(out))
+        yield server, Table(read_build(out))
     finally:
         assert server.stop() == 0
 

@@ -102,7 +102,7 @@ def sample_nginx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Ngi
     out = write_build(render(load_catalog(SAMPLE)), tmp_path_factory.mktemp("nx") / "dist", port)
     server = NginxProcess(out, port)
     try:
-        yield server, Table.build(read_build(out))
+        yield server, Table(read_build(out))
     finally:
         assert server.stop() == 0
 

@@ -29,8 +29,10 @@ from catalogctl.content.loader import load_catalog
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
 from catalogctl.serve.metrics import Counters
-from catalogctl.serve.options import AccessFormat, ServeOptions
-from catalogctl.serve.responses import Table, choose_encoding, etag_matches
+from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
+from catalogctl.serve.options import ENGINES, AccessFormat, ServeOptions, Setup
+from catalogctl.serve.protocol import HttptoolsEngine
+from catalogctl.serve.responses import Table
 from catalogctl.serve.worker import Worker
 from catalogctl.site.build import write_site
 from catalogctl.site.render import render
@@ -40,6 +42,12 @@ from tests.conftest import SAMPLE, ContentFactory, game_yaml
 
 AVAILABLE = ("br", "gzip")
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    """`--http`: each test taking it runs on both engines."""
+    return str(request.param)
 
 
 class Running:
@@ -90,15 +98,15 @@ async def running(
     sock.setblocking(False)
     counters = Counters(2)
     counters.slot = counters.claim(os.getpid())
-    worker = Worker(
-        Table(source.load()),
-        opts,
-        sock,
-        counters=counters,
-        source=source if reloads else None,
-        access_fd=access_fd,
+    setup = Setup(
+        options=opts,
+        sock=sock,
+        source=source,
         fingerprint=source.fingerprint(),
+        counters=counters,
+        access_fd=access_fd,
     )
+    worker = Worker(Table(source.load()), setup, reloads=reloads)
     listening = asyncio.Event()
     task = asyncio.get_running_loop().create_task(
         worker.run(on_listening=listening.set, signals=False)
@@ -155,6 +163,11 @@ def _responses(data: bytes) -> list[tuple[str, dict[str, str], bytes]]:
         ("GZip", "gzip"),
         ("x-gzip", "gzip"),
         ("gzip;q=abc", "identity"),
+        ("gzip;q=inf", "identity"),  # float() takes these; RFC 9110 §12.4.2 does not
+        ("gzip;q=1_0", "identity"),
+        ("gzip;q=.5", "identity"),
+        ("gzip;q=1.", "gzip"),
+        ("br;q=0.999, gzip;q=1.000", "gzip"),
         ("deflate", "identity"),
         (" gzip ; q=0.9 , br ; q=0.9 ", "br"),
     ],
@@ -181,11 +194,33 @@ def test_serve_etag_matches(header: str, matches: bool) -> None:
     assert etag_matches(header, '"abc"') is matches
 
 
+@pytest.mark.parametrize(
+    ("header", "passes"),
+    [
+        ('"abc"', True),
+        ("*", True),
+        (' "x" , "abc" ', True),
+        (', ,"abc",', True),  # empty list elements are allowed (RFC 9110 §5.6.1)
+        ('"a,b", "abc"', True),
+        ('W/"abc"', False),  # strong comparison: a weak tag never matches
+        ('"abcd"', False),
+        ("abc", False),  # not an entity tag: the field is malformed
+        ('"abc", junk', False),
+        ('*, "abc"', False),
+        ('"abc" "x"', False),
+        ("", False),
+    ],
+)
+def test_serve_if_match_passes(header: str, passes: bool) -> None:
+    assert if_match_passes(header, '"abc"') is passes
+    assert not if_match_passes('"abc"', 'W/"abc"')
+
+
 # --- the contract, in process -------------------------------------------------------------------
 
 
-async def test_serve_api_v1_exact_bytes() -> None:
-    async with running() as srv:
+async def test_serve_api_v1_exact_bytes(engine: str) -> None:
+    async with running(http=engine) as srv:
         res = srv.table.site.resources["/api/v1"]
         reply = await srv.request("/api/v1", headers={"Accept-Encoding": "identity"})
     assert reply.status == 200
@@ -199,8 +234,8 @@ async def test_serve_api_v1_exact_bytes() -> None:
     assert reply.header("deprecation") is None and reply.header("sunset") is None
 
 
-async def test_serve_head_has_get_headers_without_body() -> None:
-    async with running() as srv:
+async def test_serve_head_has_get_headers_without_body(engine: str) -> None:
+    async with running(http=engine) as srv:
         get = await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
         head = await srv.request("/api/v1/games", "HEAD", headers={"Accept-Encoding": "gzip"})
         whole = await srv.exchange(_request("HEAD", "/api/v1/games", "Connection: close"))
@@ -209,8 +244,8 @@ async def test_serve_head_has_get_headers_without_body() -> None:
     assert whole.endswith(b"\r\n\r\n")  # nothing after the head
 
 
-async def test_serve_gzip_and_br_variants() -> None:
-    async with running() as srv:
+async def test_serve_gzip_and_br_variants(engine: str) -> None:
+    async with running(http=engine) as srv:
         res = srv.table.site.resources["/api/v1/games"]
         reply = await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
         assert reply.header("content-encoding") == "gzip"
@@ -221,8 +256,8 @@ async def test_serve_gzip_and_br_variants() -> None:
         assert reply.header("etag") == res.variant("br").etag  # type: ignore[union-attr]
 
 
-async def test_serve_if_none_match_304() -> None:
-    async with running() as srv:
+async def test_serve_if_none_match_304(engine: str) -> None:
+    async with running(http=engine) as srv:
         etag = srv.table.site.resources["/api/v1/games"].identity.etag
         plain = {"Accept-Encoding": "identity"}
         reply = await srv.request(
@@ -243,8 +278,8 @@ async def test_serve_if_none_match_304() -> None:
         assert reply.status == 200
 
 
-async def test_serve_not_found_problem_uses_path_as_sent() -> None:
-    async with running() as srv:
+async def test_serve_not_found_problem_uses_path_as_sent(engine: str) -> None:
+    async with running(http=engine) as srv:
         for target, instance in (
             ("/api/nope?x=1", "/api/nope"),
             ('/api/a"b\\c', '/api/a"b\\c'),
@@ -261,35 +296,36 @@ async def test_serve_not_found_problem_uses_path_as_sent() -> None:
             assert reply.body == srv.table.site.not_found.body(instance)
 
 
-async def test_serve_other_methods_403_html() -> None:
-    async with running() as srv:
+async def test_serve_other_methods_403_html(engine: str) -> None:
+    async with running(http=engine) as srv:
         for method in ("POST", "DELETE", "OPTIONS", "PROPFIND"):
             reply = await srv.request("/api/v1", method, body=b"{}" if method == "POST" else b"")
             assert reply.status == 403, method
             assert reply.media_type == "text/html"
             assert b"<html" in reply.body
-        # a method llhttp does not know is still a method: 403, not 400
+        # a method llhttp does not know is still a method: 403, not 400 (aiohttp's parser,
+        # llhttp too, refuses it before the application runs: measured, see test_serve_http)
         reply = await srv.request("/api/v1", "BREW")
-        assert reply.status == 403 and reply.media_type == "text/html"
+        assert reply.status == (403 if engine == "httptools" else 400)
 
 
-async def test_serve_unknown_outside_api_404_html_and_query_ignored() -> None:
-    async with running() as srv:
+async def test_serve_unknown_outside_api_404_html_and_query_ignored(engine: str) -> None:
+    async with running(http=engine) as srv:
         reply = await srv.request("/robots.txt")
         assert reply.status == 404 and reply.media_type == "text/html"
         reply = await srv.request("/api/v1/games?platform=iOS&page=2")
         assert reply.body == srv.table.site.resources["/api/v1/games"].identity.body
 
 
-async def test_serve_base_url_rewrites_documents() -> None:
-    async with running(base_url="http://127.0.0.1:9999") as srv:
+async def test_serve_base_url_rewrites_documents(engine: str) -> None:
+    async with running(http=engine, base_url="http://127.0.0.1:9999") as srv:
         data = (await srv.request("/api/v1")).json()
     assert data["endpoints"]["games"] == "http://127.0.0.1:9999/api/v1/games"  # type: ignore[index]
 
 
-async def test_serve_build_directory(tmp_path: Path) -> None:
+async def test_serve_build_directory(tmp_path: Path, engine: str) -> None:
     write_site(render(load_catalog(SAMPLE)), tmp_path / "dist")
-    async with running(tmp_path / "dist") as srv:
+    async with running(tmp_path / "dist", http=engine) as srv:
         reply = await srv.request("/api/v1/games")
     assert reply.status == 200
     assert reply.body == (tmp_path / "dist/public/api/v1/games/index.json").read_bytes()
@@ -309,19 +345,21 @@ def test_serve_header_with_line_break_refused(tmp_path: Path) -> None:
         Table(site)
 
 
-async def test_serve_deprecated_lifecycle_headers(make_content: ContentFactory) -> None:
+async def test_serve_deprecated_lifecycle_headers(
+    make_content: ContentFactory, engine: str
+) -> None:
     from tests.test_conformance_serve import DEPRECATED_SITE
 
-    async with running(make_content(site=DEPRECATED_SITE)) as srv:
+    async with running(make_content(site=DEPRECATED_SITE), http=engine) as srv:
         reply = await srv.request("/api/v1")
     assert reply.header("deprecation") == "@1772323200"
     assert reply.header("sunset") == "Tue, 01 Sep 2026 00:00:00 GMT"
     assert 'rel="deprecation"' in (reply.header("link") or "")
 
 
-async def test_serve_aiohttp_client_decodes_precompressed_gzip() -> None:
+async def test_serve_aiohttp_client_decodes_precompressed_gzip(engine: str) -> None:
     async with (
-        running() as srv,
+        running(http=engine) as srv,
         ClientSession() as session,
         session.get(f"{srv.url}/api/v1/games") as resp,
     ):
@@ -332,8 +370,8 @@ async def test_serve_aiohttp_client_decodes_precompressed_gzip() -> None:
 # --- HTTP/1.1: versions, keep-alive, pipelining ---------------------------------------------------
 
 
-async def test_serve_pipelined_requests_answered_in_order() -> None:
-    async with running() as srv:
+async def test_serve_pipelined_requests_answered_in_order(engine: str) -> None:
+    async with running(http=engine) as srv:
         etag = srv.table.answer("GET", "/api/v1/games", "gzip", None).etag
         data = b"".join(
             [
@@ -342,38 +380,37 @@ async def test_serve_pipelined_requests_answered_in_order() -> None:
                 _request("GET", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
                 _request("GET", "/api/nothing"),
                 _request("DELETE", "/api/v1"),
-                _request("GET", "/api", "Content-Length: 2") + b"{}",
+                _request("GET", "/api", "Expect: 100-continue"),
+                _request("GET", "/api/v1", 'If-Match: "x"'),
                 _request("GET", "/llms.txt", "Connection: close"),
             ]
         )
+        if engine == "httptools":
+            # Never answered. (aiohttp's parser refuses the whole packet with a 400 when a
+            # request follows `Connection: close` in it: measured, see test_serve_http.)
+            data += _request("GET", "/api/v1")
         reply = await srv.exchange(data)
     statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", reply)
-    assert statuses == [b"200", b"200", b"304", b"404", b"403", b"200", b"200"]
-    assert reply.count(b"\r\nServer: catalogctl\r\n") == 7
+    assert statuses == [b"200", b"200", b"304", b"404", b"403", b"200", b"412", b"200"]
+    assert reply.count(b"\r\nServer: catalogctl\r\n") == 8
     assert reply.count(b"Connection: close") == 1  # the last one, which closed
 
 
 @pytest.mark.parametrize(
     ("request_line", "status"),
     [
-        (b"GET /api/v1 HTTP/2.0", 505),
-        (b"GET /api/v1 HTTP/3.0", 505),
-        (b"GET /api/v1 HTTP/1.2", 505),
-        (b"GET /api/v1", 505),  # HTTP/0.9
-        (b"GET /api/\x01 HTTP/1.1", 400),
-        (b"GET /api/ v1 HTTP/1.1 x", 400),
+        (b"HEAD /api/v1 HTTP/2.0", 505),
+        (b"HEAD /api/\x01 HTTP/1.1", 400),
+        (b"HEAD /api/ v1 HTTP/1.1", 400),
+        (b"HEAD /api/v1 HTTP/1.1\r\nHost: y", 400),  # two Host fields
     ],
 )
-async def test_serve_versions_and_malformed_request_lines(request_line: bytes, status: int) -> None:
+async def test_serve_error_answer_to_head_has_no_body(request_line: bytes, status: int) -> None:
     async with running() as srv:
         reply = await srv.exchange(request_line + b"\r\nHost: x\r\n\r\n")
-        assert reply.startswith(f"HTTP/1.1 {status} ".encode()), reply[:80]
-        assert b"Connection: close" in reply
-        # the same as HEAD: the head only
-        head = request_line.replace(b"GET", b"HEAD", 1)
-        reply = await srv.exchange(head + b"\r\nHost: x\r\n\r\n")
-        assert reply.startswith(f"HTTP/1.1 {status} ".encode())
-        assert reply.endswith(b"\r\n\r\n"), "an error answer to HEAD carries no body"
+    assert reply.startswith(f"HTTP/1.1 {status} ".encode()), reply[:80]
+    assert b"Connection: close\r\n" in reply
+    assert reply.endswith(b"\r\n\r\n"), "an error answer to HEAD carries no body"
 
 
 async def test_serve_answers_http10_as_http11_and_closes_unless_asked() -> None:
@@ -417,10 +454,14 @@ async def test_serve_endless_header_value_bounded() -> None:
         assert reply.startswith(b"HTTP/1.1 431 ")
 
 
-async def test_serve_request_body_too_large_413() -> None:
+async def test_serve_request_content_is_never_read() -> None:
+    """A request with content is answered from its head (403 for the method, 413 for GET)
+    and the connection closed; the client can read the answer while still sending."""
     async with running() as srv:
         reply = await srv.request("/api/v1", "POST", body=b"x" * 200_000)
-        assert reply.status == 413
+        assert reply.status == 403 and reply.header("connection") == "close"
+        reply = await srv.request("/api/v1", "GET", body=b"x" * 200_000)
+        assert reply.status == 413 and reply.header("connection") == "close"
 
 
 async def test_serve_slowloris_connection_closed() -> None:
@@ -464,16 +505,17 @@ async def test_serve_client_that_does_not_read_is_not_buffered_without_bound() -
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.setblocking(False)
         data = _request("GET", "/api/v1/games") * 50_000  # 2 MB of requests
-        sent = 0
-        for _ in range(100):
-            try:
-                sent += sock.send(data[sent:])
-            except BlockingIOError:
-                await asyncio.sleep(0.01)
-            if sent == len(data):
-                break
-        await asyncio.sleep(0.2)
-        conns = srv.worker.conns
+        loop = asyncio.get_running_loop()
+        writer = loop.create_task(loop.sock_sendall(sock, data))
+        engine = srv.worker.engine
+        assert isinstance(engine, HttptoolsEngine)
+
+        async def stopped_reading() -> bool:
+            return any(conn.paused for conn in engine.conns.open)
+
+        assert await _until(stopped_reading, timeout=30)
+        writer.cancel()
+        conns = engine.conns
         assert conns is not None
         (conn,) = conns.open
         assert conn.transport is not None
@@ -490,11 +532,11 @@ async def test_serve_client_that_does_not_read_is_not_buffered_without_bound() -
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "common", "combined"])
-async def test_serve_access_log_formats(fmt: AccessFormat, tmp_path: Path) -> None:
+async def test_serve_access_log_formats(fmt: AccessFormat, tmp_path: Path, engine: str) -> None:
     path = tmp_path / "access.log"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
-        async with running(access_fd=fd, access_log_format=fmt) as srv:
+        async with running(http=engine, access_fd=fd, access_log_format=fmt) as srv:
             await srv.request('/api/a"b%0aX?q=1', headers={"User-Agent": 'ua "quoted" \\ \xe9'})
             await srv.request("/api/v1", "HEAD")
             await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
@@ -589,14 +631,19 @@ def test_serve_access_log_lines_are_whole_on_a_shared_pipe() -> None:
     assert [len(line) for line in data.splitlines()] == [206] * 15
 
 
-async def test_serve_access_log_flushes_within_a_fraction_of_a_second(tmp_path: Path) -> None:
+async def test_serve_access_log_is_written_while_the_server_runs(
+    tmp_path: Path, engine: str
+) -> None:
     path = tmp_path / "access.log"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
-        async with running(access_fd=fd) as srv:
+        async with running(http=engine, access_fd=fd) as srv:
             await srv.request("/api/v1")
-            await asyncio.sleep(0.5)
-            assert path.read_text().count("\n") == 1  # written while the server runs
+
+            async def written() -> bool:
+                return path.read_text().count("\n") == 1
+
+            assert await _until(written, timeout=10)
     finally:
         os.close(fd)
 
@@ -620,7 +667,7 @@ async def _until(check: Callable[[], Awaitable[bool]], timeout: float = 60) -> b
 
 
 async def test_serve_reload_good_and_bad_content(
-    make_content: ContentFactory, caplog: pytest.LogCaptureFixture
+    make_content: ContentFactory, caplog: pytest.LogCaptureFixture, engine: str
 ) -> None:
     root = make_content()
     caplog.set_level("INFO", logger="catalogctl.serve")
@@ -629,7 +676,7 @@ async def test_serve_reload_good_and_bad_content(
     logger = logging.getLogger("catalogctl.serve")
     logger.addHandler(caplog.handler)
     try:
-        async with running(root, reloads=True) as srv:
+        async with running(root, http=engine, reloads=True) as srv:
 
             async def games() -> int:
                 return len((await srv.request("/api/v1/games")).json()["games"])  # type: ignore[index]
@@ -657,10 +704,9 @@ async def test_serve_reload_good_and_bad_content(
     assert "gamma.md" in caplog.text
 
 
-async def test_serve_watch_reloads_on_change(make_content: ContentFactory) -> None:
+async def test_serve_watch_reloads_on_change(make_content: ContentFactory, engine: str) -> None:
     root = make_content()
-    async with running(root, reloads=True, watch=True, watch_interval=0.05) as srv:
-        await asyncio.sleep(0.1)
+    async with running(root, http=engine, reloads=True, watch=True, watch_interval=0.05) as srv:
         (root / "games" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
 
         async def reloaded() -> bool:

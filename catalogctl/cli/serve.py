@@ -23,6 +23,11 @@ class LogFormat(StrEnum):
     json = "json"
 
 
+class HttpEngine(StrEnum):
+    httptools = "httptools"
+    aiohttp = "aiohttp"
+
+
 class AccessLogFormat(StrEnum):
     text = "text"
     json = "json"
@@ -69,6 +74,14 @@ def serve(
     port: Annotated[
         int, typer.Option("--port", "-p", min=0, max=65535, help="Port (0: any free port).")
     ] = 8000,
+    http: Annotated[
+        HttpEngine,
+        typer.Option(
+            "--http",
+            help="HTTP engine: httptools (serve's own protocol on llhttp, the fastest) or "
+            "aiohttp (the catalog as an aiohttp application). Both answer alike.",
+        ),
+    ] = HttpEngine.httptools,
     base_url: Annotated[
         str | None,
         typer.Option(
@@ -179,6 +192,7 @@ def serve(
       catalogctl serve content --watch --base-url http://127.0.0.1:8000
       catalogctl serve dist --host 0.0.0.0 --workers 2 --metrics 127.0.0.1:9100
       catalogctl serve dist --unix /run/catalogctl/http.sock --quiet
+      catalogctl serve dist --http aiohttp      # the aiohttp application
       catalogctl serve dist --access-log-format json | jq .status
     """
     from catalogctl.cli.collector import for_server
@@ -196,6 +210,7 @@ def serve(
     options = ServeOptions(
         host=host,
         port=port,
+        http=http.value,
         unix=unix,
         workers=workers,
         access_log=not quiet,

@@ -39,22 +39,16 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
 
-import httptools
-
 if TYPE_CHECKING:
-    from catalogctl.serve.responses import Prepared
+    from catalogctl.serve.semantics import RequestHead
 
 
 class Request(Protocol):
     """What a line is made of: the connection's view of the request just answered."""
 
     peer: str
-    url: bytes
-    referer: bytes | None
-    user_agent: bytes | None
-    x_forwarded_for: bytes | None
-    forwarded: bytes | None
-    parser: httptools.HttpRequestParser
+    head: RequestHead  # method, target, version and the headers logged
+    line: bytes  # the request line as received (logged when it could not be read)
     loop: asyncio.AbstractEventLoop
 
 
@@ -65,6 +59,7 @@ FORMATS: tuple[AccessFormat, ...] = ("text", "json", "common", "combined")
 FLUSH_EVERY = 0.2  # seconds a line may wait before it is written
 FLUSH_LINES = 512  # or this many lines, whichever comes first
 PIPE_BUF = 4096  # writes up to this size to a pipe are atomic (workers share one)
+LOGGED_LINE = 1024  # bytes of a refused request line written to the log
 
 _UNSAFE = re.compile(rb"[^\x20\x21\x23-\x5b\x5d-\x7e]")
 
@@ -333,8 +328,10 @@ class AccessLog:
             "json": self._json,
         }[fmt]
 
-    def request(self, conn: Request, prepared: Prepared, body: int, started: int) -> None:
-        self.lines.append(self._line(conn, prepared, body, started))
+    def request(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
+        """One line: `body` bytes of body sent; `started` is when the head began to arrive
+        (`time.perf_counter_ns()`)."""
+        self.lines.append(self._line(conn, status, encoding, body, started))
         if len(self.lines) >= FLUSH_LINES:
             self.flush()
         elif self._timer is None:
@@ -353,64 +350,67 @@ class AccessLog:
 
     def _remote(self, conn: Request) -> str:
         trusted = self.trusted
-        if trusted is not None and (conn.x_forwarded_for or conn.forwarded):
+        head = conn.head
+        if trusted is not None and (head.x_forwarded_for or head.forwarded):
             return clf_escape(
-                trusted.client(conn.peer, conn.x_forwarded_for, conn.forwarded).encode("latin-1")
+                trusted.client(conn.peer, head.x_forwarded_for, head.forwarded).encode("latin-1")
             )
         return conn.peer
 
     def _request_line(self, conn: Request) -> str:
-        parser = conn.parser
-        try:
-            method = parser.get_method().decode("ascii")
-            version = parser.get_http_version()
-        except (UnicodeDecodeError, httptools.HttpParserError):
-            return "-"
-        return f"{method} {clf_escape(conn.url)} HTTP/{version}"
+        head = conn.head
+        if not head.method:  # refused before it could be read: the line as received
+            return clf_escape(conn.line[:LOGGED_LINE]) if conn.line else "-"
+        # The method is a token and the version `HTTP/d.d` (both checked): no escaping.
+        method, version = head.method.decode("ascii"), head.version.decode("ascii")
+        return f"{method} {clf_escape(head.target)} {version}"
 
-    def _common(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+    def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
         stamp = self.stamp
         stamp.refresh(self.clock())
         return (
             f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
-            f"{prepared.status} {body or '-'}\n"
+            f"{status} {body or '-'}\n"
         )
 
-    def _combined(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+    def _combined(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
         stamp = self.stamp
         stamp.refresh(self.clock())
+        head = conn.head
         return (
             f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
-            f'{prepared.status} {body or "-"} "{clf_escape(conn.referer)}" '
-            f'"{clf_escape(conn.user_agent)}"\n'
+            f'{status} {body or "-"} "{clf_escape(head.referer)}" '
+            f'"{clf_escape(head.user_agent)}"\n'
         )
 
-    def _text(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+    def _text(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
         stamp = self.stamp
         stamp.refresh(self.clock())
         micros = (time.perf_counter_ns() - started) // 1000
+        head = conn.head
         return (
             f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
-            f'{prepared.status} {body or "-"} "{clf_escape(conn.referer)}" '
-            f'"{clf_escape(conn.user_agent)}" {micros}us\n'
+            f'{status} {body or "-"} "{clf_escape(head.referer)}" '
+            f'"{clf_escape(head.user_agent)}" {micros}us\n'
         )
 
-    def _json(self, conn: Request, prepared: Prepared, body: int, started: int) -> str:
+    def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
         now = self.clock()
         stamp = self.stamp
         stamp.refresh(now)
         micros = (time.perf_counter_ns() - started) // 1000
-        parser = conn.parser
-        try:
-            method = json_string(parser.get_method())
-            protocol = f'"HTTP/{parser.get_http_version()}"'
-        except httptools.HttpParserError:
-            method = protocol = "null"
+        head = conn.head
+        if head.method:
+            method, path = f'"{head.method.decode("ascii")}"', json_string(head.target)
+            protocol = f'"{head.version.decode("ascii")}"'
+        else:  # refused before it could be read: the line as received, as the path
+            method, protocol = "null", "null"
+            path = json_string(conn.line[:LOGGED_LINE])
         return (
             f'{{"time":"{stamp.iso_prefix}.{int(now * 1000) % 1000:03d}Z",'
             f'"remote":{json_string(self._remote(conn).encode("latin-1"))},'
-            f'"method":{method},"path":{json_string(conn.url)},"protocol":{protocol},'
-            f'"status":{prepared.status},"bytes":{body},"encoding":"{prepared.encoding}",'
-            f'"duration_us":{micros},"referer":{json_string(conn.referer)},'
-            f'"user_agent":{json_string(conn.user_agent)},"pid":{self.pid}}}\n'
+            f'"method":{method},"path":{path},"protocol":{protocol},'
+            f'"status":{status},"bytes":{body},"encoding":"{encoding}",'
+            f'"duration_us":{micros},"referer":{json_string(head.referer)},'
+            f'"user_agent":{json_string(head.user_agent)},"pid":{self.pid}}}\n'
         )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import mmap
 import socket
 
-STATUSES = (200, 304, 400, 403, 404, 413, 414, 431, 500, 505)
+STATUSES = (200, 304, 400, 403, 404, 412, 413, 414, 417, 431, 500, 501, 505)
 _OTHER = len(STATUSES)
 # slot layout (unsigned 64-bit fields)
 _USED, _PID = 0, 1

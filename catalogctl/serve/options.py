@@ -1,19 +1,29 @@
-"""What `serve` is told (options) and what it reports once it listens (`Ready`)."""
+"""What `serve` is told (options), what a serving process is handed (`Setup`) and what it
+reports once it listens (`Ready`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    import socket
+
+    from catalogctl.serve.metrics import Counters
+    from catalogctl.sources.served import SiteInput
 
 LogFormat = Literal["text", "json"]
 AccessFormat = Literal["text", "json", "common", "combined"]
+Engine = Literal["httptools", "aiohttp"]
+ENGINES: tuple[Engine, ...] = ("httptools", "aiohttp")
 
 
 @dataclass(frozen=True, slots=True)
 class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 8000
+    http: Engine = "httptools"  # --http: which HTTP engine the workers run
     unix: Path | None = None  # --unix PATH instead of host:port
     workers: int = 1
     access_log: bool = True
@@ -30,6 +40,20 @@ class ServeOptions:
     max_line_size: int = 8190  # request line, and each header line
     max_headers: int = 100
     backlog: int = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What the supervisor and each worker are handed: the options, and what `serve()`
+    opened and loaded for them."""
+
+    options: ServeOptions
+    sock: socket.socket  # the listener every worker accepts from
+    source: SiteInput  # where a reload loads from
+    fingerprint: object  # the source's fingerprint before the first load (--watch)
+    counters: Counters  # shared with every worker (metrics)
+    access_fd: int | None = None  # where access lines go (None: no access log)
+    metrics_sock: socket.socket | None = None  # --metrics
 
 
 @dataclass(frozen=True, slots=True)

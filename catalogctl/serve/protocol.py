@@ -1,17 +1,22 @@
-"""HTTP/1.1 connections on httptools (llhttp, the parser Node.js uses): our own asyncio protocol.
+"""The httptools engine: HTTP/1.1 connections as our own asyncio protocol, one write per answer.
 
-Requests are parsed by `httptools.HttpRequestParser` through its documented callbacks and
-answered from `on_message_complete` with the prepared bytes of `Table.respond`, in order, so
-keep-alive and pipelining need no queue or task. What a connection may cost is bounded: the
-request line, each header line, the number of headers, the whole head and any body are
-capped; a head must arrive, and an idle connection must send its next request, within the
-keep-alive timeout; while the client does not read, answers wait (as references to prepared
-bytes) and the socket is not read any further.
+This service takes no request content, so a request is its head: the protocol finds where
+each head ends (lines may end in CRLF or a bare LF, RFC 9112 §2.2), reads the request line
+itself (`semantics.request_line`: llhttp would take two spaces between its parts and refuse
+HTTP/1.2, where the project's HTTP behaviour does the opposite) and hands the header section
+to llhttp, the parser of Node.js, through httptools' documented `on_header` callback, which
+fills a `RequestHead`. `semantics.decide` gives the answer; a request carrying content is
+answered at once and the connection closed, its content never read. Answers go out in order
+from prepared bytes, so keep-alive and pipelining need no queue or task. The request line,
+each header line, the number of headers and the whole head are capped; a head must arrive,
+and an idle connection must send its next request, within the keep-alive timeout; while the
+client does not read, answers wait (as references to prepared bytes) and nothing more is read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -20,29 +25,34 @@ from typing import TYPE_CHECKING, cast
 import httptools
 
 from catalogctl.serve.accesslog import UNIX_PEER
-from catalogctl.serve.responses import (
-    CLOSE,
-    HEAD,
-    KEEP_ALIVE,
-    KEEP_ALIVE_10,
-    Prepared,
-    Table,
-    error_response,
+from catalogctl.serve.responses import CLOSE, HEAD, KEEP_ALIVE, KEEP_ALIVE_10, Prepared
+from catalogctl.serve.semantics import (
+    BAD_HEADER,
+    BAD_LINE,
+    HEAD_TOO_LARGE,
+    URI_TOO_LONG,
+    Rejected,
+    RequestHead,
+    decide,
+    request_line,
 )
+from catalogctl.serve.traffic import Traffic
 
 if TYPE_CHECKING:
-    from catalogctl.serve.accesslog import AccessLog
+    import socket
 
-_REJECT = {
-    400: error_response(400, "Bad Request", "The request could not be understood."),
-    403: None,  # the site's own 403 page (set per table)
-    413: error_response(413, "Content Too Large", "This service takes no request bodies."),
-    414: error_response(414, "URI Too Long", "The request target is too long."),
-    431: error_response(431, "Request Header Fields Too Large", "The request head is too large."),
-    505: error_response(
-        505, "HTTP Version Not Supported", "This server speaks HTTP/1.0 and HTTP/1.1."
-    ),
-}
+    from catalogctl.serve.accesslog import AccessLog
+    from catalogctl.serve.options import ServeOptions
+    from catalogctl.serve.responses import Table
+
+# llhttp reads the header section after a request line of ours: the client's own line has
+# been read and checked already (see the module's docstring).
+_LINE = b"GET / HTTP/1.1\r\n"
+# What cannot appear in a request line that has not ended yet: a TLS ClientHello or other
+# binary bytes are refused at once instead of waiting for a line end that never comes.
+_NOT_LINE = re.compile(rb"[^\x20-\x7e\r]")
+_CR, _LF = 13, 10
+LINGER = 2.0  # seconds a connection closed after an error keeps discarding what arrives
 
 
 @dataclass(slots=True)
@@ -50,31 +60,62 @@ class Limits:
     max_line: int = 8190  # request line, and each header line
     max_headers: int = 100
     max_head: int = 65536  # the whole request head
-    max_body: int = 65536  # a body sent with a request (read and discarded)
     keepalive_timeout: float = 15.0
 
 
-class _Rejected(Exception):
-    """Raised from a parser callback to stop parsing; the status is on the connection."""
+class HttptoolsEngine:
+    """`serve --http httptools` (the default): `HttpProtocol` on the shared listener."""
+
+    def __init__(self, table: Table, options: ServeOptions, access_log: AccessLog | None) -> None:
+        limits = Limits(
+            options.max_line_size,
+            options.max_headers,
+            max(4 * options.max_line_size, 16384),
+            options.keepalive_timeout,
+        )
+        self.traffic = self.conns = Connections(table, limits, access_log)
+        self.options = options
+        self.server: asyncio.AbstractServer | None = None
+
+    async def start(self, sock: socket.socket) -> None:
+        conns = self.conns
+        self.server = await asyncio.get_running_loop().create_server(
+            lambda: HttpProtocol(conns), sock=sock, backlog=self.options.backlog
+        )
+
+    async def stop_accepting(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+    async def drain(self) -> int:
+        """Idle connections close now; answers in flight get `--shutdown-timeout` seconds,
+        then what is still open is aborted. Returns how many were."""
+        conns = self.conns
+        conns.stop_accepting_requests()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.options.shutdown_timeout
+        while conns.open and loop.time() < deadline:
+            await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
+        left = len(conns.open)
+        if left:
+            conns.abort_all()
+            await asyncio.sleep(0)  # let the transports report connection_lost
+        return left
+
+    def open_connections(self) -> int:
+        return len(self.conns.open)
+
+    def sweep(self, now: float) -> None:
+        self.conns.sweep(now)
 
 
-class Connections:
-    """What the connections of one worker share: the table, limits, log and counters."""
+class Connections(Traffic):
+    """What the connections of one worker share: the traffic, limits and the open set."""
 
     def __init__(self, table: Table, limits: Limits, access_log: AccessLog | None) -> None:
-        self.table = table
+        super().__init__(table, access_log)
         self.limits = limits
-        self.access_log = access_log
         self.open: set[HttpProtocol] = set()
-        self.stopping = False
-        self.statuses: dict[int, int] = {}
-        self.bytes_sent = 0
-        self.requests = 0
-
-    def count(self, status: int, body_bytes: int) -> None:
-        statuses = self.statuses
-        statuses[status] = statuses.get(status, 0) + 1
-        self.bytes_sent += body_bytes
 
     def sweep(self, now: float) -> None:
         """Close connections whose head, idle time or stalled write outlived the timeout."""
@@ -95,49 +136,36 @@ class Connections:
 
 class HttpProtocol(asyncio.Protocol):
     __slots__ = (
-        "accept_encoding",
-        "answered_in_chunk",
-        "body_bytes",
+        "buf",
         "closing",
         "conns",
         "deadline",
-        "forwarded",
-        "head_bytes",
-        "headers_seen",
-        "if_none_match",
-        "in_head",
+        "head",
+        "line",
+        "line_checked",
         "loop",
         "parser",
         "paused",
         "peer",
         "pending",
-        "referer",
-        "reject_status",
+        "scanned",
         "started",
         "transport",
-        "url",
-        "user_agent",
-        "x_forwarded_for",
     )
 
     def __init__(self, conns: Connections) -> None:
         self.conns = conns
         self.loop = asyncio.get_running_loop()
         self.transport: asyncio.Transport | None = None
-        self.parser = httptools.HttpRequestParser(self)
-        self.url = b""
-        self.accept_encoding: bytes | None = None
-        self.if_none_match: bytes | None = None
-        self.referer: bytes | None = None
-        self.user_agent: bytes | None = None
-        self.x_forwarded_for: bytes | None = None
-        self.forwarded: bytes | None = None
-        self.in_head = False
-        self.answered_in_chunk = False
-        self.head_bytes = 0
-        self.headers_seen = 0
-        self.body_bytes = 0
-        self.reject_status = 400
+        limits = conns.limits
+        self.head = RequestHead(
+            limits.max_headers, limits.max_line, log=conns.access_log is not None
+        )
+        self.parser = httptools.HttpRequestParser(self.head)
+        self.buf = b""  # the start of a head still arriving
+        self.scanned = 0  # where the search for its end goes on
+        self.line_checked = False  # its request line, once complete, has been checked
+        self.line = b""  # the request line as received (the access log of a refused one)
         self.started = 0
         self.paused = False  # the transport asked us to stop writing
         self.pending: deque[tuple[Prepared, bool, bytes]] | None = None
@@ -168,35 +196,36 @@ class HttpProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return  # discarding what a client sends after an error (lingering close)
-        if self.in_head:
-            self.head_bytes += len(data)
-            if self.head_bytes > self.conns.limits.max_head:
-                self._reject(431)
+        if self.buf:
+            data = self.buf + data
+            scan = self.scanned
+        else:
+            scan = 0
+            # A request head must arrive within the timeout, however slowly it dribbles in.
+            self.deadline = self.loop.time() + self.conns.limits.keepalive_timeout
+            if self.conns.access_log is not None:
+                self.started = time.perf_counter_ns()
+        pos, size = 0, len(data)
+        while pos < size:
+            if data[pos] == _CR or data[pos] == _LF:  # empty lines before a request line
+                pos = _skip_empty_lines(data, pos)
+                scan = max(scan, pos)
+                if pos >= size:
+                    break
+            end = data.find(b"\n\r\n", scan)
+            bare = data.find(b"\n\n", scan, end + 3 if end >= 0 else size)
+            if bare >= 0:
+                end = bare + 2
+            elif end >= 0:
+                end += 3
+            else:
+                self._partial(data if pos == 0 else data[pos:])
                 return
-            was_in_head = True
-        else:
-            was_in_head = False
-            self.answered_in_chunk = False
-        try:
-            self.parser.feed_data(data)
-        except httptools.HttpParserCallbackError:
-            self._reject(self.reject_status)
-        except httptools.HttpParserInvalidMethodError:
-            # llhttp knows a fixed list of methods; any other one is still a method, which
-            # SPEC §7 answers with 403.
-            self._reject(403)
-        except httptools.HttpParserUpgrade:
-            # The request was answered (upgrades are not offered); nothing may follow it.
-            self.close_when_idle()
-        except httptools.HttpParserError as exc:
-            # llhttp reports "Invalid HTTP version" for HTTP/1.2, HTTP/3.0, ...
-            self._reject(505 if "version" in str(exc).lower() else 400)
-        else:
-            if self.in_head and not was_in_head and not self.answered_in_chunk:
-                # The head began in this chunk and nothing before it: all of it is head.
-                self.head_bytes = len(data)
-                if self.head_bytes > self.conns.limits.max_head:
-                    self._reject(431)
+            self._request(data if pos == 0 and end == size else data[pos:end])
+            if self.closing:
+                return
+            pos = scan = end
+        self.buf = b""
 
     def pause_writing(self) -> None:
         self.paused = True
@@ -220,82 +249,87 @@ class HttpProtocol(asyncio.Protocol):
         elif not pending and self.closing and not self.paused:
             transport.close()
 
-    # --- httptools callbacks --------------------------------------------------------------
+    # --- reading a head -------------------------------------------------------------------
 
-    def on_message_begin(self) -> None:
-        self.in_head = True
-        self.head_bytes = 0
-        self.headers_seen = 0
-        self.body_bytes = 0
-        self.url = b""
-        self.accept_encoding = None
-        self.if_none_match = None
-        if self.conns.access_log is not None:
-            self.started = time.perf_counter_ns()
-            self.referer = self.user_agent = self.x_forwarded_for = self.forwarded = None
-        # A request head must arrive within the timeout, however slowly it dribbles in.
-        self.deadline = self.loop.time() + self.conns.limits.keepalive_timeout
-
-    def on_url(self, url: bytes) -> None:
-        self.url += url
-        if len(self.url) > self.conns.limits.max_line:
-            self.reject_status = 414
-            raise _Rejected
-
-    def on_header(self, name: bytes, value: bytes) -> None:
+    def _partial(self, rest: bytes) -> None:
+        """The start of a head whose end has not arrived: keep it, unless it is refused."""
+        self.buf = rest
+        self.scanned = max(0, len(rest) - 2)
         limits = self.conns.limits
-        self.headers_seen += 1
-        if self.headers_seen > limits.max_headers or len(name) + len(value) > limits.max_line:
-            self.reject_status = 431
-            raise _Rejected
-        key = name.lower()
-        if key == b"accept-encoding":
-            old = self.accept_encoding
-            self.accept_encoding = value if old is None else old + b", " + value
-        elif key == b"if-none-match":
-            old = self.if_none_match
-            self.if_none_match = value if old is None else old + b", " + value
-        elif self.conns.access_log is not None:
-            if key == b"user-agent":
-                self.user_agent = value
-            elif key == b"referer":
-                self.referer = value
-            elif key == b"x-forwarded-for":
-                old = self.x_forwarded_for
-                self.x_forwarded_for = value if old is None else old + b", " + value
-            elif key == b"forwarded":
-                old = self.forwarded
-                self.forwarded = value if old is None else old + b", " + value
-
-    def on_headers_complete(self) -> None:
-        self.in_head = False
-        version = self.parser.get_http_version()
-        if version not in ("1.1", "1.0"):
-            self.reject_status = 505
-            raise _Rejected
-
-    def on_body(self, body: bytes) -> None:
-        self.body_bytes += len(body)
-        if self.body_bytes > self.conns.limits.max_body:
-            self.reject_status = 413
-            raise _Rejected
-
-    def on_message_complete(self) -> None:
-        self.answered_in_chunk = True
-        if self.closing:
+        if len(rest) > limits.max_head:
+            self.head.reset()
+            self._refuse(HEAD_TOO_LARGE)
             return
-        parser = self.parser
-        method = parser.get_method()
+        newline = rest.find(b"\n")
+        if newline < 0:
+            if len(rest) > limits.max_line or _NOT_LINE.search(rest) is not None:
+                self.head.reset()
+                self.line = rest
+                self._refuse(URI_TOO_LONG if len(rest) > limits.max_line else BAD_LINE)
+        elif not self.line_checked:
+            self.line_checked = True
+            line = rest[: newline - 1] if rest[newline - 1] == _CR else rest[:newline]
+            try:
+                request_line(line)
+            except Rejected as exc:
+                self._refuse_line(line, exc.answer)
+            else:
+                if len(line) > limits.max_line:
+                    self._refuse_line(line, URI_TOO_LONG)
+
+    def _request(self, raw: bytes) -> None:
+        """A whole head: read it, decide, answer."""
+        self.line_checked = False
         conns = self.conns
-        prepared = conns.table.respond(method, self.url, self.accept_encoding, self.if_none_match)
-        if not parser.should_keep_alive() or conns.stopping:
+        limits = conns.limits
+        head = self.head
+        head.reset()
+        newline = raw.find(b"\n")
+        line = raw[: newline - 1] if raw[newline - 1] == _CR else raw[:newline]
+        self.line = line
+        try:
+            head.method, head.target, head.version, head.minor = request_line(line)
+        except Rejected as exc:
+            self._refuse_line(line, exc.answer)
+            return
+        if len(line) > limits.max_line:
+            self._refuse(URI_TOO_LONG)
+            return
+        if len(raw) > limits.max_head:
+            self._refuse(HEAD_TOO_LARGE)
+            return
+        fields = raw[newline + 1 :]
+        if fields.count(b"\n") != fields.count(b"\r\n"):  # bare LF line ends: as CRLF
+            fields = fields.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+        try:
+            self.parser.feed_data(_LINE + fields)
+        except Rejected as exc:
+            self._refuse(exc.answer)
+            return
+        except httptools.HttpParserCallbackError as exc:
+            cause = exc.__context__
+            self._refuse(cause.answer if isinstance(cause, Rejected) else BAD_HEADER)
+            return
+        except httptools.HttpParserUpgrade:
+            pass  # Upgrade is ignored (RFC 9110 §7.8): answered over HTTP/1.1, no 101
+        except httptools.HttpParserError:
+            self._refuse(BAD_HEADER)
+            return
+        self._answer(*decide(conns.table, head))
+
+    # --- writing --------------------------------------------------------------------------
+
+    def _answer(self, prepared: Prepared, close: bool) -> None:
+        conns = self.conns
+        head = self.head
+        if close or conns.stopping:
             connection = CLOSE
             self.closing = True
-        elif parser.get_http_version() == "1.1":
+        elif head.minor == 1:
             connection = KEEP_ALIVE
         else:
             connection = KEEP_ALIVE_10
-        with_body = method != HEAD
+        with_body = head.method != HEAD
         if self.pending is not None:
             self.pending.append((prepared, with_body, connection))
         else:
@@ -303,46 +337,35 @@ class HttpProtocol(asyncio.Protocol):
         body = prepared.body_len if with_body else 0
         conns.count(prepared.status, body)
         if conns.access_log is not None:
-            conns.access_log.request(self, prepared, body, self.started)
-        self.deadline = self.loop.time() + conns.limits.keepalive_timeout
+            conns.access_log.request(self, prepared.status, prepared.encoding, body, self.started)
+        if not self.closing:
+            self.deadline = self.loop.time() + conns.limits.keepalive_timeout
 
-    # --- writing --------------------------------------------------------------------------
+    def _refuse(self, prepared: Prepared) -> None:
+        """Answer a head that cannot be read, then close."""
+        self._answer(prepared, True)
+
+    def _refuse_line(self, line: bytes, prepared: Prepared) -> None:
+        """A request line refused: its method is not known, but a HEAD still gets no body."""
+        self.head.reset()
+        self.line = line
+        if line.startswith(b"HEAD "):
+            self.head.method = HEAD
+        self._answer(prepared, True)
 
     def _write(self, prepared: Prepared, with_body: bool, connection: bytes) -> None:
         transport = self.transport
         assert transport is not None
         transport.write(prepared.message(with_body, connection))
         if connection is CLOSE and not self.pending:
-            transport.close()
-
-    def _reject(self, status: int) -> None:
-        """Answer a request that cannot be served, then close (reading on until then)."""
-        if self.closing:
-            return
-        self.closing = True
-        self.in_head = False
-        conns = self.conns
-        prepared = conns.table.forbidden if status == 403 else _REJECT[status]
-        assert prepared is not None
-        # No body for HEAD, whatever the error (the method is known unless it was the error).
-        with_body = status == 403 or self.parser.get_method() != HEAD
-        body = prepared.body_len if with_body else 0
-        conns.count(status, body)
-        if conns.access_log is not None:
-            conns.access_log.request(self, prepared, body, self.started)
-        if self.pending is not None:
-            self.pending.append((prepared, with_body, CLOSE))
-            return
-        transport = self.transport
-        assert transport is not None
-        transport.write(prepared.message(with_body, CLOSE))
-        # Half-close and let the client read the answer; what it still sends is discarded
-        # (closing with unread data would reset the connection and lose the answer).
-        if transport.can_write_eof():
-            transport.write_eof()
-            self.deadline = self.loop.time() + min(2.0, conns.limits.keepalive_timeout)
-        else:
-            transport.close()
+            if prepared.status >= 400 and transport.can_write_eof():
+                # Half-close and let the client read the answer; what it still sends is
+                # discarded (closing with unread data would reset the connection and lose
+                # the answer).
+                transport.write_eof()
+                self.deadline = self.loop.time() + min(LINGER, self.conns.limits.keepalive_timeout)
+            else:
+                transport.close()
 
     # --- closing --------------------------------------------------------------------------
 
@@ -362,3 +385,14 @@ class HttpProtocol(asyncio.Protocol):
     def abort(self) -> None:
         if self.transport is not None:
             self.transport.abort()
+
+
+def _skip_empty_lines(data: bytes, pos: int) -> int:
+    """RFC 9112 §2.2: empty lines received before a request line are ignored."""
+    while True:
+        if data.startswith(b"\r\n", pos):
+            pos += 2
+        elif data.startswith(b"\n", pos):
+            pos += 1
+        else:
+            return pos

@@ -10,17 +10,26 @@ is the requested path.
 from __future__ import annotations
 
 import email.utils
+import json
 import re
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from http import HTTPStatus
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from catalogctl.contract.routes import API_GAMES, API_PREFIX, HTML, ErrorPage, Site, error_page
+from catalogctl.contract.routes import (
+    API_GAMES,
+    API_PREFIX,
+    ERROR_HEADERS,
+    HTML,
+    PROBLEM_JSON,
+    ErrorPage,
+    Site,
+    error_page,
+)
 from catalogctl.errors import CatalogError
+from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
 
 SERVER_NAME = "catalogctl"  # the Server header: no version numbers
 GET, HEAD = b"GET", b"HEAD"
@@ -144,10 +153,22 @@ def _with_server(
     return merged
 
 
-class Table:
-    """The precomputed responses of one `Site`, and the request → response decision."""
+def problem(status: int, detail: str) -> Prepared:
+    """An error we produce: RFC 9457 problem details with the project's error headers."""
+    title = HTTPStatus(status).phrase
+    doc = {"type": "about:blank", "title": title, "status": status, "detail": detail}
+    body = (json.dumps(doc, separators=(",", ":")) + "\n").encode("ascii")
+    return Prepared(status, _with_server([("Content-Type", PROBLEM_JSON)], ERROR_HEADERS), body)
 
-    CACHED = 1024  # distinct (method, target, Accept-Encoding, If-None-Match) keys remembered
+
+PRECONDITION_FAILED = problem(412, "No current representation of the resource matches If-Match.")
+
+
+class Table:
+    """The precomputed responses of one `Site`, and the route-level decision: method, path,
+    content coding, If-Match, If-None-Match (see `semantics` for what comes before)."""
+
+    CACHED = 1024  # distinct (method, target, Accept-Encoding, If-Match, If-None-Match) remembered
 
     def __init__(self, site: Site) -> None:
         self.site = site
@@ -180,21 +201,27 @@ class Table:
         )
         self.games = _count_games(site)
         self.etag = site.resources[API_GAMES].identity.etag if API_GAMES in site.resources else ""
-        self._cache: dict[tuple[bytes, bytes, bytes | None, bytes | None], Prepared] = {}
-
-    @classmethod
-    def build(cls, site: Site) -> Table:
-        return cls(site)
+        self._cache: dict[Key, Prepared] = {}
 
     def answer(
-        self, method: str, target: str, accept_encoding: str | None, if_none_match: str | None
+        self,
+        method: str,
+        target: str,
+        accept_encoding: str | None,
+        if_none_match: str | None,
+        if_match: str | None = None,
     ) -> Prepared:
         """`respond` for text arguments (tests and comparisons with other deliveries)."""
+
+        def raw(value: str | None) -> bytes | None:
+            return None if value is None else value.encode("latin-1")
+
         return self.respond(
             method.encode("latin-1"),
             target.encode("latin-1"),
-            None if accept_encoding is None else accept_encoding.encode("latin-1"),
-            None if if_none_match is None else if_none_match.encode("latin-1"),
+            raw(accept_encoding),
+            raw(if_match),
+            raw(if_none_match),
         )
 
     def respond(
@@ -202,44 +229,52 @@ class Table:
         method: bytes,
         target: bytes,
         accept_encoding: bytes | None,
+        if_match: bytes | None,
         if_none_match: bytes | None,
+        prefix: bytes = b"",
     ) -> Prepared:
-        """The response to a request (`target` exactly as sent); remembered for routes."""
-        key = (method, target, accept_encoding, if_none_match)
+        """The response to a well-formed request for `target` (origin-form, as sent; under
+        `prefix` when the routes are mounted there); remembered for routes. Preconditions
+        count only where the answer would be a 200 (RFC 9110 §13.2.1): If-Match first, then
+        If-None-Match (§13.2.2)."""
+        key = (method, target, accept_encoding, if_match, if_none_match)
         found = self._cache.get(key)
         if found is not None:
             return found
         if method not in (GET, HEAD):
             return self.forbidden
         path = request_path(target.decode("latin-1"))
-        route = self.routes.get(path)
+        route_path = path
+        if prefix:
+            mount = prefix.decode("latin-1")
+            route_path = path[len(mount) :] if path.startswith(mount + "/") else ""
+        route = self.routes.get(route_path)
         if route is None:
-            if path.startswith(API_PREFIX):
+            if route_path.startswith(API_PREFIX):  # the instance is the path as requested
                 body = self.site.not_found.body(path)
                 return Prepared(404, self._not_found_headers, body)
             return self.not_found_html
         ae = None if accept_encoding is None else accept_encoding.decode("latin-1")
         encoding = choose_encoding(ae, route.encodings) if route.encodings else "identity"
-        found = route.full[encoding]
-        if if_none_match is not None and etag_matches(
-            if_none_match.decode("latin-1"), route.etags[encoding]
-        ):
+        etag = route.etags[encoding]
+        if if_match is not None and not if_match_passes(if_match.decode("latin-1"), etag):
+            found = PRECONDITION_FAILED
+        elif if_none_match is not None and etag_matches(if_none_match.decode("latin-1"), etag):
             found = route.not_modified[encoding]
+        else:
+            found = route.full[encoding]
         if len(self._cache) < self.CACHED:
             self._cache[key] = found
         return found
 
 
-def error_response(status: int, title: str, text: str) -> Prepared:
-    """A response the server sends before (or instead of) reading a request: closes after."""
-    no_store = [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
-    headers = _with_server([("Content-Type", HTML)], no_store)
-    return Prepared(status, headers, error_page(status, title, text))
+Key = tuple[bytes, bytes, bytes | None, bytes | None, bytes | None]
 
 
 def _page(page: ErrorPage | None, status: int, title: str, text: str) -> Prepared:
     if page is None:
-        return error_response(status, title, text)
+        headers = _with_server([("Content-Type", HTML)], ERROR_HEADERS)
+        return Prepared(status, headers, error_page(status, title, text))
     return Prepared(
         status, _with_server([("Content-Type", page.content_type)], page.headers), page.body
     )
@@ -252,83 +287,3 @@ def request_path(target: str) -> str:
         slash = rest.find("/")
         target = rest[slash:] if slash >= 0 else "/"
     return target.partition("?")[0]
-
-
-# --- content negotiation and conditional requests -------------------------------------------
-
-
-def parse_accept_encoding(value: str) -> dict[str, float]:
-    """`gzip;q=0.5, br` → {"gzip": 0.5, "br": 1.0}; malformed q-values count as 0."""
-    weights: dict[str, float] = {}
-    for item in value.split(","):
-        coding, _, params = item.partition(";")
-        coding = coding.strip().lower()
-        if not coding:
-            continue
-        q = 1.0
-        for param in params.split(";"):
-            name, _, raw = param.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    q = min(max(float(raw.strip()), 0.0), 1.0)
-                except ValueError:
-                    q = 0.0
-        if coding == "x-gzip":  # RFC 9110 §8.4.1.3: an alias of gzip
-            coding = "gzip"
-        weights[coding] = max(q, weights.get(coding, 0.0))
-    return weights
-
-
-@lru_cache(maxsize=1024)
-def choose_encoding(accept_encoding: str | None, available: tuple[str, ...]) -> str:
-    """The content coding to send: the highest q-value, ties by `available` order (br first).
-
-    No header means identity (RFC 9110 §12.5.3 allows any coding, but a client that sends no
-    Accept-Encoding is often one that cannot decode). Identity is the fallback when nothing
-    listed is available, even when the client ruled it out: sending the plain bytes beats 406.
-    """
-    if not accept_encoding or not available:
-        return "identity"
-    weights = parse_accept_encoding(accept_encoding)
-    star = weights.get("*")
-    best, best_q = "identity", 0.0
-    for coding in available:
-        q = weights.get(coding, star if star is not None else 0.0)
-        if q > best_q:
-            best, best_q = coding, q
-    if best == "identity":
-        return best
-    identity_q = weights.get("identity", star if star is not None else 1.0)
-    # Identity wins only when the client explicitly prefers it over every coding offered.
-    return "identity" if "identity" in weights and identity_q > best_q else best
-
-
-def etag_matches(if_none_match: str, etag: str) -> bool:
-    """If-None-Match uses the weak comparison (RFC 9110 §13.1.2): `W/` is ignored."""
-    value = if_none_match.strip()
-    if value == "*":
-        return True
-    opaque = etag.removeprefix("W/")
-    return any(tag.removeprefix("W/") == opaque for tag in _split_etags(value))
-
-
-def _split_etags(value: str) -> Iterator[str]:
-    # Entity tags cannot contain '"' inside, but may contain ',' — split on quotes, not commas.
-    i, n = 0, len(value)
-    while i < n:
-        while i < n and value[i] in " \t,":
-            i += 1
-        if i >= n:
-            return
-        start = i
-        if value.startswith("W/", i):
-            i += 2
-        if i < n and value[i] == '"':
-            end = value.find('"', i + 1)
-            if end < 0:
-                return
-            yield value[start : end + 1]
-            i = end + 1
-        else:  # not an entity tag: skip to the next comma
-            end = value.find(",", i)
-            i = n if end < 0 else end + 1

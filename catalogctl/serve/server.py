@@ -22,7 +22,7 @@ from catalogctl.contract.routes import Site
 from catalogctl.errors import InputError
 from catalogctl.serve.listeners import open_listener
 from catalogctl.serve.metrics import Counters
-from catalogctl.serve.options import LogFormat, Ready, ServeOptions
+from catalogctl.serve.options import LogFormat, Ready, ServeOptions, Setup
 from catalogctl.serve.responses import Table
 from catalogctl.serve.supervisor import Supervisor
 from catalogctl.serve.worker import Worker, new_event_loop, open_access_fd
@@ -60,31 +60,21 @@ def serve(
         pid=os.getpid(),
         metrics_url=_metrics_url(metrics_sock) if metrics_sock is not None else None,
     )
+    setup = Setup(
+        options=options,
+        sock=listener.sock,
+        source=source,
+        fingerprint=fingerprint,
+        counters=counters,
+        access_fd=access_fd,
+        metrics_sock=metrics_sock,
+    )
     try:
         if options.workers > 1:
-            Supervisor(
-                source,
-                table,
-                options,
-                listener.sock,
-                listener.url,
-                counters=counters,
-                metrics_sock=metrics_sock,
-                access_fd=access_fd,
-                fingerprint=fingerprint,
-            ).run(on_ready, ready)
+            Supervisor(table, setup).run(on_ready, ready)
             return
         counters.slot = counters.claim(os.getpid())
-        worker = Worker(
-            table,
-            options,
-            listener.sock,
-            counters=counters,
-            source=source,
-            metrics_sock=metrics_sock,
-            access_fd=access_fd,
-            fingerprint=fingerprint,
-        )
+        worker = Worker(table, setup, reloads=True)
         loop = new_event_loop()
         try:
             loop.run_until_complete(

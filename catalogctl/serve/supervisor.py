@@ -29,19 +29,17 @@ import logging
 import os
 import select
 import signal
-import socket
 import struct
 import time
 from collections import deque
 from collections.abc import Callable
 
 from catalogctl.errors import CatalogError
-from catalogctl.serve.metrics import Counters, start_endpoint
-from catalogctl.serve.options import Ready, ServeOptions
+from catalogctl.serve.metrics import start_endpoint
+from catalogctl.serve.options import Ready, Setup
 from catalogctl.serve.responses import Table
 from catalogctl.serve.worker import Worker, describe_table, new_event_loop
 from catalogctl.sources.isolated import IsolatedLoad as Load
-from catalogctl.sources.served import SiteInput
 
 log = logging.getLogger("catalogctl.serve")
 
@@ -115,28 +113,13 @@ def _die_with_parent() -> None:
 
 
 class Supervisor:
-    def __init__(
-        self,
-        source: SiteInput,
-        table: Table,
-        options: ServeOptions,
-        sock: socket.socket,
-        url: str,
-        *,
-        counters: Counters,
-        metrics_sock: socket.socket | None,
-        access_fd: int | None,
-        fingerprint: object,
-    ) -> None:
-        self.source = source
+    def __init__(self, table: Table, setup: Setup) -> None:
         self.table = table
-        self.options = options
-        self.sock = sock
-        self.url = url
-        self.counters = counters
-        self.metrics_sock = metrics_sock
-        self.access_fd = access_fd
-        self.fingerprint = fingerprint
+        self.setup = setup
+        self.options = setup.options
+        self.source = setup.source
+        self.counters = setup.counters
+        self.fingerprint = setup.fingerprint
         self.children: dict[int, Child] = {}
         self.generation = 0
         self.stopping = False
@@ -192,11 +175,9 @@ class Supervisor:
             os.write(self.events_w, _EVENT.pack(os.getpid(), code))
 
     def _run_worker(self, table: Table) -> None:
-        if self.metrics_sock is not None:
-            self.metrics_sock.close()
-        worker = Worker(
-            table, self.options, self.sock, counters=self.counters, access_fd=self.access_fd
-        )
+        if self.setup.metrics_sock is not None:
+            self.setup.metrics_sock.close()
+        worker = Worker(table, self.setup)
         loop = new_event_loop()
         try:
             loop.run_until_complete(
@@ -211,17 +192,17 @@ class Supervisor:
     def _run_metrics(self) -> None:
         import asyncio
 
-        assert self.metrics_sock is not None
-        self.sock.close()
+        metrics_sock = self.setup.metrics_sock
+        assert metrics_sock is not None
+        self.setup.sock.close()
 
         async def serve_metrics() -> None:
-            assert self.metrics_sock is not None
             loop = asyncio.get_running_loop()
             stop = asyncio.Event()
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, stop.set)
             loop.add_signal_handler(signal.SIGHUP, lambda: None)
-            runner = await start_endpoint(self.metrics_sock, self.counters)
+            runner = await start_endpoint(metrics_sock, self.counters)
             self._notify(_LISTENING)
             await stop.wait()
             await runner.cleanup()  # type: ignore[attr-defined]
@@ -401,7 +382,7 @@ class Supervisor:
     def _start(self, on_ready: Callable[[Ready], None] | None, ready: Ready) -> None:
         for _ in range(self.options.workers):
             self._fork("worker", self.table, 0)
-        if self.metrics_sock is not None:
+        if self.setup.metrics_sock is not None:
             self._fork("metrics", self.table, 0)
         deadline = time.monotonic() + START_TIMEOUT
         while not all(c.listening for c in self.children.values()):

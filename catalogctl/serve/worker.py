@@ -1,7 +1,9 @@
-"""One serving process: an event loop accepting on the shared listener.
+"""One serving process: an event loop running one HTTP engine on the shared listener.
 
 Used as is when `--workers 1` (then it also reloads itself and serves `--metrics`), and by
-the supervisor's forked workers otherwise. Stopping (SIGTERM/SIGINT, or a newer worker
+the supervisor's forked workers otherwise. The engine is `--http`: httptools (our own
+protocol, `protocol.HttptoolsEngine`) or aiohttp (`app.AiohttpEngine`); both answer from the
+same `Table` and decide with the same code. Stopping (SIGTERM/SIGINT, or a newer worker
 generation taking over) is graceful and bounded: the listener is closed at once (queued
 connections stay for the other workers), idle connections are closed, answers being written
 get `shutdown_timeout` seconds to finish, and then every connection still open is aborted.
@@ -10,33 +12,37 @@ get `shutdown_timeout` seconds to finish, and then every connection still open i
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import signal
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from catalogctl.errors import CatalogError
 from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
-from catalogctl.serve.metrics import Counters, start_endpoint
-from catalogctl.serve.options import ServeOptions
-from catalogctl.serve.protocol import Connections, HttpProtocol, Limits
+from catalogctl.serve.metrics import start_endpoint
+from catalogctl.serve.options import ServeOptions, Setup
+from catalogctl.serve.protocol import HttptoolsEngine
 from catalogctl.serve.responses import Table
+from catalogctl.serve.traffic import Traffic
 from catalogctl.sources.isolated import IsolatedLoad as Load
-from catalogctl.sources.served import SiteInput
 
 log = logging.getLogger("catalogctl.serve")
 
 
-def limits(options: ServeOptions) -> Limits:
-    return Limits(
-        max_line=options.max_line_size,
-        max_headers=options.max_headers,
-        max_head=max(4 * options.max_line_size, 16384),
-        keepalive_timeout=options.keepalive_timeout,
-    )
+class Engine(Protocol):
+    """What the worker needs of an HTTP engine."""
+
+    @property
+    def traffic(self) -> Traffic: ...
+
+    async def start(self, sock: socket.socket) -> None: ...
+    async def stop_accepting(self) -> None: ...
+    async def drain(self) -> int: ...  # connections cut off after --shutdown-timeout
+    def open_connections(self) -> int: ...
+    def sweep(self, now: float) -> None: ...
 
 
 def open_access_fd(options: ServeOptions) -> int | None:
@@ -65,30 +71,24 @@ def describe_table(table: Table) -> str:
     return f"{table.games} games, ETag {table.etag or '-'}"
 
 
-class Worker:
-    """The serving side of one process."""
+def make_engine(table: Table, options: ServeOptions, access: AccessLog | None) -> Engine:
+    if options.http == "aiohttp":
+        from catalogctl.serve.app import AiohttpEngine
 
-    def __init__(
-        self,
-        table: Table,
-        options: ServeOptions,
-        sock: socket.socket,
-        *,
-        counters: Counters | None = None,
-        source: SiteInput | None = None,  # set: this process reloads itself (no supervisor)
-        metrics_sock: socket.socket | None = None,
-        access_fd: int | None = None,
-        fingerprint: object = None,
-    ) -> None:
-        self.access_fd = access_fd
+        return AiohttpEngine(table, options, access)
+    return HttptoolsEngine(table, options, access)
+
+
+class Worker:
+    """The serving side of one process. With `reloads`, it reloads itself (SIGHUP, --watch)
+    and serves --metrics: there is no supervisor."""
+
+    def __init__(self, table: Table, setup: Setup, *, reloads: bool = False) -> None:
         self.table = table
-        self.options = options
-        self.sock = sock
-        self.counters = counters
-        self.source = source
-        self.metrics_sock = metrics_sock
-        self.fingerprint = fingerprint
-        self.conns: Connections | None = None
+        self.setup = setup
+        self.options = setup.options
+        self.reloads = reloads
+        self.engine: Engine | None = None
         self._stop: asyncio.Event | None = None
         self._load: Load | None = None
         self._again = False
@@ -105,39 +105,43 @@ class Worker:
     ) -> None:
         loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        setup, options = self.setup, self.options
         access = None
-        if self.access_fd is not None:
-            options = self.options
+        if setup.access_fd is not None:
             trusted = (
                 TrustedProxies(options.forwarded_allow_ips) if options.forwarded_allow_ips else None
             )
-            access = AccessLog(Sink(self.access_fd), options.access_log_format, trusted=trusted)
-        conns = self.conns = Connections(self.table, limits(self.options), access)
-        server = await loop.create_server(
-            lambda: HttpProtocol(conns), sock=self.sock, backlog=self.options.backlog
-        )
+            access = AccessLog(Sink(setup.access_fd), options.access_log_format, trusted=trusted)
+        engine = self.engine = make_engine(self.table, options, access)
+        await engine.start(setup.sock)
         if signals:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self._stop.set)
-            if self.source is not None:
+            if self.reloads:
                 loop.add_signal_handler(signal.SIGHUP, self.request_reload)
             else:  # the supervisor reloads; a hang-up of the terminal is its business
                 loop.add_signal_handler(signal.SIGHUP, lambda: None)
         tasks = [loop.create_task(self._tick())]
-        if self.source is not None and self.options.watch:
+        if self.reloads and options.watch:
             tasks.append(loop.create_task(self._watch()))
         metrics_runner = None
-        if self.metrics_sock is not None and self.counters is not None:
-            metrics_runner = await start_endpoint(self.metrics_sock, self.counters)
+        if self.reloads and setup.metrics_sock is not None:
+            metrics_runner = await start_endpoint(setup.metrics_sock, setup.counters)
         if on_listening is not None:
             on_listening()
         try:
             await self._stop.wait()
         finally:
-            server.close()
+            await engine.stop_accepting()
             if on_stopped_accepting is not None:
                 on_stopped_accepting()
-            await self._drain(conns)
+            left = await engine.drain()
+            if left:
+                log.warning(
+                    "closed %d connection(s) still open after --shutdown-timeout %gs",
+                    left,
+                    options.shutdown_timeout,
+                )
             for task in tasks:
                 task.cancel()
             if self._load is not None:
@@ -153,57 +157,43 @@ class Worker:
         if self._stop is not None:
             self._stop.set()
 
-    async def _drain(self, conns: Connections) -> None:
-        """Idle connections close now; answers in flight get `shutdown_timeout` seconds."""
-        conns.stop_accepting_requests()
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.options.shutdown_timeout
-        while conns.open and loop.time() < deadline:
-            await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
-        if conns.open:
-            log.warning(
-                "closing %d connection(s) still open after --shutdown-timeout %gs",
-                len(conns.open),
-                self.options.shutdown_timeout,
-            )
-            conns.abort_all()
-            await asyncio.sleep(0)  # let the transports report connection_lost
-
     async def _tick(self) -> None:
         """Deadlines (slow heads, idle and stalled connections) and shared counters."""
         loop = asyncio.get_running_loop()
         interval = min(1.0, max(0.05, self.options.keepalive_timeout / 4))
         while True:
             await asyncio.sleep(interval)
-            assert self.conns is not None
-            self.conns.sweep(loop.time())
+            assert self.engine is not None
+            self.engine.sweep(loop.time())
             self._publish()
 
     def _publish(self) -> None:
-        conns = self.conns
-        if conns is None:
+        engine = self.engine
+        if engine is None:
             return
-        dropped = conns.access_log.sink.dropped if conns.access_log is not None else 0
+        traffic = engine.traffic
+        dropped = traffic.access_log.sink.dropped if traffic.access_log is not None else 0
         if dropped > self._dropped_reported:
             log.warning(
                 "access log: %d line(s) dropped, its reader is too slow",
                 dropped - self._dropped_reported,
             )
             self._dropped_reported = dropped
-        if self.counters is not None:
-            self.counters.publish(conns.statuses, conns.bytes_sent, len(conns.open), dropped)
+        self.setup.counters.publish(
+            traffic.statuses, traffic.bytes_sent, engine.open_connections(), dropped
+        )
 
     # --- reloading (only without a supervisor) ------------------------------------------------
 
     async def _watch(self) -> None:
-        assert self.source is not None
-        seen = self.fingerprint
+        source = self.setup.source
+        seen = self.setup.fingerprint
         while True:
             await asyncio.sleep(self.options.watch_interval)
-            now = self.source.fingerprint()
+            now = source.fingerprint()
             if now != seen:
                 seen = now
-                log.info("change detected in %s, reloading", self.source.display)
+                log.info("change detected in %s, reloading", source.display)
                 self.request_reload()
 
     def request_reload(self) -> None:
@@ -211,10 +201,9 @@ class Worker:
         if self._load is not None:
             self._again = True
             return
-        assert self.source is not None
         self._again = False
         loop = asyncio.get_running_loop()
-        load = self._load = Load(self.source, self.options.reload_timeout)
+        load = self._load = Load(self.setup.source, self.options.reload_timeout)
         loop.add_reader(load.fileno(), self._loaded)
         loop.call_at(loop.time() + self.options.reload_timeout, self._expire, load)
 
@@ -227,7 +216,7 @@ class Worker:
 
     def _loaded(self) -> None:
         load = self._load
-        assert load is not None and self.conns is not None and self.source is not None
+        assert load is not None and self.engine is not None
         asyncio.get_running_loop().remove_reader(load.fileno())
         self._load = None
         try:
@@ -235,31 +224,18 @@ class Worker:
         except CatalogError as exc:
             self._report_failure(exc.message)
         else:
-            self.table = self.conns.table = table
-            if self.counters is not None:
-                self.counters.catalog(table.etag, table.games)
-                self.counters.add("reloads")
-            log.info("reloaded %s: %s", self.source.display, describe_table(table))
+            self.table = self.engine.traffic.table = table
+            self.setup.counters.catalog(table.etag, table.games)
+            self.setup.counters.add("reloads")
+            log.info("reloaded %s: %s", self.setup.source.display, describe_table(table))
         if self._again:
             self.request_reload()
 
     def _report_failure(self, reason: str) -> None:
-        if self.counters is not None:
-            self.counters.add("failed")
-        assert self.source is not None
+        self.setup.counters.add("failed")
         log.error(
             "reload of %s failed, still serving the previous catalog (%s): %s",
-            self.source.display,
+            self.setup.source.display,
             describe_table(self.table),
             reason,
         )
-
-
-def run_in_new_loop(coro_factory: Callable[[], object]) -> None:
-    loop = new_event_loop()
-    try:
-        loop.run_until_complete(coro_factory())  # type: ignore[arg-type]
-    finally:
-        with contextlib.suppress(Exception):
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()

@@ -7,23 +7,27 @@ Builds a generated catalog of --games games (random descriptions, so the games d
 compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its own port:
 
 - nginx as a careful operator runs it for static files (`NGINX_CONF` below): sendfile,
-  tcp_nopush, open_file_cache, gzip_static, keep-alive, access log off, one worker per core,
-  serving the build's files (the bytes serve sends);
-- `catalogctl serve BUILD --workers N --quiet` (no access log);
-- the same with the access log on, written to /dev/null;
-- the same with the access log on, written to a file.
+  tcp_nopush, open_file_cache, gzip_static, keep-alive, access log off, --workers worker
+  processes, serving the build's files (the bytes serve sends);
+- `catalogctl serve BUILD --workers N` as in production: the access log on, to a file;
+- the same with `--quiet` (no access log);
+- the same with `--http aiohttp` (the aiohttp engine), the access log on, to a file.
 
-Then `wrk -t2 -c64 -dDs --latency` runs against each in turn, --rounds times interleaved, for
-`/api/v1` and `/api/v1/games` with `Accept-Encoding: gzip`. For each row it prints the median
-requests/s, the ratio to nginx's median in the same run, and the median p50 and p99 latency.
-Everything shares the machine's cores (wrk too): compare ratios, not absolute figures.
-Needs nginx and wrk (Debian packages `nginx`, `wrk`).
+Before timing, every server must answer each request with 200 and the same bytes as serve
+(an nginx that cannot read its files answers 404, fast). Then `wrk -t2 -c64 -dDs --latency`
+runs against each in turn, --rounds times interleaved, for `/api/v1` and `/api/v1/games` with
+`Accept-Encoding: gzip`. For each row it prints the median requests/s, the median of the
+per-round ratios to nginx, the CPU time the server's processes spent per request (user and
+system, from /proc: steadier than requests/s on a shared machine), and the median p50 and p99
+latency. Everything shares the machine's cores (wrk too): compare ratios, not absolute
+figures. Needs nginx and wrk (Debian packages `nginx`, `wrk`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import os
 import platform
@@ -160,13 +164,52 @@ def wrk(url: str, encoding: str | None, duration: int, connections: int) -> dict
     cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url]
     if encoding:
         cmd += ["-H", f"Accept-Encoding: {encoding}"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    if "Non-2xx" in out or "Socket errors" in out:
-        raise SystemExit(f"wrk saw errors on {url}:\n{out}")
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
-    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
-    return {"rps": rps, "p50": _ms(*p50), "p99": _ms(*p99)}
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=duration + 60)
+    text = out.stdout
+    if "Non-2xx" in text or "Socket errors" in text:
+        raise SystemExit(f"wrk saw errors on {url}:\n{text}")
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))  # type: ignore[union-attr]
+    done = int(re.search(r"(\d+) requests in", text).group(1))  # type: ignore[union-attr]
+    p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
+    return {"rps": rps, "requests": done, "p50": _ms(*p50), "p99": _ms(*p99)}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time of `pid` and every process under it (Linux /proc)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def fetch(port: int, path: str, encoding: str | None) -> tuple[int, bytes, str | None]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Accept-Encoding": encoding or "identity"})
+        resp = conn.getresponse()
+        return resp.status, resp.read(), resp.getheader("Content-Encoding")
+    finally:
+        conn.close()
+
+
+def check_same_bytes(ports: dict[str, int]) -> None:
+    """Every server answers 200 with serve's bytes (and coding) before any is timed."""
+    for path, encoding in CASES:
+        answers = {name: fetch(port, path, encoding) for name, port in ports.items()}
+        reference = answers["serve"]
+        for name, answer in answers.items():
+            if answer[0] != 200 or answer[1:] != reference[1:]:
+                raise SystemExit(
+                    f"{name} answers {path} (Accept-Encoding: {encoding}) with {answer[0]}, "
+                    f"{len(answer[1])} bytes, coding {answer[2]}; serve with {reference[0]}, "
+                    f"{len(reference[1])} bytes, coding {reference[2]}: not the same bytes"
+                )
 
 
 def main() -> None:
@@ -194,7 +237,8 @@ def main() -> None:
 
     state = tmp / "nginx"
     state.mkdir()
-    ports = {name: free_port() for name in ("nginx", "quiet", "log-devnull", "log-file")}
+    names = ("nginx", "serve", "serve-quiet", "aiohttp")
+    ports = {name: free_port() for name in names}
     conf = state / "nginx.conf"
     user = "user root;\n" if os.geteuid() == 0 else ""  # the build is in a private temp dir
     conf.write_text(
@@ -208,63 +252,91 @@ def main() -> None:
     )
     serve = [sys.executable, "-m", "catalogctl", "serve", str(build), "--workers"]
     serve += [str(args.workers), "--host", "127.0.0.1", "--port"]
+    aiohttp_log = str(tmp / "access-aiohttp.log")
     commands = {
         "nginx": [nginx, "-p", str(state), "-c", str(conf), "-g", "daemon off;"],
-        "quiet": [*serve, str(ports["quiet"]), "--quiet"],
-        "log-devnull": [*serve, str(ports["log-devnull"]), "--access-log", "/dev/null"],
-        "log-file": [*serve, str(ports["log-file"]), "--access-log", str(tmp / "access.log")],
+        "serve": [*serve, str(ports["serve"]), "--access-log", str(tmp / "access.log")],
+        "serve-quiet": [*serve, str(ports["serve-quiet"]), "--quiet"],
+        "aiohttp": [
+            *serve,
+            str(ports["aiohttp"]),
+            "--http",
+            "aiohttp",
+            "--access-log",
+            aiohttp_log,
+        ],
     }
     labels = {
         "nginx": "nginx (tuned, access log off)",
-        "quiet": f"serve --workers {args.workers} --quiet",
-        "log-devnull": f"serve --workers {args.workers}, access log to /dev/null",
-        "log-file": f"serve --workers {args.workers}, access log to a file",
+        "serve": f"serve --workers {args.workers} (access log on)",
+        "serve-quiet": f"serve --workers {args.workers} --quiet",
+        "aiohttp": f"serve --workers {args.workers} --http aiohttp (log on)",
     }
     procs = {name: start(cmd, ports[name]) for name, cmd in commands.items()}
     results: dict[tuple[str, str], list[dict[str, float]]] = {}
     try:
+        check_same_bytes(ports)
         for name in procs:  # warm-up
             for path, enc in CASES:
                 wrk(f"http://127.0.0.1:{ports[name]}{path}", enc, 1, args.connections)
         for _ in range(args.rounds):
             for path, enc in CASES:
-                for name in procs:
+                for name, proc in procs.items():
                     url = f"http://127.0.0.1:{ports[name]}{path}"
+                    before = cpu_seconds(proc.pid)
                     figures = wrk(url, enc, args.duration, args.connections)
+                    spent = cpu_seconds(proc.pid) - before
+                    figures["cpu_us"] = spent / max(1.0, figures["requests"]) * 1e6
                     results.setdefault((name, path), []).append(figures)
     finally:
         for proc in procs.values():
             stop(proc)
     log_lines = sum(1 for _ in (tmp / "access.log").open()) if (tmp / "access.log").exists() else 0
     shutil.rmtree(tmp, ignore_errors=True)
+    report(args, gz_size, labels, results, log_lines)
 
+
+def report(
+    args: argparse.Namespace,
+    gz_size: int,
+    labels: dict[str, str],
+    results: dict[tuple[str, str], list[dict[str, float]]],
+    log_lines: int,
+) -> None:
     print(
         f"# {platform.node()} · {os.cpu_count()} CPUs · Python {platform.python_version()} · "
         f"{args.games} games (games JSON {gz_size:,} B gzip) · "
         f"wrk -t2 -c{args.connections} -d{args.duration}s × {args.rounds} rounds, medians"
     )
-    header = f"{'server':<44}{'path':<26}{'req/s':>10}{'x nginx':>9}{'p50 ms':>9}{'p99 ms':>9}"
-    print(header)
+    print(
+        f"{'server':<44}{'path':<22}{'req/s':>9}{'x nginx':>9}{'CPU us/req':>12}"
+        f"{'p50 ms':>8}{'p99 ms':>8}"
+    )
     rows = []
     for path, enc in CASES:
         shown = path + (" (gzip)" if enc else "")
-        base = statistics.median(r["rps"] for r in results[("nginx", path)])
-        for name in procs:
+        base = results[("nginx", path)]
+        for name, label in labels.items():
             runs = results[(name, path)]
             rps = statistics.median(r["rps"] for r in runs)
+            ratio = statistics.median(r["rps"] / b["rps"] for r, b in zip(runs, base, strict=True))
+            cpu = statistics.median(r["cpu_us"] for r in runs)
             p50 = statistics.median(r["p50"] for r in runs)
             p99 = statistics.median(r["p99"] for r in runs)
-            line = f"{labels[name]:<44}{shown:<26}{rps:>10,.0f}{rps / base:>9.2f}"
-            print(f"{line}{p50:>9.2f}{p99:>9.2f}")
+            print(
+                f"{label:<44}{shown:<22}{rps:>9,.0f}{ratio:>9.2f}{cpu:>12.1f}{p50:>8.2f}{p99:>8.2f}"
+            )
             rows.append(
                 {
                     "server": name,
                     "path": path,
                     "encoding": enc or "identity",
                     "rps": rps,
-                    "ratio": rps / base,
+                    "ratio": ratio,
+                    "cpu_us_per_request": cpu,
                     "p50_ms": p50,
                     "p99_ms": p99,
+                    "rounds": [r["rps"] for r in runs],
                 }
             )
     print(f"# access lines written to the file: {log_lines:,}")

@@ -60,6 +60,7 @@ FLUSH_EVERY = 0.2  # seconds a line may wait before it is written
 FLUSH_LINES = 512  # or this many lines, whichever comes first
 PIPE_BUF = 4096  # writes up to this size to a pipe are atomic (workers share one)
 LOGGED_LINE = 1024  # bytes of a refused request line written to the log
+SEEN_LINES = 1024  # escaped request lines remembered
 
 _UNSAFE = re.compile(rb"[^\x20\x21\x23-\x5b\x5d-\x7e]")
 
@@ -321,6 +322,8 @@ class AccessLog:
         self.clock = clock
         self.pid = os.getpid()
         self._timer: asyncio.TimerHandle | None = None
+        # Request lines as logged, by (method, target, version): a server sees few of them.
+        self._seen: dict[tuple[bytes, bytes, bytes], str] = {}
         self._line = {
             "text": self._text,
             "combined": self._combined,
@@ -361,9 +364,16 @@ class AccessLog:
         head = conn.head
         if not head.method:  # refused before it could be read: the line as received
             return clf_escape(conn.line[:LOGGED_LINE]) if conn.line else "-"
-        # The method is a token and the version `HTTP/d.d` (both checked): no escaping.
-        method, version = head.method.decode("ascii"), head.version.decode("ascii")
-        return f"{method} {clf_escape(head.target)} {version}"
+        key = (head.method, head.target, head.version)
+        line = self._seen.get(key)
+        if line is None:
+            # The method is a token and the version `HTTP/d.d` (both checked): no escaping.
+            method, version = head.method.decode("ascii"), head.version.decode("ascii")
+            line = f"{method} {clf_escape(head.target)} {version}"
+            if len(self._seen) >= SEEN_LINES:
+                self._seen.clear()
+            self._seen[key] = line
+        return line
 
     def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
         stamp = self.stamp
@@ -388,10 +398,12 @@ class AccessLog:
         stamp.refresh(self.clock())
         micros = (time.perf_counter_ns() - started) // 1000
         head = conn.head
+        referer, agent = head.referer, head.user_agent
         return (
-            f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
-            f'{status} {body or "-"} "{clf_escape(head.referer)}" '
-            f'"{clf_escape(head.user_agent)}" {micros}us\n'
+            f"{conn.peer if self.trusted is None else self._remote(conn)} - - [{stamp.clf}] "
+            f'"{self._request_line(conn)}" {status} {body or "-"} '
+            f'"{"-" if referer is None else clf_escape(referer)}" '
+            f'"{"-" if agent is None else clf_escape(agent)}" {micros}us\n'
         )
 
     def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:

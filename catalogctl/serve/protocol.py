@@ -162,6 +162,9 @@ class HttpProtocol(asyncio.Protocol):
             limits.max_headers, limits.max_line, log=conns.access_log is not None
         )
         self.parser = httptools.HttpRequestParser(self.head)
+        # RFC 9112 §2.2: a header line may end in a bare LF (llhttp's documented option; a
+        # bare CR is still refused).
+        self.parser.set_dangerous_leniencies(lenient_optional_cr_before_lf=True)
         self.buf = b""  # the start of a head still arriving
         self.scanned = 0  # where the search for its end goes on
         self.line_checked = False  # its request line, once complete, has been checked
@@ -201,8 +204,6 @@ class HttpProtocol(asyncio.Protocol):
             scan = self.scanned
         else:
             scan = 0
-            # A request head must arrive within the timeout, however slowly it dribbles in.
-            self.deadline = self.loop.time() + self.conns.limits.keepalive_timeout
             if self.conns.access_log is not None:
                 self.started = time.perf_counter_ns()
         pos, size = 0, len(data)
@@ -253,6 +254,9 @@ class HttpProtocol(asyncio.Protocol):
 
     def _partial(self, rest: bytes) -> None:
         """The start of a head whose end has not arrived: keep it, unless it is refused."""
+        if not self.buf:
+            # A request head must arrive within the timeout, however slowly it dribbles in.
+            self.deadline = self.loop.time() + self.conns.limits.keepalive_timeout
         self.buf = rest
         self.scanned = max(0, len(rest) - 2)
         limits = self.conns.limits
@@ -298,11 +302,8 @@ class HttpProtocol(asyncio.Protocol):
         if len(raw) > limits.max_head:
             self._refuse(HEAD_TOO_LARGE)
             return
-        fields = raw[newline + 1 :]
-        if fields.count(b"\n") != fields.count(b"\r\n"):  # bare LF line ends: as CRLF
-            fields = fields.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
         try:
-            self.parser.feed_data(_LINE + fields)
+            self.parser.feed_data(_LINE + raw[newline + 1 :])
         except Rejected as exc:
             self._refuse(exc.answer)
             return
@@ -330,14 +331,17 @@ class HttpProtocol(asyncio.Protocol):
         else:
             connection = KEEP_ALIVE_10
         with_body = head.method != HEAD
-        if self.pending is not None:
-            self.pending.append((prepared, with_body, connection))
-        else:
+        if self.pending is None:
             self._write(prepared, with_body, connection)
+        else:
+            self.pending.append((prepared, with_body, connection))
         body = prepared.body_len if with_body else 0
-        conns.count(prepared.status, body)
+        status = prepared.status
+        statuses = conns.statuses
+        statuses[status] = statuses.get(status, 0) + 1
+        conns.bytes_sent += body
         if conns.access_log is not None:
-            conns.access_log.request(self, prepared.status, prepared.encoding, body, self.started)
+            conns.access_log.request(self, status, prepared.encoding, body, self.started)
         if not self.closing:
             self.deadline = self.loop.time() + conns.limits.keepalive_timeout
 

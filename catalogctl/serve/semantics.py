@@ -213,6 +213,8 @@ def decide(table: Table, head: RequestHead, prefix: bytes = b"") -> tuple[Prepar
     found = table.respond(
         method, target, head.accept_encoding, head.if_match, head.if_none_match, prefix
     )
+    if head.connection is None:
+        return found, head.minor == 0
     return found, not persistent(head)
 
 

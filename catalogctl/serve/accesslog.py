@@ -26,7 +26,6 @@ request, one write per chunk); apart, the per-request cost would hide behind mod
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import ipaddress
 import json
 import os
@@ -36,8 +35,9 @@ import socket
 import stat
 import time
 from collections import deque
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
+
+from catalogctl.serve.clock import CLOCK
 
 if TYPE_CHECKING:
     from catalogctl.serve.semantics import RequestHead
@@ -162,27 +162,6 @@ def _forwarded_for(value: str) -> list[str]:
     return nodes
 
 
-class _Stamp:
-    """Time stamps for log lines, formatted once a second."""
-
-    __slots__ = ("clf", "iso_prefix", "second")
-
-    def __init__(self) -> None:
-        self.second = -1
-        self.clf = ""
-        self.iso_prefix = ""
-
-    def refresh(self, now: float) -> None:
-        second = int(now)
-        if second != self.second:
-            local = dt.datetime.fromtimestamp(second).astimezone()
-            self.clf = local.strftime("%d/%b/%Y:%H:%M:%S %z")
-            self.iso_prefix = dt.datetime.fromtimestamp(second, dt.UTC).strftime(
-                "%Y-%m-%dT%H:%M:%S"
-            )
-            self.second = second
-
-
 class Sink:
     """Where access lines go: written from the event loop without ever blocking it.
 
@@ -304,7 +283,8 @@ class Sink:
 
 
 class AccessLog:
-    """Formats one line per response and hands them to a `Sink` in chunks."""
+    """Formats one line per response and hands them to a `Sink` in chunks. Time stamps are
+    those of `CLOCK`, which the engine ticks for the response being logged."""
 
     def __init__(
         self,
@@ -312,14 +292,11 @@ class AccessLog:
         fmt: AccessFormat = "text",
         *,
         trusted: TrustedProxies | None = None,
-        clock: Callable[[], float] = time.time,
     ) -> None:
         self.sink = sink
         self.format = fmt
         self.trusted = trusted
         self.lines: list[str] = []
-        self.stamp = _Stamp()
-        self.clock = clock
         self.pid = os.getpid()
         self._timer: asyncio.TimerHandle | None = None
         # Request lines as logged, by (method, target, version): a server sees few of them.
@@ -376,40 +353,34 @@ class AccessLog:
         return line
 
     def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        stamp = self.stamp
-        stamp.refresh(self.clock())
         return (
-            f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
+            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
             f"{status} {body or '-'}\n"
         )
 
     def _combined(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        stamp = self.stamp
-        stamp.refresh(self.clock())
         head = conn.head
         return (
-            f'{self._remote(conn)} - - [{stamp.clf}] "{self._request_line(conn)}" '
+            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
             f'{status} {body or "-"} "{clf_escape(head.referer)}" '
             f'"{clf_escape(head.user_agent)}"\n'
         )
 
     def _text(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        stamp = self.stamp
-        stamp.refresh(self.clock())
         micros = (time.perf_counter_ns() - started) // 1000
         head = conn.head
         referer, agent = head.referer, head.user_agent
         return (
-            f"{conn.peer if self.trusted is None else self._remote(conn)} - - [{stamp.clf}] "
+            f"{conn.peer if self.trusted is None else self._remote(conn)} - - [{CLOCK.clf}] "
             f'"{self._request_line(conn)}" {status} {body or "-"} '
             f'"{"-" if referer is None else clf_escape(referer)}" '
             f'"{"-" if agent is None else clf_escape(agent)}" {micros}us\n'
         )
 
     def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        now = self.clock()
-        stamp = self.stamp
-        stamp.refresh(now)
+        now = time.time()
+        if int(now) != CLOCK.second:
+            CLOCK.tick()
         micros = (time.perf_counter_ns() - started) // 1000
         head = conn.head
         if head.method:
@@ -419,7 +390,7 @@ class AccessLog:
             method, protocol = "null", "null"
             path = json_string(conn.line[:LOGGED_LINE])
         return (
-            f'{{"time":"{stamp.iso_prefix}.{int(now * 1000) % 1000:03d}Z",'
+            f'{{"time":"{CLOCK.iso}.{int(now * 1000) % 1000:03d}Z",'
             f'"remote":{json_string(self._remote(conn).encode("latin-1"))},'
             f'"method":{method},"path":{path},"protocol":{protocol},'
             f'"status":{status},"bytes":{body},"encoding":"{encoding}",'

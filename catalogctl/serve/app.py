@@ -34,6 +34,7 @@ from aiohttp.abc import AbstractAccessLogger
 
 from catalogctl.contract.routes import Site
 from catalogctl.serve.accesslog import UNIX_PEER, AccessLog
+from catalogctl.serve.clock import CLOCK
 from catalogctl.serve.responses import HEAD, Prepared, Table
 from catalogctl.serve.semantics import Rejected, RequestHead, check_line, decide
 from catalogctl.serve.traffic import Traffic
@@ -154,6 +155,7 @@ def _access_logger(traffic: Traffic) -> type[AbstractAccessLogger]:
             peer = transport.get_extra_info("peername") if transport is not None else None
             shown = peer[0] if isinstance(peer, tuple) and peer else UNIX_PEER if peer else "-"
             started = time.perf_counter_ns() - int(time_ * 1e9)
+            CLOCK.tick()  # the log's time stamps (aiohttp writes its own Date)
             view = _Seen(shown, head, asyncio.get_running_loop())
             access.request(view, response.status, encoding, sent, started)
 

@@ -9,10 +9,8 @@ is the requested path.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import re
-import time
 from dataclasses import dataclass
 from http import HTTPStatus
 
@@ -29,6 +27,7 @@ from catalogctl.contract.routes import (
     error_page,
 )
 from catalogctl.errors import CatalogError
+from catalogctl.serve.clock import CLOCK
 from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
 
 SERVER_NAME = "catalogctl"  # the Server header: no version numbers
@@ -57,26 +56,6 @@ def _count_games(site: Site) -> int:
         return len(json.loads(games.identity.body)["games"])
     except (ValueError, KeyError, TypeError):
         return 0
-
-
-class _Clock:
-    """The Date header (RFC 9110 §6.6.1: to the second), formatted once a second."""
-
-    __slots__ = ("line", "second")
-
-    def __init__(self) -> None:
-        self.second = -1
-        self.line = b""
-
-    def date_line(self) -> tuple[int, bytes]:
-        now = int(time.time())
-        if now != self.second:
-            self.line = f"Date: {email.utils.formatdate(now, usegmt=True)}\r\n".encode("ascii")
-            self.second = now
-        return now, self.line
-
-
-CLOCK = _Clock()
 
 
 class Prepared:
@@ -125,7 +104,8 @@ class Prepared:
 
     def message(self, with_body: bool, connection: bytes) -> bytes:
         """The whole response; the keep-alive forms are joined at most once a second."""
-        second, date = CLOCK.date_line()
+        second = CLOCK.tick()
+        date = CLOCK.date_line
         if connection is KEEP_ALIVE:
             if second != self._second:
                 self._head_only = self.head + date + b"\r\n"

@@ -331,10 +331,13 @@ class HttpProtocol(asyncio.Protocol):
         else:
             connection = KEEP_ALIVE_10
         with_body = head.method != HEAD
-        if self.pending is None:
+        transport = self.transport
+        if self.pending is not None:
+            self.pending.append((prepared, with_body, connection))
+        elif connection is CLOSE or transport is None:
             self._write(prepared, with_body, connection)
         else:
-            self.pending.append((prepared, with_body, connection))
+            transport.write(prepared.message(with_body, connection))
         body = prepared.body_len if with_body else 0
         status = prepared.status
         statuses = conns.statuses

@@ -109,6 +109,7 @@ class RequestHead:
         "max_fields",
         "method",
         "minor",
+        "rare",
         "referer",
         "target",
         "transfer_encoding",
@@ -121,9 +122,12 @@ class RequestHead:
         self.max_fields = max_fields
         self.max_field = max_field
         self.log = log  # keep what the access log shows (Referer, User-Agent, proxies)
+        self.rare = True
         self.reset()
 
     def reset(self) -> None:
+        """For the next request. The fields most requests lack are cleared only when the
+        last request set one of them (`rare`)."""
         self.method = b""  # empty until the request line is read
         self.target = b""
         self.version = b""
@@ -131,16 +135,18 @@ class RequestHead:
         self.fields = self.hosts = 0
         self.host = b""
         self.accept_encoding: bytes | None = None
-        self.if_match: bytes | None = None
         self.if_none_match: bytes | None = None
-        self.expect: bytes | None = None
-        self.transfer_encoding: bytes | None = None
-        self.content_length: bytes | None = None
-        self.connection: bytes | None = None
-        self.referer: bytes | None = None
-        self.user_agent: bytes | None = None
-        self.x_forwarded_for: bytes | None = None
-        self.forwarded: bytes | None = None
+        if self.rare:
+            self.rare = False
+            self.if_match: bytes | None = None
+            self.expect: bytes | None = None
+            self.transfer_encoding: bytes | None = None
+            self.content_length: bytes | None = None
+            self.connection: bytes | None = None
+            self.referer: bytes | None = None
+            self.user_agent: bytes | None = None
+            self.x_forwarded_for: bytes | None = None
+            self.forwarded: bytes | None = None
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self.fields += 1
@@ -153,14 +159,20 @@ class RequestHead:
         elif key == b"accept-encoding":
             old = self.accept_encoding
             self.accept_encoding = value if old is None else old + b", " + value
+        elif key == b"if-none-match":
+            old = self.if_none_match
+            self.if_none_match = value if old is None else old + b", " + value
         elif key in _LISTS:
+            self.rare = True
             slot = _LISTS[key]
             old = getattr(self, slot)
             setattr(self, slot, value if old is None else old + b", " + value)
         elif key == b"content-length":
             # A second Content-Length line is refused (llhttp does the same).
+            self.rare = True
             self.content_length = value.rstrip(b" \t") if self.content_length is None else b""
         elif self.log:
+            self.rare = True
             if key == b"user-agent":
                 self.user_agent = value
             elif key == b"referer":
@@ -175,7 +187,6 @@ class RequestHead:
 
 _LISTS = {
     b"if-match": "if_match",
-    b"if-none-match": "if_none_match",
     b"expect": "expect",
     b"transfer-encoding": "transfer_encoding",
     b"connection": "connection",
@@ -197,7 +208,7 @@ def decide(table: Table, head: RequestHead, prefix: bytes = b"") -> tuple[Prepar
         if head.hosts != 1:
             if head.hosts or head.minor:
                 return (MANY_HOSTS if head.hosts else NO_HOST), True
-        elif not valid_host(head.host):
+        elif not _HOSTS.get(head.host) and not valid_host(head.host):
             return BAD_HOST, True
         method, target = head.method, head.target
         if target[:1] != b"/":

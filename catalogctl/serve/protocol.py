@@ -304,9 +304,6 @@ class HttpProtocol(asyncio.Protocol):
             return
         try:
             self.parser.feed_data(_LINE + raw[newline + 1 :])
-        except Rejected as exc:
-            self._refuse(exc.answer)
-            return
         except httptools.HttpParserCallbackError as exc:
             cause = exc.__context__
             self._refuse(cause.answer if isinstance(cause, Rejected) else BAD_HEADER)

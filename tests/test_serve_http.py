@@ -325,6 +325,27 @@ CASES: list[tuple[str, bytes, Want, Want | None]] = [
     ("space-before-colon", GET + b"Host : x\r\n\r\n", Want(400, close=True), CLOSED),
     ("nul-in-value", GET + H + b"X: a\x00b\r\n\r\n", Want(400, close=True), CLOSED),
     ("obs-fold", GET + H + b"X: a\r\n b\r\n\r\n", Want(400, close=True), CLOSED),
+    # limits (--max-header-size 8190 and 100 header fields by default; aiohttp has no limit
+    # on the whole head)
+    (
+        "long-target",
+        b"GET /api/" + b"a" * 9000 + b" HTTP/1.1\r\n" + H + b"\r\n",
+        Want(414, True),
+        CLOSED,
+    ),
+    ("long-header", GET + H + b"X: " + b"a" * 9000 + b"\r\n\r\n", Want(431, True), CLOSED),
+    (
+        "many-headers",
+        GET + H + b"".join(b"X-%d: y\r\n" % i for i in range(120)) + b"\r\n",
+        Want(431, True),
+        CLOSED,
+    ),
+    (
+        "head-over-32-KiB",
+        GET + H + b"".join(b"X-%d: %s\r\n" % (i, b"y" * 900) for i in range(40)) + b"\r\n",
+        Want(431, True),
+        Want(200, kind="document"),
+    ),
     # a request after `Connection: close` is not read (aiohttp refuses the whole packet)
     (
         "after-connection-close",

@@ -73,14 +73,16 @@ def application(traffic: Traffic) -> web.Application:
     """The application answering from `traffic.table` (what `serve --http aiohttp` runs)."""
     app = web.Application()
     app[CATALOG] = traffic
-    mounted: list[bytes] = []  # the prefix the application is mounted under, once known
+    prefix: bytes | None = None  # where the application is mounted, known at the first request
 
     async def contract(request: web.Request) -> web.StreamResponse:
-        if not mounted:
-            canonical = request.match_info.route.resource.canonical  # type: ignore[union-attr]
-            mounted.append(canonical.removesuffix(_TAIL).encode("utf-8"))
+        nonlocal prefix
+        if prefix is None:
+            resource = request.match_info.route.resource
+            canonical = resource.canonical if resource is not None else _TAIL
+            prefix = canonical.removesuffix(_TAIL).encode("utf-8")
         head = RequestHead(_UNBOUNDED, _UNBOUNDED, log=traffic.access_log is not None)
-        prepared, close = answer(traffic.table, head, request, mounted[0])
+        prepared, close = answer(traffic.table, head, request, prefix)
         response = web.Response(
             status=prepared.status,
             headers=prepared.headers,

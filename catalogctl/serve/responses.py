@@ -45,8 +45,6 @@ _NOT_304 = frozenset({"content-type", "content-encoding", "content-length"})
 
 def _count_games(site: Site) -> int:
     """Games in the site's catalog document (for the log and metrics); 0 when unreadable."""
-    import json
-
     from catalogctl.content.limits import json_depth_problem
 
     games = site.resources.get(API_GAMES)
@@ -56,6 +54,15 @@ def _count_games(site: Site) -> int:
         return len(json.loads(games.identity.body)["games"])
     except (ValueError, KeyError, TypeError):
         return 0
+
+
+# RFC 9110 §15 renamed these; Python's HTTPStatus has the new names from 3.13 on.
+_RENAMED = {413: "Content Too Large", 414: "URI Too Long"}
+
+
+def reason(status: int) -> str:
+    """The reason phrase of RFC 9110 §15."""
+    return _RENAMED.get(status) or HTTPStatus(status).phrase
 
 
 class Prepared:
@@ -87,7 +94,7 @@ class Prepared:
         for name, value in headers:
             if _UNSAFE_HEADER.search(name + value):
                 raise CatalogError(f"a response header cannot hold control characters: {name}")
-        lines = [f"HTTP/1.1 {status} {HTTPStatus(status).phrase}"]
+        lines = [f"HTTP/1.1 {status} {reason(status)}"]
         lines += [f"{name}: {value}" for name, value in headers]
         if length:  # 304s have none (RFC 9110 §8.6: it would describe the selected body)
             lines.append(f"Content-Length: {len(body)}")
@@ -135,7 +142,7 @@ def _with_server(
 
 def problem(status: int, detail: str) -> Prepared:
     """An error we produce: RFC 9457 problem details with the project's error headers."""
-    title = HTTPStatus(status).phrase
+    title = reason(status)
     doc = {"type": "about:blank", "title": title, "status": status, "detail": detail}
     body = (json.dumps(doc, separators=(",", ":")) + "\n").encode("ascii")
     return Prepared(status, _with_server([("Content-Type", PROBLEM_JSON)], ERROR_HEADERS), body)

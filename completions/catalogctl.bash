@@ -79,6 +79,7 @@ _catalogctl() {
             case "$prev" in
                 --host) COMPREPLY=(); return ;;
                 --port|-p) COMPREPLY=(); return ;;
+                --http) COMPREPLY=($(compgen -W 'httptools aiohttp' -- "$cur")); return ;;
                 --base-url) COMPREPLY=(); return ;;
                 --cache-control) COMPREPLY=(); return ;;
                 --unix) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -93,7 +94,7 @@ _catalogctl() {
                 --max-header-size) COMPREPLY=(); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--host --port -p --base-url --cache-control --unix --workers -w --watch --quiet -q --log-format --access-log --access-log-format --forwarded-allow-ips --metrics --keepalive-timeout --shutdown-timeout --max-header-size' -- "$cur"))
+                COMPREPLY=($(compgen -W '--host --port -p --http --base-url --cache-control --unix --workers -w --watch --quiet -q --log-format --access-log --access-log-format --forwarded-allow-ips --metrics --keepalive-timeout --shutdown-timeout --max-header-size' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi

@@ -50,6 +50,7 @@ complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l format -s
 complete -c catalogctl -n '__fish_seen_subcommand_from check-links' -l output -r -F -d 'Write the report to FILE; the terminal gets the summary line'
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l host -x -d 'Address to listen on'
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l port -s p -x -d 'Port (0: any free port)'
+complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l http -x -a 'httptools aiohttp' -d 'HTTP engine: httptools (serve'\''s own protocol on llhttp, the fastest) or aiohttp (the catalog as an aiohttp application). Both answer alike'
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l base-url -x -d 'Publish under this base URL: https://HOST or https://HOST/PATH, no trailing '\''/'\'' (http:// only for localhost, 127.0.0.0/8 or [::1]). Content trees only: a build keeps its own (build --base-url)'
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l cache-control -x -d 'Cache-Control of successful responses (RFC 9111 directives). Default: the build'\''s, or '\''public, max-age=300'\'''
 complete -c catalogctl -n '__fish_seen_subcommand_from serve' -l unix -r -F -d 'Listen on this Unix socket instead of --host/--port'

@@ -780,6 +780,11 @@ def test_serve_port_in_use_exit_2() -> None:
             assert "Traceback" not in result.output
 
 
+def test_serve_http_engine_is_checked() -> None:
+    result = CliRunner().invoke(cli_app, ["serve", "--http", "h11"])
+    assert result.exit_code == 2 and "h11" in result.output
+
+
 def test_serve_metrics_address_checked() -> None:
     result = CliRunner().invoke(cli_app, ["serve", "--metrics", "nope"])
     assert result.exit_code == 2 and "HOST:PORT" in result.output

@@ -22,7 +22,8 @@ def parse_accept_encoding(value: str) -> dict[str, float]:
     """`gzip;q=0.5, br` → {"gzip": 0.5, "br": 1.0} (RFC 9110 §12.5.3).
 
     An element is `coding [ OWS ";" OWS "q=" qvalue ]`; an element with any other parameter,
-    or a q-value outside the grammar, counts as q=0. Coding names are case-insensitive.
+    or a q-value outside the grammar, counts as q=0. Coding names are case-insensitive; when a
+    coding is listed twice, the first element counts (as in nginx's own parser).
     """
     weights: dict[str, float] = {}
     for item in value.split(","):
@@ -37,7 +38,7 @@ def parse_accept_encoding(value: str) -> dict[str, float]:
             q = float(raw) if raw is not None and _QVALUE.fullmatch(raw) else 0.0
         if coding == "x-gzip":  # RFC 9110 §8.4.1.3: an alias of gzip
             coding = "gzip"
-        weights[coding] = max(q, weights.get(coding, 0.0))
+        weights.setdefault(coding, q)  # a coding listed twice: the first element counts
     return weights
 
 

@@ -29,6 +29,7 @@ from catalogctl.contract.routes import (
 from catalogctl.errors import CatalogError
 from catalogctl.serve.clock import CLOCK
 from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
+from catalogctl.site.problem import PROBLEMS
 
 SERVER_NAME = "catalogctl"  # the Server header: no version numbers
 GET, HEAD = b"GET", b"HEAD"
@@ -56,13 +57,11 @@ def _count_games(site: Site) -> int:
         return 0
 
 
-# RFC 9110 §15 renamed these; Python's HTTPStatus has the new names from 3.13 on.
-_RENAMED = {413: "Content Too Large", 414: "URI Too Long"}
-
-
 def reason(status: int) -> str:
-    """The reason phrase of RFC 9110 §15."""
-    return _RENAMED.get(status) or HTTPStatus(status).phrase
+    """The reason phrase of RFC 9110 §15: the errors' titles are those every delivery path
+    sends (`site.problem`); Python's HTTPStatus has RFC 9110's names only from 3.13 on."""
+    known = PROBLEMS.get(status)
+    return known[0] if known is not None else HTTPStatus(status).phrase
 
 
 class Prepared:

@@ -84,10 +84,17 @@ FOLLOW = req("GET /api/v1 HTTP/1.1", "Connection: close")  # a request pipelined
 # What workerd's HTTP server answers before the Worker runs: a text/plain body, no Date.
 WD = "workerd's HTTP server"
 NX = "nginx's parser"
+# What aiohttp's parser answers before the application runs (`serve --http aiohttp`, measured
+# with aiohttp 3.14): HTTP/1.0 400, text/plain, its own Server header, the connection closed.
+AIO = "aiohttp's parser"
 NXF = "nginx's not-modified filter"
 
 
 def _wd(status: int, closes: bool | None = True, note: str = WD) -> Answer:
+    return Answer(status, RUNTIME, closes=closes, note=note)
+
+
+def _aio(status: int, closes: bool | None = True, note: str = AIO) -> Answer:
     return Answer(status, RUNTIME, closes=closes, note=note)
 
 
@@ -136,6 +143,7 @@ case(
     BAD,
     "9112 §3",
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "tls-hello",
@@ -145,9 +153,17 @@ case(
     BAD,
     "9112 §3",
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
-    "method-only", LINE, "a method alone (`GET`)", b"GET\r\n\r\n", BAD, "9112 §3", workerd=_wd(400)
+    "method-only",
+    LINE,
+    "a method alone (`GET`)",
+    b"GET\r\n\r\n",
+    BAD,
+    "9112 §3",
+    workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "no-version",
@@ -158,6 +174,9 @@ case(
     "9112 §3",
     nginx=Answer(0, HTTP09, closes=True, note="nginx answers HTTP/0.9: the problem body alone"),
     workerd=_wd(400),
+    serve_aiohttp=_aio(
+        505, note=f"{AIO} reads HTTP/0.9: the 505 problem under the status line HTTP/0.9"
+    ),
 )
 case(
     "bare-lf",
@@ -166,6 +185,7 @@ case(
     b"GET /api/v1 HTTP/1.1\nHost: {host}\n\n",
     _doc(),
     "9112 §2.2",
+    serve_aiohttp=_aio(400),
 )
 case(
     "bare-cr",
@@ -175,6 +195,7 @@ case(
     BAD,
     "9112 §2.2",
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "trailing-space",
@@ -184,6 +205,7 @@ case(
     BAD,
     "9112 §3",
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "two-spaces",
@@ -193,6 +215,7 @@ case(
     BAD,
     "9112 §3",
     workerd=_wd(400),
+    serve_aiohttp=Answer(200, DOCUMENT, note=f"{AIO} takes two spaces"),
 )
 
 # --- versions -----------------------------------------------------------------------------------
@@ -215,6 +238,7 @@ case(
     _doc(closes=False),
     "9110 §6.2",
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "http-2.0",
@@ -224,6 +248,7 @@ case(
     _problem(505, closes=True),
     "9110 §15.6.6",
     workerd=_wd(400),
+    serve_aiohttp=_aio(505, note="the 505 problem under aiohttp's status line HTTP/2.0"),
 )
 case(
     "http-3.0",
@@ -233,6 +258,7 @@ case(
     _problem(505, closes=True),
     "9110 §15.6.6",
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "h2-preface",
@@ -242,6 +268,7 @@ case(
     _problem(505, closes=True),
     "9113 §3.4",
     workerd=Answer(0, NOTHING, closes=True, note="workerd closes without an answer"),
+    serve_aiohttp=_aio(400),
 )
 for version in ("HTTP/1", "http/1.1", "HTTP/01.1"):
     case(
@@ -252,6 +279,7 @@ for version in ("HTTP/1", "http/1.1", "HTTP/01.1"):
         BAD,
         "9112 §2.3",
         workerd=_wd(400),
+        serve_aiohttp=_aio(400),
     )
 
 # --- Host ---------------------------------------------------------------------------------------
@@ -265,6 +293,7 @@ case(
     BAD,
     "9112 §3.2",
     workerd=_wd(400, closes=None),
+    serve_aiohttp=_aio(400),
 )
 case(
     "two-hosts",
@@ -274,6 +303,7 @@ case(
     BAD,
     "9112 §3.2",
     workerd=_worker_problem(400),
+    serve_aiohttp=_aio(400),
 )
 for name, host, why in (
     ("space", "a b", "a space"),
@@ -314,6 +344,7 @@ case(
     BAD,
     "9110 §4.2.1",
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "absolute-ftp",
@@ -398,6 +429,7 @@ case(
     BAD,
     "9112 §6.3",
     workerd=Answer(403, HTML, note="workerd passes it on; the Worker answers the method"),
+    serve_aiohttp=_aio(400),
 )
 case(
     "te-not-chunked",
@@ -408,6 +440,7 @@ case(
     "9112 §6.3",
     nginx=Answer(501, PROBLEM, closes=True, note=f"{NX}: any coding but chunked"),
     workerd=_wd(400),
+    serve_aiohttp=_aio(400),
 )
 case(
     "te-unknown",
@@ -439,6 +472,7 @@ case(
     + FOLLOW,
     Answer(200, DOCUMENT, then=(200,)),
     "9110 §7.8",
+    serve_aiohttp=Answer(200, DOCUMENT, note=f"{AIO}: the request behind is not read"),
 )
 case(
     "upgrade-websocket",
@@ -473,6 +507,7 @@ case(
     Answer(403, HTML),
     "SPEC §7",
     workerd=_wd(501),
+    serve_aiohttp=_aio(400),
 )
 case(
     "long-target",
@@ -483,6 +518,7 @@ case(
     "9112 §3",
     target="/api/" + "x" * 20000,
     workerd=Answer(404, NOT_FOUND, note="workerd takes targets up to 64 KB"),
+    serve_aiohttp=_aio(400),
 )
 case(
     "long-header",
@@ -492,6 +528,7 @@ case(
     _problem(431, closes=True),
     "6585 §5",
     workerd=Answer(200, DOCUMENT, note="workerd takes heads up to 128 KB"),
+    serve_aiohttp=_aio(400),
 )
 case(
     "non-ascii-target",
@@ -500,6 +537,7 @@ case(
     "GET /api/\u00e9 HTTP/1.1\r\nHost: {host}\r\n\r\n".encode(),
     _problem(400),
     "9112 §3.2",
+    serve_aiohttp=_aio(400),
 )
 
 # --- conditional requests -----------------------------------------------------------------------

@@ -26,7 +26,7 @@ from tests.conformance import (
     Check,
     check_hostile_paths,
     check_http10_and_keepalive,
-    check_methods_forbidden,
+    check_unknown_method_forbidden,
     expect_document,
     expect_html,
     expect_problem,
@@ -64,7 +64,7 @@ def deliveries(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, t
 
 # What workerd answers itself, whatever the Worker (docs/deploy/cloudflare.md, "Limits").
 RUNTIME_ANSWERS: dict[Check, str] = {
-    check_methods_forbidden: "workerd answers a method it does not know (FOO) with 501",
+    check_unknown_method_forbidden: "workerd answers a method it does not know (FOO) with 501",
     check_hostile_paths: "workerd refuses a request target holding < > or ` with 400",
     check_http10_and_keepalive: "workerd refuses a request without Host (HTTP/1.0) with 400",
 }

@@ -262,14 +262,14 @@ class HttpProtocol(asyncio.Protocol):
         limits = self.conns.limits
         if len(rest) > limits.max_head:
             self.head.reset()
-            self._refuse(HEAD_TOO_LARGE)
+            self._answer(HEAD_TOO_LARGE, close=True)
             return
         newline = rest.find(b"\n")
         if newline < 0:
             if len(rest) > limits.max_line or _NOT_LINE.search(rest) is not None:
                 self.head.reset()
                 self.line = rest
-                self._refuse(URI_TOO_LONG if len(rest) > limits.max_line else BAD_LINE)
+                self._answer(URI_TOO_LONG if len(rest) > limits.max_line else BAD_LINE, close=True)
         elif not self.line_checked:
             self.line_checked = True
             line = rest[: newline - 1] if rest[newline - 1] == _CR else rest[:newline]
@@ -297,21 +297,21 @@ class HttpProtocol(asyncio.Protocol):
             self._refuse_line(line, exc.answer)
             return
         if len(line) > limits.max_line:
-            self._refuse(URI_TOO_LONG)
+            self._answer(URI_TOO_LONG, close=True)
             return
         if len(raw) > limits.max_head:
-            self._refuse(HEAD_TOO_LARGE)
+            self._answer(HEAD_TOO_LARGE, close=True)
             return
         try:
             self.parser.feed_data(_LINE + raw[newline + 1 :])
         except httptools.HttpParserCallbackError as exc:
             cause = exc.__context__
-            self._refuse(cause.answer if isinstance(cause, Rejected) else BAD_HEADER)
+            self._answer(cause.answer if isinstance(cause, Rejected) else BAD_HEADER, close=True)
             return
         except httptools.HttpParserUpgrade:
             pass  # Upgrade is ignored (RFC 9110 §7.8): answered over HTTP/1.1, no 101
         except httptools.HttpParserError:
-            self._refuse(BAD_HEADER)
+            self._answer(BAD_HEADER, close=True)
             return
         self._answer(*decide(conns.table, head))
 
@@ -345,17 +345,13 @@ class HttpProtocol(asyncio.Protocol):
         if not self.closing:
             self.deadline = self.loop.time() + conns.limits.keepalive_timeout
 
-    def _refuse(self, prepared: Prepared) -> None:
-        """Answer a head that cannot be read, then close."""
-        self._answer(prepared, True)
-
     def _refuse_line(self, line: bytes, prepared: Prepared) -> None:
         """A request line refused: its method is not known, but a HEAD still gets no body."""
         self.head.reset()
         self.line = line
         if line.startswith(b"HEAD "):
             self.head.method = HEAD
-        self._answer(prepared, True)
+        self._answer(prepared, close=True)
 
     def _write(self, prepared: Prepared, with_body: bool, connection: bytes) -> None:
         transport = self.transport

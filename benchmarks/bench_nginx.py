@@ -16,10 +16,12 @@ starts, on the same build:
   beyond gzip_static's, no CORS or Cache-Control headers, no problem JSON);
 - a bare aiohttp handler returning the precomputed bytes (uvloop, 2 processes on one port, no
   contract at all): the reference the goals for serve come from;
-- `catalogctl serve DIR --quiet` with 1 and 2 workers;
+- `catalogctl serve DIR` with 1 and 2 workers, the access log on (to a file), as in
+  production;
 
-then runs wrk (one thread, --connections keep-alive connections, on the same cores) against
-each in turn, --rounds times interleaved, for:
+then checks that every server answers each request with 200 and serve's bytes, and runs wrk
+(one thread, --connections keep-alive connections, on the same cores) against each in turn,
+--rounds times interleaved, for:
 
 - `/api/v1` (identity),
 - `/api/v1/games` identity,
@@ -54,6 +56,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -123,6 +126,31 @@ def wrk(url: str, encoding: str | None, duration: int, connections: int) -> tupl
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
     value, unit = re.search(r"99%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
     return rps, float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def fetch(url: str, path: str, encoding: str | None) -> tuple[int, bytes, str | None]:
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Accept-Encoding": encoding or "identity"})
+        resp = conn.getresponse()
+        return resp.status, resp.read(), resp.getheader("Content-Encoding")
+    finally:
+        conn.close()
+
+
+def check_same_bytes(servers: dict[str, str]) -> None:
+    """Before timing: every server answers 200 with serve's bytes and coding (an nginx that
+    cannot read its files answers 404, fast)."""
+    for path, encoding in CASES:
+        answers = {name: fetch(url, path, encoding) for name, url in servers.items()}
+        reference = answers["serve --workers 1"]
+        for name, answer in answers.items():
+            if answer[0] != 200 or answer[1:] != reference[1:]:
+                raise SystemExit(
+                    f"{name} answers {path} (Accept-Encoding: {encoding}) with {answer[0]}, "
+                    f"{len(answer[1])} bytes, coding {answer[2]}: not serve's bytes"
+                )
 
 
 def bare(port: int, build: Path) -> None:
@@ -286,10 +314,12 @@ def main() -> None:
         bares = start_bare(bare_port, build)
         servers["bare aiohttp x2"] = f"http://127.0.0.1:{bare_port}"
         try:
-            for workers in (1, 2):
-                serves.append(ServeProcess(str(build), "--workers", str(workers)))
+            for workers in (1, 2):  # as in production: the access log on
+                log = Path(tmp) / f"access-{workers}.log"
+                serves.append(ServeProcess(str(build), "--workers", str(workers), access_log=log))
                 servers[f"serve --workers {workers}"] = serves[-1].url
             time.sleep(1)
+            check_same_bytes(servers)
             print(
                 f"{args.games} games, wrk -t1 -c{args.connections} -d{args.duration}s, "
                 f"median of {args.rounds} interleaved rounds"

@@ -229,10 +229,7 @@ def timed(argv: list[str]) -> tuple[float, float, str]:
 
 def all_fine(name: str, output: str, n: int) -> None:
     doc = json.loads(output)
-    if name == "catalogctl":
-        ok = doc["summary"]["ok"]
-    else:
-        ok = doc["successful"]
+    ok = doc["summary"]["ok"] if name == "catalogctl" else doc["successful"]
     if ok != n:
         raise SystemExit(f"{name}: {ok} of {n} links fine")
 

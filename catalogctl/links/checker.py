@@ -209,13 +209,13 @@ class Checker:
         """Why a link the host keeps answering 429 is broken now, or None to wait on."""
         budget = self.options.rate_limit_wait
         asked = retry_after(answer.fields.get("retry-after"))
-        if asked is not None and waited + asked > budget:
+        if asked is not None and asked > budget:
             return (
                 f"{reason(429)} (the host asks to wait {asked:g} s; "
                 f"--rate-limit-wait allows {budget:g} s)"
             )
-        resume_in = host.resume_at - asyncio.get_running_loop().time()
-        if waited + max(0.0, resume_in) > budget:
+        resume_in = max(0.0, host.resume_at - asyncio.get_running_loop().time())
+        if waited + resume_in > budget:
             return (
                 f"{reason(429)} (still refused after {waited:.1f} s; "
                 f"--rate-limit-wait {budget:g} s)"
@@ -313,7 +313,7 @@ class Checker:
             return f"icon body not read: {body.error}", body
         if body.answer is not None and body.answer.over:
             return f"icon is larger than {size_text(limit)} (--max-icon-size)", body
-        return None, reply
+        return None, body
 
 
 def _broken(

@@ -110,7 +110,7 @@ class _Connection(asyncio.Protocol):
         self._mode = ""  # "head": no body; "skip": close after the head; "count": read the body
         self._limit = 0
         self._fields: dict[str, str] = {}
-        self._count = 0  # bytes received of this answer (its head, then its body)
+        self._count = 0  # bytes received of this answer
         self._body = 0
         self._status = 0
 
@@ -124,11 +124,7 @@ class _Connection(asyncio.Protocol):
             self.reusable = False
             self.close()
             return
-        if self._status == 0:
-            self._count += len(data)
-            if self._count > MAX_HEAD:
-                self._fail("invalid", f"the answer's head is longer than {MAX_HEAD // 1024} KiB")
-                return
+        self._count += len(data)
         try:
             parser.feed_data(data)
         except httptools.HttpParserCallbackError as exc:
@@ -137,6 +133,9 @@ class _Connection(asyncio.Protocol):
             self._fail("invalid", str(exc) or type(exc).__name__)
         except httptools.HttpParserUpgrade:
             self._fail("invalid", "the server switched protocols")
+        else:
+            if self._status == 0 and self._count > MAX_HEAD:  # still no end of the head
+                self._fail("invalid", f"the answer's head is longer than {MAX_HEAD // 1024} KiB")
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True

@@ -111,6 +111,7 @@ class _Connection(asyncio.Protocol):
         self._limit = 0
         self._fields: dict[str, str] = {}
         self._count = 0  # bytes received of this answer
+        self._head = 0  # bytes of its header fields
         self._body = 0
         self._status = 0
 
@@ -153,6 +154,9 @@ class _Connection(asyncio.Protocol):
     def on_header(self, name: bytes, value: bytes) -> None:
         if len(self._fields) >= MAX_FIELDS:
             raise ValueError(f"the answer has more than {MAX_FIELDS} header fields")
+        self._head += len(name) + len(value) + 4  # "name: value\r\n"
+        if self._head > MAX_HEAD:
+            raise ValueError(f"the answer's head is longer than {MAX_HEAD // 1024} KiB")
         self._fields[name.decode("latin-1").lower()] = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
@@ -196,7 +200,7 @@ class _Connection(asyncio.Protocol):
         """Send `request` and wait for its answer (the caller bounds the time)."""
         assert self.transport is not None
         self._mode, self._limit = mode, limit
-        self._fields, self._count, self._body, self._status = {}, 0, 0, 0
+        self._fields, self._count, self._body, self._status, self._head = {}, 0, 0, 0, 0
         self._parser = httptools.HttpResponseParser(self)
         self._waiter = asyncio.get_running_loop().create_future()
         self.transport.write(request)

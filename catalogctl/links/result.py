@@ -69,10 +69,6 @@ class LinkResult:
     method: Method | None = None  # the request method of that answer
     rule: str | None = None  # the id of the rule a broken or warned link breaks
 
-    @property
-    def ok(self) -> bool:
-        return self.state != "broken"
-
 
 def rule_of(r: LinkResult) -> Rule | None:
     """The rule a broken or warned link breaks (None for a fine or excluded link)."""
@@ -101,10 +97,6 @@ class LinkReport:
     @property
     def cached(self) -> int:
         return sum(r.source == "cache" for r in self.results)
-
-    @property
-    def broken(self) -> list[LinkResult]:
-        return [r for r in self.results if r.state == "broken"]
 
     @property
     def problems(self) -> list[LinkResult]:

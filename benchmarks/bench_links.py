@@ -17,9 +17,11 @@ spread over the hosts) is checked by
 both with the same settings: 64 requests in flight, 8 per host, 3 retries, 200..299 accepted,
 no cache (and lychee's own pause between two requests to a host set to 0, since catalogctl has
 none). The two run interleaved --runs times; each run prints wall time, CPU time (user +
-system of the process and its children) and the requests the farm answered. Then medians and
-the ratios catalogctl / lychee. `--delay 0` is the instant farm; `--offline` adds the start-up
-figure: `catalogctl check-links games.json --offline` (load, validate, report, no request).
+system of the process and its children), and from the farm's clock how long the process took
+before its first request, from its first request to the last answer, and after that to exit.
+Then medians and the ratios catalogctl / lychee. `--delay 0` is the instant farm; `--offline`
+adds the start-up figure: `catalogctl check-links games.json --offline` (load, validate,
+report, no request).
 
 Before timing, both are run once and must find every link fine, with one request per link.
 """
@@ -39,7 +41,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,6 +54,8 @@ def serve(hosts: int, delay: float) -> None:
 
     class Farm(asyncio.Protocol):
         answered = 0
+        first = 0.0  # monotonic time of the first request since the last question
+        last = 0.0  # … and of the last answer
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             self.transport: Any = transport  # uvloop's transports are not asyncio's classes
@@ -64,6 +68,8 @@ def serve(hosts: int, delay: float) -> None:
                 if not sep:
                     return
                 self.buffer = rest
+                if not Farm.first:
+                    Farm.first = time.monotonic()
                 method, _, target = head.partition(b"\r\n")[0].partition(b" ")
                 image = target.startswith(b"/icons/")
                 kind = b"image/png" if image else b"text/html"
@@ -79,6 +85,7 @@ def serve(hosts: int, delay: float) -> None:
 
         def answer(self, data: bytes) -> None:
             Farm.answered += 1
+            Farm.last = time.monotonic()
             if not self.transport.is_closing():
                 self.transport.write(data)
 
@@ -89,11 +96,13 @@ def serve(hosts: int, delay: float) -> None:
             servers.append(server)
         ports = [s.sockets[0].getsockname()[1] for s in servers]
         print(json.dumps(ports), flush=True)
-        # Each line on stdin asks how many requests were answered so far.
+        # Each line on stdin asks how many requests were answered so far, and when the first
+        # request since the last question came and the last answer went.
         reader = asyncio.StreamReader()
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
         while await reader.readline():
-            print(Farm.answered, flush=True)
+            print(Farm.answered, Farm.first, Farm.last, flush=True)
+            Farm.first = Farm.last = 0.0
 
     try:
         import uvloop
@@ -115,11 +124,13 @@ class Farm:
         assert self.proc.stdout is not None
         self.ports: list[int] = json.loads(self.proc.stdout.readline())
 
-    def answered(self) -> int:
+    def ask(self) -> tuple[int, float, float]:
+        """Requests answered so far; the first request and the last answer since last asked."""
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write("?\n")
         self.proc.stdin.flush()
-        return int(self.proc.stdout.readline())
+        answered, first, last = self.proc.stdout.readline().split()
+        return int(answered), float(first), float(last)
 
     def close(self) -> None:
         self.proc.terminate()
@@ -206,10 +217,19 @@ def commands(games_file: Path, urls_file: Path, lychee: str) -> dict[str, list[s
     }
 
 
-def timed(argv: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, CPU seconds (user + system) and stdout of one process."""
+class Run(NamedTuple):
+    wall: float  # seconds from start to exit
+    cpu: float  # user + system seconds
+    start: float  # seconds from start to the first request the farm got (0 when none)
+    network: float  # seconds from the first request to the last answer
+    tail: float  # seconds from the last answer to exit
+
+
+def timed(argv: list[str], farm: Farm) -> tuple[Run, str, int]:
+    """One run of `argv`: its figures, its stdout and the requests the farm answered."""
+    answered, _, _ = farm.ask()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
+    started = time.monotonic()
     proc = subprocess.run(
         argv,
         capture_output=True,
@@ -219,12 +239,16 @@ def timed(argv: list[str]) -> tuple[float, float, str]:
         timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    wall = time.perf_counter() - started
+    ended = time.monotonic()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         raise SystemExit(f"{argv[0]} exited {proc.returncode}: {proc.stderr[-2000:]}")
-    return wall, cpu, proc.stdout
+    now, first, last = farm.ask()
+    if not first:  # no request (--offline)
+        first = last = ended
+    run = Run(ended - started, cpu, first - started, last - first, ended - last)
+    return run, proc.stdout, now - answered
 
 
 def all_fine(name: str, output: str, n: int) -> None:
@@ -273,36 +297,40 @@ def main() -> None:
                 argvs["offline"] = [*argvs["catalogctl"], "--offline"]
 
             for name, argv in argvs.items():  # a warm-up run, and the answers checked
-                before = farm.answered()
-                _, _, out = timed(argv)
-                requests = farm.answered() - before
+                _, out, requests = timed(argv, farm)
                 all_fine("catalogctl" if name == "offline" else name, out, n)
                 expected = 0 if name == "offline" else n
                 if requests != expected:
                     raise SystemExit(f"{name}: {requests} requests for {n} links")
 
-            figures: dict[str, list[tuple[float, float]]] = {name: [] for name in argvs}
+            figures: dict[str, list[Run]] = {name: [] for name in argvs}
             for run in range(1, args.runs + 1):
                 order = list(argvs) if run % 2 else list(reversed(argvs))
                 for name in order:
-                    wall, cpu, _ = timed(argvs[name])
-                    figures[name].append((wall, cpu))
-                    print(f"run {run} {name:>10}: wall {wall:6.2f} s  cpu {cpu:6.2f} s", flush=True)
+                    r, _, _ = timed(argvs[name], farm)
+                    figures[name].append(r)
+                    print(f"run {run} {name:>10}: {shown(r)}", flush=True)
     finally:
         farm.close()
 
-    def med(name: str, i: int) -> float:
-        return statistics.median(f[i] for f in figures[name])
-
     print(f"medians of {args.runs} runs:")
-    for name in figures:
-        print(f"{name:>12}: wall {med(name, 0):6.2f} s  cpu {med(name, 1):6.2f} s")
-    walls = [c[0] / ly[0] for c, ly in zip(figures["catalogctl"], figures["lychee"], strict=True)]
-    cpus = [c[1] / ly[1] for c, ly in zip(figures["catalogctl"], figures["lychee"], strict=True)]
+    for name, runs in figures.items():
+        print(f"{name:>14}: {shown(Run(*map(statistics.median, zip(*runs, strict=True))))}")
+    walls = [
+        c.wall / ly.wall for c, ly in zip(figures["catalogctl"], figures["lychee"], strict=True)
+    ]
+    cpus = [c.cpu / ly.cpu for c, ly in zip(figures["catalogctl"], figures["lychee"], strict=True)]
     print(
         f"catalogctl / lychee, median of the per-run ratios: wall {statistics.median(walls):.2f}x "
         f"(runs {min(walls):.2f}–{max(walls):.2f}), cpu {statistics.median(cpus):.2f}x "
         f"(runs {min(cpus):.2f}–{max(cpus):.2f})"
+    )
+
+
+def shown(r: Run) -> str:
+    return (
+        f"wall {r.wall:6.2f} s  cpu {r.cpu:5.2f} s  (first request after {r.start:.2f} s, "
+        f"network {r.network:.2f} s, exit {r.tail:.2f} s after the last answer)"
     )
 
 

@@ -240,7 +240,7 @@ def by_path(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_check_links_judges_every_behaviour(misbehaving: Path, server: LinkServer) -> None:
-    code, doc = links_json(str(misbehaving), "--timeout", "0.5")
+    code, doc = links_json(str(misbehaving), "--timeout", "1")
     assert code == 1
     links = by_path(doc)
     fine = [
@@ -284,7 +284,7 @@ def test_check_links_judges_every_behaviour(misbehaving: Path, server: LinkServe
 def test_check_links_requests_each_url_as_little_as_it_can(
     misbehaving: Path, server: LinkServer
 ) -> None:
-    _, doc = links_json(str(misbehaving), "--timeout", "0.5")
+    _, doc = links_json(str(misbehaving), "--timeout", "1")
     # A HEAD answered 2xx or 3xx is believed: no second request.
     for path in ("/games/fine/", "/icons/fine.png", "/loop/b"):
         assert server.count(path) == 1, (path, server.hits)
@@ -383,7 +383,7 @@ def test_check_links_global_limit_caps_concurrency(
 
 
 def test_check_links_table_groups_problems_by_game(misbehaving: Path) -> None:
-    result = invoke(str(misbehaving), "--timeout", "0.5")
+    result = invoke(str(misbehaving), "--timeout", "1")
     assert result.exit_code == 1
     table = result.stdout
     for text in ("broken", "stores.App Store", "stores.Google Play", "404", "redirect loop"):
@@ -410,7 +410,7 @@ def readable_at(width: int, text: str, messages: list[str], urls: list[str]) -> 
 
 @pytest.mark.parametrize("columns", [80, 60])
 def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: int) -> None:
-    args = ["check-links", str(misbehaving), "--timeout", "0.5"]
+    args = ["check-links", str(misbehaving), "--timeout", "1"]
     env = {"COLUMNS": str(columns)}
     doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"], env=env).stdout)
     result = CliRunner().invoke(app, args, env=env)
@@ -424,7 +424,7 @@ def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: 
 
 
 def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:
-    result = invoke(str(misbehaving), "--timeout", "0.5", "--format", "markdown")
+    result = invoke(str(misbehaving), "--timeout", "1", "--format", "markdown")
     assert result.exit_code == 1
     md = result.stdout
     assert md.startswith("### ")
@@ -460,7 +460,7 @@ def test_check_links_accept_and_exclude(misbehaving: Path, server: LinkServer) -
     code, doc = links_json(
         str(misbehaving),
         "--timeout",
-        "0.5",
+        "1",
         "--accept",
         "200..299,404,410",
         "--exclude",
@@ -501,7 +501,7 @@ def test_check_links_cache_skips_recent_fine_links(
     misbehaving: Path, server: LinkServer, tmp_path: Path
 ) -> None:
     cache = tmp_path / "links.cache"
-    args = (str(misbehaving), "--timeout", "0.5", "--cache", str(cache))
+    args = (str(misbehaving), "--timeout", "1", "--cache", str(cache))
     links_json(*args)
     stored = json.loads(cache.read_text())["catalogctl-link-cache"]
     assert any("/games/fine/" in url for url in stored)

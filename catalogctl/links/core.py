@@ -1,14 +1,14 @@
 """Check every link the published catalog carries: game pages, icons and store links.
 
-The run: each link is excluded (--include/--exclude), judged by its syntax alone (--offline,
-or a URL that cannot be requested), taken from the cache, or checked on the network
-(`catalogctl.links.checker`). The core never prints: `check_links` returns a `LinkReport`,
-which `catalogctl.output.links` renders.
+The run: each link is excluded (--include/--exclude), taken from the cache, judged by its
+syntax alone (--offline, or a URL that cannot be requested), or checked on the network
+(`catalogctl.links.checker`); only the last needs an event loop, so a run that sends nothing
+(--offline) starts none. The core never prints: `check_links` returns a `LinkReport`, which
+`catalogctl.output.links` renders.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Sequence
 
@@ -28,6 +28,66 @@ def _syntax(link: Link, options: CheckOptions) -> LinkResult | None:
     return None
 
 
+class _Run:
+    """One check of `links`: the verdicts that need no request at once, the others on the
+    network (`network`), then the report (`finish`)."""
+
+    def __init__(
+        self,
+        links: Sequence[Link],
+        options: CheckOptions,
+        on_result: Callable[[LinkResult], None] | None,
+    ) -> None:
+        self.started = time.perf_counter()
+        self.now = time.time()
+        self.options = options
+        self.on_result = on_result
+        self.cache = (
+            LinkCache.open(options.cache, options.max_cache_age)
+            if options.cache is not None and not options.offline
+            else None
+        )
+        self.results: list[LinkResult | None] = [None] * len(links)
+        self.todo: list[tuple[int, Link]] = []
+        self.report = LinkReport([])
+        for i, link in enumerate(links):
+            entry = self.cache.fresh(link, self.now) if self.cache is not None else None
+            if not options.wanted(link.url):
+                self.done(i, LinkResult(link, "excluded", "excluded"))
+            elif entry is not None:
+                status = entry.get("status")
+                status = status if isinstance(status, int) else None
+                self.done(i, LinkResult(link, "ok", "cache", status))
+            elif options.offline:
+                self.done(i, _syntax(link, options) or LinkResult(link, "ok", "offline"))
+            else:
+                self.todo.append((i, link))
+
+    def done(self, i: int, result: LinkResult) -> None:
+        self.results[i] = result
+        if self.on_result is not None:
+            self.on_result(result)
+
+    async def network(self) -> None:
+        from catalogctl.links.checker import check_all
+
+        # Each link's syntax is checked in its own task: the first requests are on their way
+        # while the later links are looked at.
+        figures = await check_all(self.todo, self.options, self.done, _syntax)
+        report = self.report
+        report.requests, report.hosts, report.retries, report.rate_limited = figures
+
+    def finish(self) -> LinkReport:
+        report = self.report
+        report.results = [r for r in self.results if r is not None]
+        if self.cache is not None:
+            for r in report.results:
+                self.cache.record(r, self.now)  # the start of the run: never younger
+            self.cache.save(time.time())
+        report.seconds = time.perf_counter() - self.started
+        return report
+
+
 async def check_links_async(
     links: Sequence[Link],
     options: CheckOptions,
@@ -35,49 +95,10 @@ async def check_links_async(
     on_result: Callable[[LinkResult], None] | None = None,
 ) -> LinkReport:
     """Check `links`; `on_result` is called as each one is judged (for a progress bar)."""
-    started = time.perf_counter()
-    now = time.time()
-    cache = (
-        LinkCache.open(options.cache, options.max_cache_age)
-        if options.cache is not None and not options.offline
-        else None
-    )
-    results: list[LinkResult | None] = [None] * len(links)
-    todo: list[tuple[int, Link]] = []
-
-    def done(i: int, result: LinkResult) -> None:
-        results[i] = result
-        if on_result is not None:
-            on_result(result)
-
-    for i, link in enumerate(links):
-        entry = cache.fresh(link, now) if cache is not None else None
-        if not options.wanted(link.url):
-            done(i, LinkResult(link, "excluded", "excluded"))
-        elif entry is not None:
-            status = entry.get("status")
-            done(i, LinkResult(link, "ok", "cache", status if isinstance(status, int) else None))
-        elif options.offline:
-            done(i, _syntax(link, options) or LinkResult(link, "ok", "offline"))
-        else:
-            todo.append((i, link))
-
-    report = LinkReport([])
-    if todo:
-        from catalogctl.links.checker import check_all
-
-        # Each link's syntax is checked in its own task: the first requests are on their way
-        # while the later links are looked at.
-        figures = await check_all(todo, options, done, _syntax)
-        report.requests, report.hosts, report.retries, report.rate_limited = figures
-
-    report.results = [r for r in results if r is not None]
-    if cache is not None:
-        for r in report.results:
-            cache.record(r, now)  # the start of the run: never younger than the check
-        cache.save(time.time())
-    report.seconds = time.perf_counter() - started
-    return report
+    run = _Run(links, options, on_result)
+    if run.todo:
+        await run.network()
+    return run.finish()
 
 
 def check_links(
@@ -86,17 +107,22 @@ def check_links(
     *,
     on_result: Callable[[LinkResult], None] | None = None,
 ) -> LinkReport:
-    """Synchronous wrapper: runs the check on its own event loop (uvloop when available)."""
-    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None
-    if not options.offline:
+    """`check_links_async` on an event loop of its own (uvloop when available), when any link
+    needs the network."""
+    run = _Run(links, options, on_result)
+    if run.todo:
+        import asyncio
+
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None
         try:
             import uvloop
 
             loop_factory = uvloop.new_event_loop
         except ImportError:  # pragma: no cover - uvloop is optional
             pass
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
-        return runner.run(check_links_async(links, options, on_result=on_result))
+        with asyncio.Runner(loop_factory=loop_factory) as runner:
+            runner.run(run.network())
+    return run.finish()
 
 
 __all__ = ["check_links", "check_links_async"]

@@ -87,8 +87,7 @@ class LinkReport:
     seconds: float = 0.0
 
     def __repr__(self) -> str:
-        # Short: asyncio (Python 3.11) formats the finished task, result and all, when it
-        # restores the SIGINT handler; a full repr of 100,000 results took seconds.
+        # Short: a report may hold 100,000 results, and a full repr of them takes seconds.
         return f"<LinkReport of {len(self.results)} links>"
 
     def count(self, state: State) -> int:

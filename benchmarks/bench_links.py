@@ -21,7 +21,8 @@ system of the process and its children), and from the farm's clock how long the 
 before its first request, from its first request to the last answer, and after that to exit.
 Then medians and the ratios catalogctl / lychee. `--delay 0` is the instant farm; `--offline`
 adds the start-up figure: `catalogctl check-links games.json --offline` (load, validate,
-report, no request).
+report, no request). `--compare DIR` also runs the catalogctl of another checkout (a git
+worktree of an earlier commit) in the same interleaved runs.
 
 Before timing, both are run once and must find every link fine, with one request per link.
 """
@@ -225,8 +226,9 @@ class Run(NamedTuple):
     tail: float  # seconds from the last answer to exit
 
 
-def timed(argv: list[str], farm: Farm) -> tuple[Run, str, int]:
-    """One run of `argv`: its figures, its stdout and the requests the farm answered."""
+def timed(argv: list[str], farm: Farm, root: Path = ROOT) -> tuple[Run, str, int]:
+    """One run of `argv` (catalogctl from `root`): its figures, its stdout and the requests
+    the farm answered."""
     answered, _, _ = farm.ask()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
@@ -237,7 +239,7 @@ def timed(argv: list[str], farm: Farm) -> tuple[Run, str, int]:
         check=False,
         cwd=ROOT,
         timeout=600,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(root)},
     )
     ended = time.monotonic()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -265,6 +267,12 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--offline", action="store_true", help="also time --offline")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="also run the catalogctl of another checkout (e.g. a worktree of main)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -295,11 +303,16 @@ def main() -> None:
             argvs = commands(games_file, urls_file, lychee)
             if args.offline:
                 argvs["offline"] = [*argvs["catalogctl"], "--offline"]
+            roots = dict.fromkeys(argvs, ROOT)
+            if args.compare is not None:  # the same commands, run from another checkout
+                for name in [n for n in argvs if n != "lychee"]:
+                    argvs[f"{name}@compare"] = argvs[name]
+                    roots[f"{name}@compare"] = args.compare.resolve()
 
             for name, argv in argvs.items():  # a warm-up run, and the answers checked
-                _, out, requests = timed(argv, farm)
-                all_fine("catalogctl" if name == "offline" else name, out, n)
-                expected = 0 if name == "offline" else n
+                _, out, requests = timed(argv, farm, roots[name])
+                all_fine("lychee" if name == "lychee" else "catalogctl", out, n)
+                expected = 0 if name.startswith("offline") else n
                 if requests != expected:
                     raise SystemExit(f"{name}: {requests} requests for {n} links")
 
@@ -307,15 +320,15 @@ def main() -> None:
             for run in range(1, args.runs + 1):
                 order = list(argvs) if run % 2 else list(reversed(argvs))
                 for name in order:
-                    r, _, _ = timed(argvs[name], farm)
+                    r, _, _ = timed(argvs[name], farm, roots[name])
                     figures[name].append(r)
-                    print(f"run {run} {name:>10}: {shown(r)}", flush=True)
+                    print(f"run {run} {name:>18}: {shown(r)}", flush=True)
     finally:
         farm.close()
 
     print(f"medians of {args.runs} runs:")
     for name, runs in figures.items():
-        print(f"{name:>14}: {shown(Run(*map(statistics.median, zip(*runs, strict=True))))}")
+        print(f"{name:>18}: {shown(Run(*map(statistics.median, zip(*runs, strict=True))))}")
     walls = [
         c.wall / ly.wall for c, ly in zip(figures["catalogctl"], figures["lychee"], strict=True)
     ]

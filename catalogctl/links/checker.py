@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from urllib.parse import urljoin, urlsplit
@@ -35,6 +35,10 @@ from catalogctl.links.result import LinkResult, Method
 # Worth asking again after a pause: slow, overloaded or briefly failing servers.
 RETRY_STATUSES = frozenset({408, 425, 500, 502, 503, 504})
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# Links started before the loop connects, sends and reads again: the first requests go out
+# while later links are still being started (8,000 links took 0.2 s to start, all of it
+# before the first request when they were started at once).
+START_BATCH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,9 +360,12 @@ async def check_all(
     async def run(i: int, link: Link) -> None:
         done(i, before(link, options) or await checker.check(link))
 
-    runs: list[Awaitable[None]] = [run(i, link) for i, link in todo]
     try:
-        await asyncio.gather(*runs)
+        async with asyncio.TaskGroup() as group:
+            for n, (i, link) in enumerate(todo, 1):
+                group.create_task(run(i, link))
+                if n % START_BATCH == 0:
+                    await asyncio.sleep(0)  # connect, send, read what came in meanwhile
     finally:
         checker.pacing.close()
         client.close()

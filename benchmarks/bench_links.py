@@ -237,7 +237,7 @@ def timed(argv: list[str], farm: Farm, root: Path = ROOT) -> tuple[Run, str, int
         capture_output=True,
         text=True,
         check=False,
-        cwd=ROOT,
+        cwd=root,  # `python -m` imports from the working directory first
         timeout=600,
         env={**os.environ, "PYTHONPATH": str(root)},
     )

@@ -60,6 +60,7 @@ _catalogctl() {
                 --timeout) COMPREPLY=(); return ;;
                 --retries) COMPREPLY=(); return ;;
                 --max-retry-wait) COMPREPLY=(); return ;;
+                --rate-limit-wait) COMPREPLY=(); return ;;
                 --max-redirects) COMPREPLY=(); return ;;
                 --accept) COMPREPLY=(); return ;;
                 --exclude) COMPREPLY=(); return ;;
@@ -67,12 +68,13 @@ _catalogctl() {
                 --cache) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --max-cache-age) COMPREPLY=(); return ;;
                 --user-agent) COMPREPLY=(); return ;;
+                --max-icon-size) COMPREPLY=(); return ;;
                 --max-body) COMPREPLY=(); return ;;
                 --format|-f) COMPREPLY=($(compgen -W 'table json github sarif junit markdown' -- "$cur")); return ;;
                 --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--max-concurrency --host-concurrency --timeout --retries --max-retry-wait --max-redirects --accept --exclude --include --cache --max-cache-age --offline --user-agent --allow-private --max-body --strict --format -f --output' -- "$cur"))
+                COMPREPLY=($(compgen -W '--max-concurrency --host-concurrency --timeout --retries --max-retry-wait --rate-limit-wait --max-redirects --accept --exclude --include --cache --max-cache-age --offline --user-agent --allow-private --max-icon-size --max-body --strict --format -f --output' -- "$cur"))
             fi
             return ;;
         serve)

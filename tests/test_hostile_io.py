@@ -562,7 +562,7 @@ def test_check_links_header_flood_is_a_failed_link(hostile: HostileServer, tmp_p
 
 
 def _links(*urls: str) -> Any:
-    from catalogctl.links.core import Link, LinkRef
+    from catalogctl.links.catalog import Link, LinkRef
 
     return [Link(url, [LinkRef(f"g{i}", "url")]) for i, url in enumerate(urls)]
 
@@ -570,7 +570,8 @@ def _links(*urls: str) -> Any:
 async def test_check_links_redirect_to_link_local_is_refused(
     hostile: HostileServer, loopback_only: list[Any]
 ) -> None:
-    from catalogctl.links.core import CheckOptions, check_links_async
+    from catalogctl.links.core import check_links_async
+    from catalogctl.links.options import CheckOptions
 
     report = await check_links_async(_links(f"{hostile.base}/to-metadata"), CheckOptions())
     (result,) = report.results
@@ -583,7 +584,8 @@ async def test_check_links_redirect_to_link_local_is_refused(
 async def test_check_links_resolver_answer_link_local_is_refused_before_connecting(
     loopback_only: list[Any],
 ) -> None:
-    from catalogctl.links.core import CheckOptions, check_links_async
+    from catalogctl.links.core import check_links_async
+    from catalogctl.links.options import CheckOptions
     from catalogctl.sources.net import NetworkPolicy
 
     policy = NetworkPolicy(hosts={"metadata.test": ["169.254.169.254"], "mcast.test": ["ff02::1"]})
@@ -601,7 +603,8 @@ async def test_check_links_resolver_answer_link_local_is_refused_before_connecti
 async def test_check_links_redirect_from_public_to_private(
     hostile: HostileServer, loopback_only: list[Any]
 ) -> None:
-    from catalogctl.links.core import CheckOptions, check_links_async
+    from catalogctl.links.core import check_links_async
+    from catalogctl.links.options import CheckOptions
     from catalogctl.sources.net import NetworkPolicy
 
     hosts = {"public.test": ["127.0.0.1"], "private.test": ["127.0.0.1"]}

@@ -17,7 +17,9 @@ from typer.testing import CliRunner
 
 from catalogctl.cli.app import app
 from catalogctl.errors import InputError
-from catalogctl.links.core import parse_accept, parse_duration, retry_after, url_problem
+from catalogctl.links.catalog import url_problem
+from catalogctl.links.options import parse_accept, parse_duration
+from catalogctl.links.pacing import retry_after
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
 
 
@@ -238,7 +240,7 @@ def by_path(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_check_links_judges_every_behaviour(misbehaving: Path, server: LinkServer) -> None:
-    code, doc = links_json(str(misbehaving), "--timeout", "0.5")
+    code, doc = links_json(str(misbehaving), "--timeout", "1")
     assert code == 1
     links = by_path(doc)
     fine = [
@@ -282,22 +284,26 @@ def test_check_links_judges_every_behaviour(misbehaving: Path, server: LinkServe
 def test_check_links_requests_each_url_as_little_as_it_can(
     misbehaving: Path, server: LinkServer
 ) -> None:
-    links_json(str(misbehaving), "--timeout", "0.5")
-    # A HEAD answered (fine or not) is believed: no second request.
-    for path in ("/games/fine/", "/icons/fine.png", "/missing", "/gone", "/loop/b"):
+    _, doc = links_json(str(misbehaving), "--timeout", "1")
+    # A HEAD answered 2xx or 3xx is believed: no second request.
+    for path in ("/games/fine/", "/icons/fine.png", "/loop/b"):
         assert server.count(path) == 1, (path, server.hits)
     # /loop/a?utm… → /loop/b → /loop/a → /loop/b: a loop, each URL asked once.
     assert server.count("/loop/a") == 2
     assert server.count("/icons/not-an-image.png") == 1
-    # HEAD refused: asked again with GET, once.
-    assert server.count("/head-refused", "HEAD") == 1
-    assert server.count("/head-refused", "GET") == 1
-    # 503 and 429 retried once each, then fine.
+    # A 4xx answer to HEAD is confirmed with GET, once, and the verdict says so.
+    links = by_path(doc)
+    for path in ("/head-refused", "/missing", "/gone"):
+        assert server.count(path, "HEAD") == 1, (path, server.hits)
+        assert server.count(path, "GET") == 1, (path, server.hits)
+        assert links[path]["method"] == "GET", links[path]
+    assert links["/games/fine/"]["method"] == "HEAD"
+    # 503 and 429 asked again once each, then fine.
     assert server.count("/flaky") == 2
     assert server.count("/limited") == 2
-    # Nothing is fetched with GET unless HEAD was refused.
-    gets = {p for (m, p), n in server.hits.items() if m == "GET"}
-    assert gets == {"/head-refused?pt=123456&ct=service_api_game_catalog&mt=8"}
+    # Nothing else is fetched with GET.
+    gets = {p.partition("?")[0] for (m, p), n in server.hits.items() if m == "GET"}
+    assert gets == {"/head-refused", "/missing", "/gone"}
     assert all(ua.startswith("catalogctl/") for ua in server.user_agents)
 
 
@@ -311,9 +317,10 @@ def test_check_links_falls_back_to_get_when_head_fails(
     )
     code, doc = links_json(str(root))
     assert code == 0, doc
-    # aiohttp itself retries an idempotent request once when a reused connection drops.
-    assert server.count(path, "HEAD") == (1 if path != "/head-drops" else 2)
+    assert server.count(path, "HEAD") == 1
     assert server.count(path, "GET") == 1
+    (entry,) = [e for e in doc["links"] if path in e["url"]]
+    assert (entry["status"], entry["method"]) == (200, "GET")
 
 
 def test_check_links_dedups_a_url_shared_by_many_games(
@@ -376,7 +383,7 @@ def test_check_links_global_limit_caps_concurrency(
 
 
 def test_check_links_table_groups_problems_by_game(misbehaving: Path) -> None:
-    result = invoke(str(misbehaving), "--timeout", "0.5")
+    result = invoke(str(misbehaving), "--timeout", "1")
     assert result.exit_code == 1
     table = result.stdout
     for text in ("broken", "stores.App Store", "stores.Google Play", "404", "redirect loop"):
@@ -403,7 +410,7 @@ def readable_at(width: int, text: str, messages: list[str], urls: list[str]) -> 
 
 @pytest.mark.parametrize("columns", [80, 60])
 def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: int) -> None:
-    args = ["check-links", str(misbehaving), "--timeout", "0.5"]
+    args = ["check-links", str(misbehaving), "--timeout", "1"]
     env = {"COLUMNS": str(columns)}
     doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"], env=env).stdout)
     result = CliRunner().invoke(app, args, env=env)
@@ -417,13 +424,13 @@ def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: 
 
 
 def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:
-    result = invoke(str(misbehaving), "--timeout", "0.5", "--format", "markdown")
+    result = invoke(str(misbehaving), "--timeout", "1", "--format", "markdown")
     assert result.exit_code == 1
     md = result.stdout
     assert md.startswith("### ")
     assert "| Game | Field | Status | Problem | URL |" in md
     row = next(line for line in md.splitlines() if "/missing" in line)
-    assert row.startswith("| broken | stores.App Store | 404 |")
+    assert row.startswith("| broken | stores.App Store | GET 404 |")  # the method of the verdict
     assert f"<{server.base}/games/moved/>" in md
 
 
@@ -453,7 +460,7 @@ def test_check_links_accept_and_exclude(misbehaving: Path, server: LinkServer) -
     code, doc = links_json(
         str(misbehaving),
         "--timeout",
-        "0.5",
+        "1",
         "--accept",
         "200..299,404,410",
         "--exclude",
@@ -494,7 +501,7 @@ def test_check_links_cache_skips_recent_fine_links(
     misbehaving: Path, server: LinkServer, tmp_path: Path
 ) -> None:
     cache = tmp_path / "links.cache"
-    args = (str(misbehaving), "--timeout", "0.5", "--cache", str(cache))
+    args = (str(misbehaving), "--timeout", "1", "--cache", str(cache))
     links_json(*args)
     stored = json.loads(cache.read_text())["catalogctl-link-cache"]
     assert any("/games/fine/" in url for url in stored)
@@ -505,7 +512,7 @@ def test_check_links_cache_skips_recent_fine_links(
     assert code == 1
     assert server.count("/games/fine/") == 0
     assert server.count("/icons/fine.png") == 0
-    assert server.count("/missing") == 1  # failures are never cached
+    assert server.count("/missing", "HEAD") == 1  # failures are never cached
     assert server.count("/games/moved/") == 1  # nor warnings
     assert by_path(doc)["/games/fine/"]["checked"] == "cache"
     assert doc["summary"]["cached"] > 0

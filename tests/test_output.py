@@ -15,7 +15,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from catalogctl.links.core import Link, LinkRef, LinkReport, LinkResult
+from catalogctl.links.catalog import Link, LinkRef
+from catalogctl.links.result import LinkReport, LinkResult
 from catalogctl.output import console
 from catalogctl.output.github import escape_data, escape_property
 from catalogctl.output.reports import report_links
@@ -433,9 +434,11 @@ def test_control_characters_in_link_errors_never_reach_the_terminal(
     fmt: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     link = Link("https://example.com/\x1b[31mred", [LinkRef("g\x07", "icon")])
-    result = LinkResult(link, "broken", "network", None, "TLS error: \x1b]0;pwned\x07 bad")
+    error = "TLS error: \x1b]0;pwned\x07 bad"
+    result = LinkResult(link, "broken", "network", None, error, method="HEAD", rule="unreachable")
     console.use_format("check-links", fmt)
-    assert report_links(LinkReport([result], 1, 0.1), fmt, strict=False) is False
+    report = LinkReport([result], requests=1, hosts=1, seconds=0.1)
+    assert report_links(report, fmt, strict=False) is False
     captured = capsys.readouterr()
     if fmt != "json":  # JSON escapes them (\u001b): the data stays exact
         assert "pwned" in captured.out

@@ -44,13 +44,15 @@ def check_links(
             "--timeout",
             min=0.001,
             callback=check_seconds,
-            help="Seconds one request may take in all (connect, send, response head).",
+            help="Seconds one request may take in all (lookup, connect, answer, an icon's body).",
         ),
     ] = 10.0,
     retries: Annotated[
         int,
         typer.Option(
-            "--retries", min=0, help="Retries after connection errors, 5xx and 429 (backoff)."
+            "--retries",
+            min=0,
+            help="Retries after connection errors, 408, 425 and 5xx answers (backoff).",
         ),
     ] = 3,
     max_retry_wait: Annotated[
@@ -59,9 +61,20 @@ def check_links(
             "--max-retry-wait",
             min=0,
             callback=check_seconds,
-            help="Longest pause before a retry (Retry-After).",
+            help="Longest pause before a retry (a 503's Retry-After), and longest backoff of a "
+            "host answering 429 without Retry-After.",
         ),
     ] = 10.0,
+    rate_limit_wait: Annotated[
+        float,
+        typer.Option(
+            "--rate-limit-wait",
+            min=0,
+            callback=check_seconds,
+            help="Seconds a host answering 429 may hold one link back before it counts as "
+            "broken (429 slows that host; it never counts against --retries).",
+        ),
+    ] = 60.0,
     max_redirects: Annotated[
         int, typer.Option("--max-redirects", min=0, help="Redirects followed at most.")
     ] = 10,
@@ -101,6 +114,17 @@ def check_links(
         ),
     ] = None,
     allow_private: AllowPrivateOpt = False,
+    max_icon_size: Annotated[
+        int,
+        typer.Option(
+            "--max-icon-size",
+            parser=parse_size,
+            metavar="SIZE",
+            show_default="4MiB",
+            help="Largest icon: a larger one is a finding. The size an answer declares, or "
+            "its body read up to SIZE when it declares none.",
+        ),
+    ] = 4 * 1024 * 1024,
     max_body: Annotated[
         int,
         typer.Option(
@@ -108,8 +132,7 @@ def check_links(
             parser=parse_size,
             metavar="SIZE",
             show_default="64MiB",
-            help="Largest catalog document read when SOURCE is a URL (links' bodies are "
-            "never read).",
+            help="Largest catalog document read when SOURCE is a URL.",
         ),
     ] = DEFAULT_MAX_BODY,
     strict: StrictOpt = False,
@@ -118,10 +141,13 @@ def check_links(
 ) -> None:
     """Check every game page, icon and store link of the published catalog.
 
-    Each distinct URL is requested once (HEAD, or GET where HEAD is refused), with a global
-    and a per-host concurrency limit; redirects are followed, 5xx and 429 retried. An icon
-    must be an image; a game page that redirects is a warning. Only the response head is
-    read. Link-local, multicast and unspecified addresses are never connected to, and a
+    Each distinct URL is requested once: HEAD, and GET before any 4xx answer (but 429) is
+    believed; the report names the method of each verdict. A global and a per-host limit of
+    requests in flight; redirects followed; connection errors and 5xx retried. A 429 slows
+    that host alone (fewer requests, a pause) and the link waits its turn, up to
+    --rate-limit-wait. An icon must be an image of at most --max-icon-size; a game page that
+    redirects is a warning. Only heads are read, and an icon's body when its size is not
+    declared. Link-local, multicast and unspecified addresses are never connected to, and a
     redirect from a public host to a private or loopback address is refused unless
     --allow-private.
 
@@ -139,41 +165,53 @@ def check_links(
       catalogctl check-links --offline                   # URL syntax only
       catalogctl check-links https://games.example.com   # the deployed catalog
     """
-    from catalogctl.links import core
-    from catalogctl.links.report import Located, content_locations
+    from catalogctl.links.catalog import Located, content_locations, load_links
+    from catalogctl.links.core import check_links as run_check
+    from catalogctl.links.options import (
+        USER_AGENT,
+        CheckOptions,
+        compile_patterns,
+        parse_accept,
+        parse_duration,
+    )
     from catalogctl.output.reports import report_links
     from catalogctl.sources.locate import ANY_KIND
-    from catalogctl.sources.net import NetworkPolicy
 
     use_format("check-links", fmt, output)
     named = resolve_source(source, accept=ANY_KIND)
     root, display, spec = named.path, named.label, named.spec
-    policy = NetworkPolicy(allow_private=allow_private)
-    options = core.CheckOptions(
+    options = CheckOptions(
         max_concurrency=max_concurrency,
         host_concurrency=host_concurrency,
         timeout=timeout,
         retries=retries,
         max_retry_wait=max_retry_wait,
+        rate_limit_wait=rate_limit_wait,
         max_redirects=max_redirects,
-        accept=core.parse_accept(accept),
-        include=core.compile_patterns(include or [], "--include"),
-        exclude=core.compile_patterns(exclude or [], "--exclude"),
-        user_agent=user_agent or core.USER_AGENT,
+        max_icon_size=max_icon_size,
+        accept=parse_accept(accept),
+        include=compile_patterns(include or [], "--include"),
+        exclude=compile_patterns(exclude or [], "--exclude"),
+        user_agent=user_agent or USER_AGENT,
         offline=offline,
         cache=cache,
-        max_cache_age=core.parse_duration(max_cache_age),
-        policy=policy,
+        max_cache_age=parse_duration(max_cache_age),
+        allow_private=allow_private,
     )
-    found = core.load_links(spec, max_body=max_body, policy=policy)
+    policy = None  # the network policy of catalogctl.sources (no private redirects)
+    if allow_private:
+        from catalogctl.sources.net import NetworkPolicy
+
+        policy = NetworkPolicy(allow_private=True)
+    found = load_links(spec, max_body=max_body, policy=policy)
     if err().is_terminal:
         from rich.progress import Progress
 
         with Progress(console=err(), transient=True) as progress:
             task = progress.add_task("checking links", total=len(found))
-            report = core.check_links(found, options, on_result=lambda _: progress.advance(task))
+            report = run_check(found, options, on_result=lambda _: progress.advance(task))
     else:
-        report = core.check_links(found, options)
+        report = run_check(found, options)
 
     located: Located = {}
     if fmt in (Format.github, Format.sarif, Format.junit) and named.kind == "content":

@@ -19,8 +19,8 @@ from catalogctl.output.model import Report
 if TYPE_CHECKING:
     from catalogctl.errors import CatalogError
     from catalogctl.findings import Finding
-    from catalogctl.links.core import LinkReport
-    from catalogctl.links.report import Located
+    from catalogctl.links.catalog import Located
+    from catalogctl.links.result import LinkReport
 
 
 def write(report: Report, fmt: str) -> None:

@@ -13,7 +13,8 @@ URLs come from content authors and from servers nobody here controls, so every r
 - A deadline for a whole operation (`deadline()`), not only per read: a server that drips one
   byte a second is cut off when the time is up.
 
-Imported only by the commands that go on the network (it imports aiohttp).
+Imported only by the commands that go on the network. aiohttp is imported only where a client
+session is made: check-links connects through the policy without it.
 May import: catalogctl.sources and the layers below.
 """
 
@@ -26,10 +27,11 @@ import zlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import aiohttp
-from aiohttp.abc import AbstractResolver, ResolveResult
+if TYPE_CHECKING:
+    import aiohttp
+    from aiohttp.abc import ResolveResult
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Reach = Literal["public", "private"]
@@ -106,22 +108,23 @@ class NetworkPolicy:
     reach: Callable[[str, Address], Reach] = default_reach
 
 
-class PolicyResolver(AbstractResolver):
-    """An aiohttp resolver that looks each host up once per run and refuses forbidden answers."""
+class PolicyResolver:
+    """A resolver that looks each host up once per run and refuses forbidden answers (aiohttp's
+    resolver interface, `resolve` and `close`, through `session`)."""
 
-    def __init__(self, policy: NetworkPolicy, inner: AbstractResolver | None = None) -> None:
+    def __init__(self, policy: NetworkPolicy) -> None:
         self.policy = policy
-        self._inner = inner
         self._answers: dict[str, asyncio.Future[list[Address]]] = {}
 
     async def _lookup(self, host: str) -> list[Address]:
         if host in self.policy.hosts:
             found = [parse_address(a) for a in self.policy.hosts[host]]
             return [a for a in found if a is not None]
-        if self._inner is None:
-            self._inner = aiohttp.ThreadedResolver()
-        answers = await self._inner.resolve(host, 0, socket.AF_UNSPEC)
-        found = [parse_address(r["host"]) for r in answers]
+        # The system resolver in a worker thread, as aiohttp's ThreadedResolver asks it.
+        answers = await asyncio.get_running_loop().getaddrinfo(
+            host, 0, type=socket.SOCK_STREAM, flags=socket.AI_ADDRCONFIG
+        )
+        found = [parse_address(str(sockaddr[0])) for *_, sockaddr in answers]
         return list(dict.fromkeys(a for a in found if a is not None))
 
     async def addresses(self, host: str) -> list[Address]:
@@ -197,16 +200,29 @@ class PolicyResolver(AbstractResolver):
         return out
 
     async def close(self) -> None:
-        if self._inner is not None:
-            await self._inner.close()
+        """Nothing to release (the interface of aiohttp's resolvers)."""
 
 
 def session(
     resolver: PolicyResolver, *, headers: Mapping[str, str], limit: int = 100, per_host: int = 0
 ) -> aiohttp.ClientSession:
     """A client session that connects only through `resolver` and inflates nothing itself."""
+    import aiohttp
+    from aiohttp.abc import AbstractResolver
+
+    class Resolver(AbstractResolver):
+        """`resolver` as aiohttp's interface names it."""
+
+        async def resolve(
+            self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+        ) -> list[ResolveResult]:
+            return await resolver.resolve(host, port, family)
+
+        async def close(self) -> None:
+            await resolver.close()
+
     connector = aiohttp.TCPConnector(
-        resolver=resolver,
+        resolver=Resolver(),
         limit=limit,
         limit_per_host=per_host,
         ttl_dns_cache=None,  # the resolver keeps each answer for the whole run
@@ -302,6 +318,8 @@ async def deadline(seconds: float) -> AsyncIterator[None]:
 
 def client_error_text(exc: BaseException) -> str:
     """A short reason for a client or resolver error."""
+    import aiohttp
+
     if isinstance(exc, aiohttp.ClientConnectorError):
         os_error: Any = exc.os_error
         if isinstance(os_error, ConnectionRefusedError):

@@ -1,0 +1,84 @@
+"""URLs found fine recently, in a file (like lychee's .lycheecache); failures are never stored."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from catalogctl.errors import InputError
+from catalogctl.links.catalog import Link
+from catalogctl.links.result import LinkResult
+
+_CACHE_KEY = "catalogctl-link-cache"
+
+
+class LinkCache:
+    """The link cache file: URL → when it was found fine, its status and the roles judged."""
+
+    def __init__(self, path: Path, max_age: float, entries: dict[str, dict[str, Any]]) -> None:
+        self.path = path
+        self.max_age = max_age
+        self.entries = entries
+
+    @classmethod
+    def open(cls, path: Path, max_age: float) -> LinkCache:
+        if not path.exists():
+            if not path.parent.is_dir():  # found out now, not after every link is checked
+                raise InputError(f"cannot write the link cache {path}: no directory {path.parent}")
+            return cls(path, max_age, {})
+        try:
+            doc = json.loads(path.read_bytes())
+        except OSError as exc:
+            raise InputError(f"cannot read the link cache {path}: {exc.strerror or exc}") from None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or not isinstance(doc.get(_CACHE_KEY), dict):
+            # Never overwrite a file that is not ours (a mistyped --cache content/site.toml).
+            raise InputError(f"{path} is not a catalogctl link cache; choose another --cache file")
+        entries = {k: v for k, v in doc[_CACHE_KEY].items() if isinstance(v, dict)}
+        return cls(path, max_age, entries)
+
+    def fresh(self, link: Link, now: float) -> dict[str, Any] | None:
+        entry = self.entries.get(link.url)
+        if entry is None:
+            return None
+        checked = entry.get("checked")
+        if not isinstance(checked, int | float) or now - checked > self.max_age or now < checked:
+            return None
+        # An entry judged for fewer roles (a store link now also used as an icon) is stale.
+        if not link.kinds <= set(entry.get("kinds") or ()):
+            return None
+        return entry
+
+    def record(self, result: LinkResult, now: float) -> None:
+        url = result.link.url
+        if result.source == "network" and result.state == "ok":
+            self.entries[url] = {
+                "checked": round(now, 3),
+                "status": result.status,
+                "kinds": sorted(result.link.kinds),
+            }
+        elif result.state in ("broken", "warning"):
+            self.entries.pop(url, None)
+
+    def save(self, now: float) -> None:
+        keep = {
+            url: e
+            for url, e in self.entries.items()
+            if isinstance(e.get("checked"), int | float) and now - e["checked"] <= self.max_age
+        }
+        data = json.dumps({_CACHE_KEY: keep}, indent=0, sort_keys=True).encode()
+        directory = self.path.parent
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=directory)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            Path(tmp).replace(self.path)
+        except OSError as exc:
+            raise InputError(f"cannot write the link cache {self.path}: {exc}") from None
+
+
+__all__ = ["LinkCache"]

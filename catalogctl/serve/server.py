@@ -47,7 +47,9 @@ def serve(
     table = Table(site)
     access_fd = open_access_fd(options)
     metrics_sock = _metrics_socket(options.metrics) if options.metrics else None
-    listener = open_listener(options.host, options.port, options.unix, options.backlog)
+    listener = open_listener(
+        options.host, options.port, options.unix, options.backlog, options.workers
+    )
     counters = Counters(slots=4 * options.workers + 4)
     counters.catalog(table.etag, table.games)
     ready = Ready(
@@ -68,6 +70,7 @@ def serve(
         counters=counters,
         access_fd=access_fd,
         metrics_sock=metrics_sock,
+        listener=listener,
     )
     try:
         if options.workers > 1:

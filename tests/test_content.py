@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from catalogctl.content.loader import load, load_catalog, with_params
 from catalogctl.content.settings import SCHEMA_FILE, generate, validator
 from catalogctl.contract.model import Game, GameCatalog
 from tests.conftest import ContentFactory, game_yaml
+from tests.processes import run
 
 
 def test_content_catalog_order_is_hugo_weight_order(make_content: ContentFactory) -> None:
@@ -131,7 +131,7 @@ def test_content_validate_does_not_import_the_server_stack(sample: Path) -> None
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'aiohttp', 'brotli', 'uvloop', 'multiprocessing'} or m.startswith('catalogctl.cli.')))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    proc = run([sys.executable, "-c", code], check=True)
     # Only validate's own command module (and the shared options) are imported.
     assert proc.stdout.strip().splitlines()[-1] == str(
         ["catalogctl.cli.app", "catalogctl.cli.common", "catalogctl.cli.validate"]
@@ -198,5 +198,5 @@ def test_content_validate_compiles_no_source_at_start_up(sample: Path) -> None:
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(seen)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    proc = run([sys.executable, "-c", code], check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]"

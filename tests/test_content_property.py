@@ -3,8 +3,6 @@ never crashes the interpreter, and every problem is a finding naming its file.""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from hypothesis import strategies as st
 
 from catalogctl.content.loader import load
 from tests.conftest import SITE_TOML, game_yaml
+from tests.processes import run_cli
 
 # Text biased towards the syntax of YAML, TOML and JSON, with control and non-ASCII characters.
 SYNTAX = [*"-:[]{}\"'#&*!|>%@`,.=+\t\n ", "---", "+++", "...", "<<", "\\u", "\\x"]
@@ -65,13 +64,7 @@ def test_the_command_never_tracebacks_or_dies_by_a_signal(
     tmp_path: Path, body: str, site: str
 ) -> None:
     root = tree(tmp_path, "---\n" + body + "\n---\n", site)
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", "validate", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli("validate", root)
     assert proc.returncode in (0, 1, 2), proc.returncode
     assert "Traceback" not in proc.stderr
 

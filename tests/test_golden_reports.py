@@ -15,7 +15,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import pytest
 from rich.cells import cell_len
 
 from catalogctl import __version__
+from tests.processes import run_cli
 from tests.test_output import check_envelope, check_sarif
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -55,14 +55,7 @@ def normalize(text: str) -> str:
 
 def report(args: list[str], fmt: str, columns: int) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", *args, "--format", fmt],
-        capture_output=True,
-        text=True,
-        cwd=FIXTURES,
-        env=env,
-        check=False,
-    )
+    return run_cli(*args, "--format", fmt, cwd=FIXTURES, env=env)
 
 
 CASES = [(c, f, 100) for c in COMMANDS for f in FORMATS] + [

@@ -5,8 +5,6 @@ from __future__ import annotations
 import itertools
 import os
 import re
-import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import typer.main
 
 from catalogctl.cli.app import app
 from tests.conftest import SAMPLE
+from tests.processes import Program, cli, run_cli
 
 ROOT_COMMAND = typer.main.get_command(app)
 COMMANDS = ["", *ROOT_COMMAND.list_commands(ROOT_COMMAND.context_class(ROOT_COMMAND))]  # type: ignore[attr-defined]
@@ -26,13 +25,7 @@ def render(command: str, columns: int) -> str:
     env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1", "TERM": "dumb"}
     env.pop("TERMINAL_WIDTH", None)
     args = [command, "--help"] if command else ["--help"]
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    proc = run_cli(*args, env=env)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -95,23 +88,9 @@ def test_help_keeps_each_option_beside_its_help(command: str) -> None:
 def test_serve_hint_for_a_build_names_the_build_option(tmp_path: Path) -> None:
     """A build keeps its base URL (serve refuses --base-url for it): the hint names build's."""
     dist = tmp_path / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "catalogctl", "build", str(SAMPLE), "--out", str(dist)],
-        check=True,
-        capture_output=True,
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "catalogctl", "serve", str(dist), "--port", "0", "--quiet"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stderr is not None
-        lines = [proc.stderr.readline(), proc.stderr.readline()]
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=30)
+    assert run_cli("build", SAMPLE, "--out", dist).returncode == 0
+    with Program(cli("serve", dist, "--port", "0", "--quiet")) as proc:
+        lines = [proc.next_line() or "", proc.next_line() or ""]
     assert lines[0].startswith("✓ serving 13 games"), lines
     url = lines[0].split(" at ", 1)[1].split()[0]
     assert f"catalogctl build --base-url {url} makes them local" in lines[1], lines

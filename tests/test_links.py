@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -13,14 +14,13 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from typer.testing import CliRunner
 
-from catalogctl.cli.app import app
 from catalogctl.errors import InputError
 from catalogctl.links.catalog import url_problem
 from catalogctl.links.options import parse_accept, parse_duration
 from catalogctl.links.pacing import retry_after
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.processes import run_cli
 
 
 class LinkServer:
@@ -77,11 +77,11 @@ class LinkServer:
             return status(code, Location=to)
 
         async def slow(_: web.Request) -> web.Response:
-            await asyncio.sleep(3)
+            await asyncio.sleep(3)  # the behaviour under test: a slow link
             return web.Response(text="late")
 
         async def slowish(_: web.Request) -> web.Response:
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the behaviour under test: a link that takes a while
             return web.Response(text="ok")
 
         def then_fine(code: int, **headers: str) -> Any:
@@ -219,14 +219,10 @@ def misbehaving(make_content: ContentFactory, server: LinkServer) -> Path:
     )
 
 
-def invoke(*args: str) -> Any:
-    return CliRunner().invoke(app, ["check-links", *args])
-
-
 def links_json(*args: str) -> tuple[int, dict[str, Any]]:
-    result = invoke(*args, "--format", "json")
-    assert result.exit_code in (0, 1), result.output
-    return result.exit_code, json.loads(result.stdout)
+    result = run_cli("check-links", *args, "--format", "json")
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    return result.returncode, json.loads(result.stdout)
 
 
 def by_path(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -360,9 +356,9 @@ def test_check_links_keeps_to_the_host_limit(
         for i in range(15)
     }
     root = make_content(games, site=local_site(server))
-    result = invoke(str(root), "--host-concurrency", "3", "--exclude", "/games/")
+    result = run_cli("check-links", str(root), "--host-concurrency", "3", "--exclude", "/games/")
     # Icons served as text/plain are broken, which is not what this test is about.
-    assert result.exit_code == 1
+    assert result.returncode == 1
     assert server.count("/slowish/ios-0") == 1
     assert 1 < server.max_in_flight <= 3
 
@@ -377,14 +373,14 @@ def test_check_links_global_limit_caps_concurrency(
         for i in range(15)
     }
     root = make_content(games, site=local_site(server))
-    result = invoke(str(root), "--max-concurrency", "2", "--host-concurrency", "10")
-    assert result.exit_code == 0, result.output
+    result = run_cli("check-links", str(root), "--max-concurrency", "2", "--host-concurrency", "10")
+    assert result.returncode == 0, result.stdout + result.stderr
     assert server.max_in_flight == 2
 
 
 def test_check_links_table_groups_problems_by_game(misbehaving: Path) -> None:
-    result = invoke(str(misbehaving), "--timeout", "1")
-    assert result.exit_code == 1
+    result = run_cli("check-links", str(misbehaving), "--timeout", "1")
+    assert result.returncode == 1
     table = result.stdout
     for text in ("broken", "stores.App Store", "stores.Google Play", "404", "redirect loop"):
         assert text in table
@@ -411,21 +407,21 @@ def readable_at(width: int, text: str, messages: list[str], urls: list[str]) -> 
 @pytest.mark.parametrize("columns", [80, 60])
 def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: int) -> None:
     args = ["check-links", str(misbehaving), "--timeout", "1"]
-    env = {"COLUMNS": str(columns)}
-    doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"], env=env).stdout)
-    result = CliRunner().invoke(app, args, env=env)
-    assert result.exit_code == 1
+    env = {**os.environ, "COLUMNS": str(columns)}
+    doc = json.loads(run_cli(*args, "--format", "json", env=env).stdout)
+    result = run_cli(*args, env=env)
+    assert result.returncode == 1
     problems = [e for e in doc["links"] if e["state"] in ("broken", "warning")]
     messages = [e["error"] or e["warning"] for e in problems]
     readable_at(columns, result.stdout, messages, [e["url"] for e in problems])
     assert "┃" not in result.stdout  # not the wide table
-    wide = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
+    wide = run_cli(*args, env={**os.environ, "COLUMNS": "120"})
     assert "┃ Game" in wide.stdout
 
 
 def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:
-    result = invoke(str(misbehaving), "--timeout", "1", "--format", "markdown")
-    assert result.exit_code == 1
+    result = run_cli("check-links", str(misbehaving), "--timeout", "1", "--format", "markdown")
+    assert result.returncode == 1
     md = result.stdout
     assert md.startswith("### ")
     assert "| Game | Field | Status | Problem | URL |" in md
@@ -439,8 +435,8 @@ def test_check_links_all_fine_exits_zero(make_content: ContentFactory, server: L
         {"a": local_game(server, "A", icon="/icons/a.png", ios="/ok", android="/redirect")},
         site=local_site(server),
     )
-    result = invoke(str(root))
-    assert result.exit_code == 0, result.output
+    result = run_cli("check-links", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
     assert "0 broken, 0 warnings, 4 fine" in result.stderr
 
@@ -452,8 +448,8 @@ def test_check_links_strict_fails_on_warnings(
         {"moved": local_game(server, "M", icon="/icons/m.png", ios="/ok", android="/ok")},
         site=local_site(server),
     )
-    assert invoke(str(root)).exit_code == 0
-    assert invoke(str(root), "--strict").exit_code == 1
+    assert run_cli("check-links", str(root)).returncode == 0
+    assert run_cli("check-links", str(root), "--strict").returncode == 1
 
 
 def test_check_links_accept_and_exclude(misbehaving: Path, server: LinkServer) -> None:
@@ -527,12 +523,14 @@ def test_check_links_refuses_a_cache_file_that_is_not_its_own(
 ) -> None:
     other = tmp_path / "notes.txt"
     other.write_text("my notes\n")
-    result = invoke(str(misbehaving), "--cache", str(other))
-    assert result.exit_code == 2
+    result = run_cli("check-links", str(misbehaving), "--cache", str(other))
+    assert result.returncode == 2
     assert "not a catalogctl link cache" in result.stderr
     assert other.read_text() == "my notes\n"
-    nowhere = invoke(str(misbehaving), "--cache", str(tmp_path / "no-such-dir" / "cache"))
-    assert nowhere.exit_code == 2
+    nowhere = run_cli(
+        "check-links", str(misbehaving), "--cache", str(tmp_path / "no-such-dir" / "cache")
+    )
+    assert nowhere.returncode == 2
     assert "no directory" in " ".join(nowhere.stderr.split())
 
 
@@ -579,8 +577,8 @@ def test_check_links_reads_a_build_directory(
     misbehaving: Path, server: LinkServer, tmp_path: Path
 ) -> None:
     dist = tmp_path / "dist"
-    build = CliRunner().invoke(app, ["build", str(misbehaving), "--out", str(dist)])
-    assert build.exit_code == 0, build.output
+    build = run_cli("build", misbehaving, "--out", dist)
+    assert build.returncode == 0, build.stdout + build.stderr
     _, from_content = links_json(str(misbehaving), "--offline")
     _, from_build = links_json(str(dist), "--offline")
     assert from_build["links"] == from_content["links"]
@@ -623,22 +621,22 @@ def test_check_links_connection_refused_is_broken(tmp_path: Path) -> None:
     ],
 )
 def test_check_links_usage_errors(misbehaving: Path, args: list[str], message: str) -> None:
-    result = invoke(str(misbehaving), *args)
-    assert result.exit_code == 2
-    assert message in result.output
-    assert "Traceback" not in result.output
+    result = run_cli("check-links", str(misbehaving), *args)
+    assert result.returncode == 2
+    assert message in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
 
 
 def test_check_links_missing_source_is_input_error(tmp_path: Path) -> None:
-    result = invoke(str(tmp_path / "nope"))
-    assert result.exit_code == 2
+    result = run_cli("check-links", str(tmp_path / "nope"))
+    assert result.returncode == 2
     assert "not found" in result.stderr
 
 
 def test_check_links_invalid_content_is_reported(make_content: ContentFactory) -> None:
     root = make_content({"bad": "---\nname: Bad\n---\n"})
-    result = invoke(str(root))
-    assert result.exit_code == 2
+    result = run_cli("check-links", str(root))
+    assert result.returncode == 2
     message = " ".join(result.stderr.split())  # rich wraps long lines
     assert "is invalid (" in message
     assert "run `catalogctl validate" in message

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 from catalogctl.site.cloudflare import WORKERD_CAPNP, WORKERD_VERSION
-from tests.processes import Server, free_port, port_answers, run_cli
+from tests.processes import Arg, Server, free_port, port_answers, run_cli
 
 __all__ = ["INSTALL", "WorkerdProcess", "build_project", "free_port", "workerd_binary"]
 
@@ -43,7 +43,7 @@ def workerd_binary() -> str:
 
 def build_project(content: Path, out: Path, *extra: str) -> Path:
     """`catalogctl build CONTENT --out OUT --target cloudflare`, as a studio runs it."""
-    args = ["build", content, "--out", out, "--target", "cloudflare", "--force", *extra]
+    args: list[Arg] = ["build", content, "--out", out, "--target", "cloudflare", "--force", *extra]
     result = run_cli(*args, timeout=120)
     assert result.returncode == 0, result.stderr
     return out
@@ -62,7 +62,8 @@ class WorkerdProcess(Server):
     def __init__(self, build: Path, port: int | None = None) -> None:
         self.port = port or free_port()
         capnp = (build / WORKERD_CAPNP).absolute()
-        argv = [workerd_binary(), "serve", capnp, "--socket-addr", f"http=127.0.0.1:{self.port}"]
+        argv: list[Arg] = [workerd_binary(), "serve", capnp]
+        argv += ["--socket-addr", f"http=127.0.0.1:{self.port}"]
         super().__init__(argv, cwd=build.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
     def ready(self) -> str:

@@ -23,7 +23,7 @@ from catalogctl.content import discovery, loader
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.pool import parallel_map
-from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml, generate_catalog
 from tests.processes import Program, children, cli, measure, run_cli
 
 ESC = "\x1b"
@@ -383,12 +383,15 @@ def test_validate_names_the_page_whose_parser_died(
     assert content.summary.published == 59
 
 
+@pytest.fixture(scope="module")
+def three_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated tree of 3,000 games (validate only reads it)."""
+    return generate_catalog(tmp_path_factory.mktemp("generated") / "generated-3000", 3000)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_ends_a_parallel_validate_at_once(
-    generated: Callable[[int], Path], sig: int
-) -> None:
-    root = generated(3000)
-    with Program(cli("validate", root)) as proc:
+def test_signal_ends_a_parallel_validate_at_once(three_thousand: Path, sig: int) -> None:
+    with Program(cli("validate", three_thousand)) as proc:
         # Mid-parse: the worker processes are running.
         proc.wait_until(lambda: children(proc.proc.pid), what="validate's parse workers")
         proc.signal(sig)

@@ -46,6 +46,7 @@ CORPUS: list[tuple[str, str, Any]] = [
         {"stores": ["https://play.google.com/store/apps/details?id=com.example.game"]},
     ),
     ("question-in-flow", "tags: [what?, why?]\n", {"tags": ["what?", "why?"]}),
+    ("empty-with-non-specific-tag", "a: !\nb: ! 1\n", {"a": "", "b": 1}),
     (
         "comment-glued-to-block-header",
         "description: >#\n  Folded text.\n",

@@ -862,3 +862,48 @@ def test_diff_url_with_deep_documents(deep_server: str, make_content: ContentFac
     content = make_content(games(2))
     _assert_limit(run(content, f"{deep_server}/games", "--timeout", "20"), "/api/v1/games")
     _assert_limit(run(f"{deep_server}/openapi", content, "--timeout", "20"), "openapi.json")
+
+
+@pytest.fixture
+def gzip_server() -> Iterator[str]:
+    """127.0.0.1: /whole/ answers a gzip-encoded catalog, /cut/ the same cut short."""
+    import gzip
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    packed = gzip.compress(_one_game("null").encode(), mtime=0)
+    bodies = {"/whole/api/v1/games": packed, "/cut/api/v1/games": packed[: len(packed) // 2]}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = bodies.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            if body is not None:
+                self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_diff_url_with_a_gzip_body(gzip_server: str) -> None:
+    whole = f"{gzip_server}/whole"
+    same = run(whole, whole, "--timeout", "20")
+    assert same.returncode == 0, same.stderr
+    cut = run(f"{gzip_server}/cut", whole, "--timeout", "20")
+    assert cut.returncode == 2, cut.stdout
+    assert "ends in the middle of its compressed data" in cut.stderr
+    assert "Traceback" not in cut.stderr

@@ -129,3 +129,12 @@ def test_settings_types_and_defaults_read_as_toml() -> None:
     assert "| [`platforms`](#platforms) | list of strings | none | 0.1.0 |" in page
     assert '| `"apple"`, `"google-play"`, `"other"` | none |' in page
     assert "| [`base_url`](#base-url) | string | required | 0.1.0 |" in page
+
+
+def test_reference_generator_writes_each_page_into_the_docs_folder(tmp_path: Path) -> None:
+    from catalogctl.output import reference
+
+    assert reference.main([str(tmp_path)]) == 0
+    for name, text in reference.pages().items():
+        assert (tmp_path / name).read_text(encoding="utf-8") == text
+    assert reference.main([str(tmp_path / "missing")]) == 2

@@ -145,26 +145,19 @@ def emit(text: str) -> None:
         raise InputError(f"--output {shown}: {exc.strerror or exc}") from None
 
 
+def to_terminal() -> bool:
+    """Whether the report is shown on a terminal: stdout is one (as rich sees it, so
+    `TTY_COMPATIBLE=1` or `FORCE_COLOR` make a pipe one) and there is no --output FILE."""
+    return settings.output is None and out().is_terminal
+
+
 def emit_renderables(make: Callable[[int], list[RenderableType]]) -> None:
-    """Rich tables made for the width they get: the terminal's, or 100 columns of plain text
-    in --output FILE. Nothing is printed (or written) when there is nothing to show."""
-    if settings.output is None:
-        console = out()
-        renderables = make(console.width)
-        for r in renderables:
-            # Not cropped: a file location longer than the terminal stays whole (the terminal
-            # wraps it); everything else is laid out within the width.
-            console.print(r, crop=False)
-        return
-    import io
-
-    from rich.console import Console
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=100, no_color=True, highlight=False, soft_wrap=False)
+    """Rich tables on the terminal, made for its width."""
+    console = out()
     for r in make(console.width):
+        # Not cropped: a file location longer than the terminal stays whole (the terminal
+        # wraps it); everything else is laid out within the width.
         console.print(r, crop=False)
-    emit(buffer.getvalue())
 
 
 def wants_summary() -> bool:

@@ -40,7 +40,7 @@ def init(
     Exit 0 when the site validates, 1 when the pages lack something, 2 when nothing is
     written (a site.toml is there already: --force replaces it).
 
-    [bold]Examples[/]
+    Examples
 
       catalogctl init                      # the website in this folder
       catalogctl init ~/sites/studio

@@ -45,7 +45,7 @@ def schema(
     settings `catalogctl validate` checks; validate checks more (URLs, vocabulary, ids). The
     page schema follows the [fields] of the content tree's site.toml.
 
-    [bold]Examples[/]
+    Examples
 
       mkdir -p .schemas
       catalogctl schema page > .schemas/page.schema.json

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.sources.locate import WEB_ROOT_GAMES, Located, is_url, locate
+from catalogctl.text import plural
 
 if TYPE_CHECKING:
     import aiohttp
@@ -93,8 +94,8 @@ def load_content(
             fld = f" ({first.field})" if first.field else ""
             where = f"; first: {first.file}{line}{fld}: {first.message}"
         raise InputError(
-            f"content tree {shown} is invalid ({len(errors)} error"
-            f"{'s' * (len(errors) != 1)}){where}; run `catalogctl validate {shown}` for all"
+            f"content tree {shown} is invalid ({plural(len(errors), 'error')}){where}; run "
+            f"`catalogctl validate {shown}` for all"
         ) from None
     games = _validate(
         catalog_validator().validate_python, {"schemaVersion": 1, "games": catalog.games}, shown
@@ -371,7 +372,7 @@ def _within_depth(data: bytes | str, where: str) -> bytes:
 
 
 def parse_catalog(data: bytes | str, where: str) -> list[dict[str, Any]]:
-    """Validate a GameCatalog document (SPEC §2.2) in one pass, straight from its JSON text."""
+    """Validate a GameCatalog document (contract §2.2) in one pass, straight from its JSON text."""
     raw = _within_depth(data, where)
     return _validate(catalog_validator().validate_json, raw, where)
 

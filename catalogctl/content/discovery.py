@@ -15,6 +15,9 @@ The content tree is a boundary: a symlink is followed only when its target stays
 tree (a loop, a dangling link or a target outside is a finding naming it); anything that is not
 a regular file where a page is expected (a FIFO, a socket, a device) is a finding; a file name
 that is not UTF-8 is a finding. Nothing is skipped without being counted or reported.
+
+Why one module: the walk, the page-name rules and the boundary checks are one pass over the
+tree, and each finding is made where the walk meets the file it names.
 """
 
 import os

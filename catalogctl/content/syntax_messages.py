@@ -17,6 +17,10 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+import yaml
+
+from catalogctl.content.document import Problem
+
 # --- YAML ------------------------------------------------------------------------------------
 
 
@@ -217,6 +221,35 @@ def yaml_message(err: YamlError) -> str:
             return "invalid YAML: " + text
     said = "; ".join(part for part in (err.problem, err.context) if part)
     return f"invalid YAML: {said or 'the text cannot be read'}"
+
+
+def yaml_problem(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
+    """PyYAML's error (libyaml's or its own) as a `syntax` finding at the parser's position,
+    in plain words; `text` is the YAML, whose first line is line `line0` of the file."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        where = min(max(exc.position, 0), len(text))
+        line = line0 + text.count("\n", 0, where)
+        col = where - (text.rfind("\n", 0, where) + 1) + 1
+        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+        return Problem("syntax", yaml_character(char), line, col)
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        opened = exc.context_mark if exc.context and exc.context_mark is not None else None
+        near = ""
+        if mark is not None:
+            lines = text.split("\n")
+            near = lines[mark.line][mark.column :] if mark.line < len(lines) else ""
+        err = YamlError(
+            problem=exc.problem or "",
+            context=exc.context or "",
+            opened=None if opened is None else line0 + opened.line,
+            char=near[:1],
+            near=near,
+        )
+        if mark is None:
+            return Problem("syntax", yaml_message(err))
+        return Problem("syntax", yaml_message(err), line0 + mark.line, mark.column + 1)
+    return Problem("syntax", f"invalid YAML: {exc}")
 
 
 def yaml_character(char: str) -> str:

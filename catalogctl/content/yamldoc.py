@@ -53,33 +53,9 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
-    """The parser's error as a `syntax` finding at the parser's position, in plain words."""
-    from catalogctl.content.syntax_messages import YamlError, yaml_character, yaml_message
+    from catalogctl.content.syntax_messages import yaml_problem  # only when a page is broken
 
-    if isinstance(exc, yaml.reader.ReaderError):
-        where = min(max(exc.position, 0), len(text))
-        line = line0 + text.count("\n", 0, where)
-        col = where - (text.rfind("\n", 0, where) + 1) + 1
-        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
-        return Problem("syntax", yaml_character(char), line, col)
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        opened = exc.context_mark if exc.context and exc.context_mark is not None else None
-        near = ""
-        if mark is not None:
-            lines = text.split("\n")
-            near = lines[mark.line][mark.column :] if mark.line < len(lines) else ""
-        err = YamlError(
-            problem=exc.problem or "",
-            context=exc.context or "",
-            opened=None if opened is None else line0 + opened.line,
-            char=near[:1],
-            near=near,
-        )
-        if mark is None:
-            return Problem("syntax", yaml_message(err))
-        return Problem("syntax", yaml_message(err), line0 + mark.line, mark.column + 1)
-    return Problem("syntax", f"invalid YAML: {exc}")
+    return yaml_problem(exc, line0, text)
 
 
 def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:

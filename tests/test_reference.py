@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
+from catalogctl import docs_url
 from catalogctl.content.rules.examples import EXAMPLES, NO_EXAMPLE
 from catalogctl.content.rules.explain import EXPLANATIONS
 from catalogctl.content.rules.registry import RULES
 from catalogctl.content.settings_notes import NOTES
-from catalogctl.findings import Finding
+from catalogctl.findings import Finding, rule_docs
 from catalogctl.output import reference
 from tests.conftest import ROOT
 
@@ -78,7 +79,8 @@ def test_explain_prints_the_rule_section_of_the_page(rule_id: str) -> None:
     proc = run("validate", "--explain", rule_id)
     assert proc.returncode == 0, proc.stderr
     page = (DOCS / reference.RULES_PAGE).read_text(encoding="utf-8")
-    assert proc.stdout == f"{rule_id}\n\n{section(page, rule_id)}"
+    docs = docs_url(rule_docs(rule_id))
+    assert proc.stdout == f"{rule_id}\n\n{section(page, rule_id)}\nDocs: {docs}\n"
 
 
 def test_explain_of_an_unknown_rule_exits_2_with_a_did_you_mean() -> None:

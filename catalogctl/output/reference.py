@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from catalogctl import docs_url
 from catalogctl.content.rules.examples import (
     BASE_PAGE,
     BASE_SITE,
@@ -131,7 +132,8 @@ def explain_text(rule_id: str) -> str:
 
 
 def explanation(rule_id: str) -> str:
-    """`catalogctl validate --explain RULE`: the rule's id and summary, then its section."""
+    """`catalogctl validate --explain RULE`: the rule's id, its section of the page, and the
+    address of that section on the docs site."""
     if rule_id not in RULES:
         from catalogctl.content.rules.suggest import Suggester
         from catalogctl.errors import InputError
@@ -141,7 +143,7 @@ def explanation(rule_id: str) -> str:
         raise InputError(
             f"--explain: no rule {rule_id!r}; {hint}`catalogctl validate --list-rules` lists them"
         )
-    return f"{rule_id}\n\n{explain_text(rule_id)}"
+    return f"{rule_id}\n\n{explain_text(rule_id)}\nDocs: {docs_url(rule_docs(rule_id))}\n"
 
 
 def rule_heading(rule_id: str) -> str:
@@ -162,8 +164,11 @@ def rules_page() -> str:
         "",
         "Every finding of `catalogctl validate` names the rule it is reported under: the SARIF "
         "`ruleId`, the GitHub annotation's title, the JUnit failure's type. Each rule has an "
-        "anchor here (`rules.md#unknown-key`); `catalogctl validate --explain RULE` prints the "
-        "same section in the terminal, and `catalogctl validate --list-rules` lists them all.",
+        "anchor here (`rules.md#unknown-key`), and every finding links to its rule's: "
+        "`docs_url` in JSON, the SARIF rule's `helpUri`, the end of a GitHub annotation, the "
+        "rule column in Markdown. `catalogctl validate --explain RULE` prints the same section "
+        "in the terminal, with its address, and `catalogctl validate --list-rules` lists them "
+        "all.",
         "",
         "A rule marked configurable can be set to `error`, `warning` or `off` under `[rules]` "
         "in site.toml ([settings](settings.md#rules)); the others guard what the catalog can "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import struct
 import subprocess
@@ -62,3 +63,14 @@ def run_on_terminal(
             os.close(master)
     stdout = b"".join(chunks).decode("utf-8")
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr.decode("utf-8"))
+
+
+# For a command run in this process (typer's CliRunner): rich takes stdout for a terminal
+# (its documented TTY_COMPATIBLE), without colours; `shown` drops the bold it still writes.
+ON_A_TERMINAL = {"TTY_COMPATIBLE": "1", "NO_COLOR": "1"}
+_STYLE = re.compile("\x1b\\[[0-9;]*m")
+
+
+def shown(text: str) -> str:
+    """Terminal output without rich's style sequences."""
+    return _STYLE.sub("", text)

@@ -21,6 +21,7 @@ from catalogctl.links.catalog import url_problem
 from catalogctl.links.options import parse_accept, parse_duration
 from catalogctl.links.pacing import retry_after
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.terminal import ON_A_TERMINAL, shown
 
 
 class LinkServer:
@@ -411,16 +412,16 @@ def readable_at(width: int, text: str, messages: list[str], urls: list[str]) -> 
 @pytest.mark.parametrize("columns", [80, 60])
 def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: int) -> None:
     args = ["check-links", str(misbehaving), "--timeout", "1"]
-    env = {"COLUMNS": str(columns)}
+    env = {"COLUMNS": str(columns), **ON_A_TERMINAL}  # the table is for a terminal
     doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"], env=env).stdout)
     result = CliRunner().invoke(app, args, env=env)
     assert result.exit_code == 1
     problems = [e for e in doc["links"] if e["state"] in ("broken", "warning")]
     messages = [e["error"] or e["warning"] for e in problems]
-    readable_at(columns, result.stdout, messages, [e["url"] for e in problems])
+    readable_at(columns, shown(result.stdout), messages, [e["url"] for e in problems])
     assert "┃" not in result.stdout  # not the wide table
-    wide = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
-    assert "┃ Game" in wide.stdout
+    wide = CliRunner().invoke(app, args, env={"COLUMNS": "120", **ON_A_TERMINAL})
+    assert "┃ Game" in shown(wide.stdout)
 
 
 def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:

@@ -57,6 +57,8 @@ YAML = {
     "backtick": ("name: `moon`\n", "cannot start with '`'"),
     "percent line": ("name: x\n%YAML 1.1\n", "quote a value that starts with '%'"),
     "unknown tag": ("name: !!foo x\n", "the tag '!!foo' is not one catalogctl reads"),
+    "tag on a mapping": ("stores: !custom {ios: x}\n", "the tag '!custom' is not one"),
+    "tag on a list": ("platforms: !custom [iOS]\n", "the tag '!custom' is not one"),
     "local tag": ("name: !<x\n", "starts a YAML tag"),
     "tag handle": ("name: !e!x y\n", "starts a YAML tag"),
     "zero indentation": ("description: |0\n  x\n", "must be 1 to 9, not 0"),

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -554,6 +557,38 @@ def games_file(tmp_path: Path, *games: dict[str, Any]) -> Path:
     path = tmp_path / "games.json"
     path.write_text(json.dumps({"schemaVersion": 1, "games": full}))
     return path
+
+
+def test_check_links_to_a_pipe_imports_neither_pydantic_nor_rich(tmp_path: Path) -> None:
+    # Start-up: the catalog is validated by pydantic-core from a generated schema, and the
+    # progress bar's rich only when stderr is a terminal. The report is written all the same.
+    path = games_file(
+        tmp_path,
+        {
+            "id": "x",
+            "url": "https://games.example.com/games/x/",
+            "icon": "https://games.example.com/x.png",
+            "stores": [{"name": "App Store", "url": "https://apps.apple.com/app/id1"}],
+        },
+    )
+    code = (
+        "import sys; from catalogctl.cli.entry import main; sys.argv = ['catalogctl', "
+        f"'check-links', {str(path)!r}, '--offline', '--format', 'json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'rich'}))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    report, _, imported = proc.stdout.rpartition("\n[")
+    assert json.loads(report)["summary"]["ok"] == 3
+    assert imported == "]\n"
 
 
 def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:

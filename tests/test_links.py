@@ -591,6 +591,39 @@ def test_check_links_to_a_pipe_imports_neither_pydantic_nor_rich(tmp_path: Path)
     assert imported == "]\n"
 
 
+def test_check_links_json_has_a_line_for_each_link(tmp_path: Path) -> None:
+    path = games_file(
+        tmp_path,
+        *(
+            {
+                "id": f"g{i}",
+                "url": f"https://games.example.com/games/g{i}/",
+                "icon": f'https://games.example.com/icons/g{i}.png?size=\u00e9"big"',
+                "stores": [{"name": "App Store", "url": f"https://apps.apple.com/app/id{i}"}],
+            }
+            for i in range(3)
+        ),
+    )
+    result = invoke(str(path), "--offline", "--format", "json")
+    assert result.exit_code == 1, result.output  # the icons' URLs are not valid
+    lines = result.stdout.splitlines()
+    start = lines.index('  "links": [')
+    entries = [json.loads(line.strip().removesuffix(",")) for line in lines[start + 1 : -2]]
+    assert lines[-2:] == ["  ]", "}"]
+    assert entries == json.loads(result.stdout)["links"]
+    assert [e["field"] for e in entries] == ["url", "icon", "stores.App Store"] * 3
+    assert entries[1]["url"] == 'https://games.example.com/icons/g0.png?size=\u00e9"big"'
+    assert entries[1]["rule"] == "invalid-url"
+    assert lines[:2] == ["{", '  "schema": "catalogctl/check-links/v1",']
+
+
+def test_check_links_json_of_no_links(tmp_path: Path) -> None:
+    result = invoke(str(games_file(tmp_path)), "--offline", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.endswith('  "links": []\n}\n')
+    assert json.loads(result.stdout)["summary"]["links"] == 0
+
+
 def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:
     path = games_file(
         tmp_path,

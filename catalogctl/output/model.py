@@ -97,6 +97,9 @@ class Report(NamedTuple):
     # one line per item, never wrapped, so that grep finds a whole finding. By default each
     # result's `line`; a command whose tables say more than its results gives its own.
     lines: Callable[[], list[str]] | None = None
+    # The JSON document's text, when the command lays it out itself (check-links: a link a
+    # line); None: `envelope()` indented by two.
+    envelope_text: Callable[[], str] | None = None
 
     @property
     def results(self) -> list[Result]:

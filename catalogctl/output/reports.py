@@ -40,7 +40,8 @@ def _body(report: Report, fmt: str) -> None:
         elif report.has_tables:
             emit("".join(line + "\n" for line in report.plain_lines()))
     elif fmt == "json":
-        emit(json_text(report.envelope()))
+        text = report.envelope_text
+        emit(json_text(report.envelope()) if text is None else text())
     elif fmt == "github":
         from catalogctl.output.github import error_command, workflow_commands
 

@@ -129,7 +129,13 @@ settings = _Settings()
 
 
 def use_format(command: str, fmt: str, output: Path | None = None) -> None:
-    """Remember the running command, its format and --output FILE (for reports and errors)."""
+    """Remember the running command, its format and --output FILE (for reports and errors).
+
+    A command starts with consoles of its own, made on first use for the terminal it runs on
+    (its width, `COLUMNS`, `NO_COLOR`): a second command run in the same process (a test, a
+    program that embeds the command line) does not lay out for the first one's terminal."""
+    global _out, _err  # noqa: PLW0603
+    _out = _err = None
     settings.command, settings.format, settings.output = command, str(fmt), output
     if output is not None:
         from catalogctl.errors import InputError

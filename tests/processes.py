@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import os
+import pty
 import queue
 import shlex
 import socket
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -58,6 +62,31 @@ def _kill_group(proc: subprocess.Popen[Any]) -> None:
         os.killpg(proc.pid, SIGKILL)
 
 
+def _terminal(columns: int) -> tuple[int, int]:
+    """A pseudo-terminal `columns` wide that passes line ends as written: (master, slave)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.OPOST  # "\n" stays "\n", not "\r\n"
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    return master, slave
+
+
+def _read_terminal(master: int, into: list[bytes]) -> None:
+    """What the program writes on its terminal, until the last writer closes it."""
+    with contextlib.suppress(OSError):  # EIO: the terminal is closed
+        while data := os.read(master, 65536):
+            into.append(data)
+
+
+def _terminal_output(reader: threading.Thread, read: list[bytes], deadline: float) -> str:
+    """What `reader` read from the terminal once the program's last process closed it."""
+    reader.join(max(0.0, deadline - time.monotonic()))
+    if reader.is_alive():  # a child of the program keeps the terminal open
+        raise subprocess.TimeoutExpired("terminal", 0)
+    return b"".join(read).decode("utf-8", "replace")
+
+
 def run(
     argv: Sequence[Arg],
     *,
@@ -66,36 +95,59 @@ def run(
     input: str | None = None,
     timeout: float = TIMEOUT,
     check: bool = False,
+    terminal: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run `argv` to its end, its output captured as text; stdin is `input` (or empty).
 
     `env` is the whole environment (as for subprocess); `check` fails the test on an exit code
-    other than 0. Past `timeout` the program and its children are killed and the test fails
-    with what they printed.
+    other than 0. `terminal=COLUMNS` puts standard output on a pseudo-terminal that wide (the
+    operating system's, not a pipe told to pass for one; COLUMNS is set and TTY_COMPATIBLE
+    and FORCE_COLOR are dropped), standard error stays a pipe. Past `timeout` the program and
+    its children are killed and the test fails with what they printed.
     """
     args = [os.fspath(a) for a in argv]
-    with subprocess.Popen(
-        args,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    ) as proc:
-        try:
-            out, err = proc.communicate(input, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            out, err = proc.communicate(timeout=TIMEOUT)
-            raise AssertionError(
-                f"`{shlex.join(args)}` did not finish in {timeout:g} s (killed); it printed:\n"
-                f"{_tail(out)}\n{_tail(err)}"
-            ) from None
-        except BaseException:
-            _kill_group(proc)
-            raise
+    deadline = time.monotonic() + timeout
+    master, slave = _terminal(terminal) if terminal is not None else (-1, -1)
+    if terminal is not None:
+        env = {**(env if env is not None else os.environ), "COLUMNS": str(terminal)}
+        env = {k: v for k, v in env.items() if k not in ("TTY_COMPATIBLE", "FORCE_COLOR")}
+    on_terminal: list[bytes] = []
+    reader = threading.Thread(target=_read_terminal, args=(master, on_terminal), daemon=True)
+    try:
+        with subprocess.Popen(
+            args,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+            stdout=subprocess.PIPE if terminal is None else slave,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        ) as proc:
+            if terminal is not None:
+                os.close(slave)
+                slave = -1
+                reader.start()
+            try:
+                out, err = proc.communicate(input, timeout=timeout)
+                if terminal is not None:
+                    out = _terminal_output(reader, on_terminal, deadline)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                out, err = proc.communicate(timeout=TIMEOUT)
+                raise AssertionError(
+                    f"`{shlex.join(args)}` did not finish in {timeout:g} s (killed); it "
+                    f"printed:\n{_tail(out or b''.join(on_terminal))}\n{_tail(err)}"
+                ) from None
+            except BaseException:
+                _kill_group(proc)
+                raise
+    finally:
+        if reader.is_alive():  # the program is killed: its terminal closes
+            reader.join(TIMEOUT)
+        for fd in (slave, master):
+            if fd >= 0:
+                os.close(fd)
     done = subprocess.CompletedProcess(args, proc.returncode, out, err)
     if check and done.returncode != 0:
         raise AssertionError(
@@ -110,9 +162,11 @@ def run_cli(
     env: Mapping[str, str] | None = None,
     input: str | None = None,
     timeout: float = TIMEOUT,
+    terminal: int | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """`catalogctl ARGS`, run to its end as a user runs it (see `run`)."""
-    return run(cli(*args), cwd=cwd, env=env, input=input, timeout=timeout)
+    """`catalogctl ARGS`, run to its end as a user runs it (see `run`; `terminal=COLUMNS`
+    for its standard output on a terminal that wide)."""
+    return run(cli(*args), cwd=cwd, env=env, input=input, timeout=timeout, terminal=terminal)
 
 
 _MEASURE = """\

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 from pathlib import Path
@@ -26,18 +27,23 @@ def test_cli_version() -> None:
 
 
 def test_cli_every_command_has_help_with_examples_and_is_documented() -> None:
+    """Each command: `--help` with examples, a section of the README that links its docs page,
+    and that page, headed with the command."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^### (.+)$", readme, re.MULTILINE)
     _, commands = describe(typer.main.get_command(app))
     assert {c.name for c in commands} >= {"validate", "build"}
     for cmd in commands:
         proc = run_cli(cmd.name, "--help")
         assert proc.returncode == 0, cmd.name
         assert "Examples" in proc.stdout, cmd.name
-        page = ROOT / "docs" / "commands" / f"{cmd.name}.md"
-        in_docs = page.is_file() and page.read_text(encoding="utf-8").startswith(
-            f"# `catalogctl {cmd.name}"
+        page = "docs/content/init.md" if cmd.name == "init" else f"docs/commands/{cmd.name}.md"
+        title = (ROOT / page).read_text(encoding="utf-8").splitlines()[0]
+        assert re.match(rf"# `?catalogctl {cmd.name}\b", title), (page, title)
+        assert any(f"catalogctl {cmd.name}" in h for h in headings), (
+            f"{cmd.name}: no README section"
         )
-        assert in_docs or f"### `catalogctl {cmd.name}" in readme, f"{cmd.name} is not documented"
+        assert f"({page})" in readme, f"the README does not link {page}"
 
 
 def test_cli_unknown_option_is_usage_error() -> None:

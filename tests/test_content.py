@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -131,7 +132,9 @@ def test_content_validate_does_not_import_the_server_stack(sample: Path) -> None
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'aiohttp', 'brotli', 'uvloop', 'multiprocessing'} or m.startswith('catalogctl.cli.')))"
     )
-    proc = run([sys.executable, "-c", code], check=True)
+    # Unmeasured: a coverage run's start-up hook imports modules of its own (multiprocessing).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    proc = run([sys.executable, "-c", code], check=True, env=env)
     # Only validate's own command module (and the shared options) are imported.
     assert proc.stdout.strip().splitlines()[-1] == str(
         ["catalogctl.cli.app", "catalogctl.cli.common", "catalogctl.cli.validate"]
@@ -200,3 +203,36 @@ def test_content_validate_compiles_no_source_at_start_up(sample: Path) -> None:
     )
     proc = run([sys.executable, "-c", code], check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_content_yaml_merge_keys_fill_in_and_explicit_keys_win() -> None:
+    text = (
+        b"---\n"
+        b"defaults: &d\n  platforms: [iOS]\n  genres: [Puzzle]\n  name: Default\n"
+        b"more: &m\n  weight: 3\n  name: Other\n"
+        b"name: A\n"
+        b"<<: [*d, *m]\n"
+        b"---\n"
+    )
+    data = parse_page(text, "a.md", complete=True).data
+    assert data["name"] == "A"  # an explicit key wins over every merge
+    assert (data["platforms"], data["genres"], data["weight"]) == (["iOS"], ["Puzzle"], 3)
+
+
+def test_content_yaml_merge_of_a_scalar_is_a_syntax_finding(make_content: ContentFactory) -> None:
+    from catalogctl.content.document import Problem
+
+    with pytest.raises(Problem) as info:
+        parse_page(b"---\nx: &x 1\nname: A\n<<: *x\n---\n", "a.md", complete=True)
+    assert info.value.rule == "syntax"
+    assert "'<<' merges a mapping" in info.value.message
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_content_json_front_matter_refuses_non_json_numbers(constant: str) -> None:
+    from catalogctl.content.document import Problem
+
+    with pytest.raises(Problem) as info:
+        parse_page(f'{{"name": "A", "weight": {constant}}}\n'.encode(), "a.md", complete=True)
+    assert info.value.rule == "syntax"
+    assert constant.lstrip("-") in info.value.message

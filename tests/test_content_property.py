@@ -260,14 +260,14 @@ def test_yaml_dates_are_what_pyyaml_makes_of_them(text: str, explicit: bool) -> 
     # A date or an error for the same texts, with the same value or message, on either loader.
     import yaml
 
-    from catalogctl.content import yamldoc, yamlload
+    from catalogctl.content import syntax_messages, yamldoc, yamlload
     from catalogctl.content.document import Problem
 
     source = f"d: {'!!timestamp ' if explicit else ''}{text}\n"
     try:
         expected: object = yaml.load(source, Loader=yaml.SafeLoader)["d"]
     except ValueError as exc:
-        expected = f"invalid YAML value {text!r}: {exc}"
+        expected = syntax_messages.yaml_value(text, "tag:yaml.org,2002:timestamp", str(exc))
     for loader in (yamlload.PureLoader, yamlload.C_LOADER or yamlload.PureLoader):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(yamldoc, "loader_for", lambda _text, chosen=loader: chosen)

@@ -160,6 +160,22 @@ def test_init_never_replaces_a_site_toml_without_force(tmp_path: Path) -> None:
     assert "# mine" not in (root / "site.toml").read_text("utf-8")
 
 
+@pytest.mark.parametrize("where", ["content", "above"])
+def test_init_leaves_a_site_that_has_a_site_toml_elsewhere_alone(
+    tmp_path: Path, where: str
+) -> None:
+    """A site.toml in ./content, or in a folder above, is the site's already: a new one would
+    take its place for every command run from here."""
+    root = bare_site("zola-extra", tmp_path)
+    mine = root / "content" / "site.toml" if where == "content" else tmp_path / "site.toml"
+    mine.write_text("# mine\n", encoding="utf-8")
+    proc = run_cli("init", root)
+    assert proc.returncode == 2, proc.stdout
+    assert str(mine.name) in proc.stderr and "--force" in proc.stderr
+    assert not (root / "site.toml").exists()
+    assert mine.read_text("utf-8") == "# mine\n"
+
+
 def test_init_without_game_pages_asks_for_the_folder(tmp_path: Path) -> None:
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "about.md").write_text("---\ntitle: About\n---\n", encoding="utf-8")

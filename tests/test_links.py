@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -20,7 +21,8 @@ from catalogctl.links.catalog import url_problem
 from catalogctl.links.options import parse_accept, parse_duration
 from catalogctl.links.pacing import retry_after
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
-from tests.processes import run_cli
+from tests.processes import run, run_cli
+from tests.terminal import ON_A_TERMINAL, shown
 
 
 class LinkServer:
@@ -407,16 +409,16 @@ def readable_at(width: int, text: str, messages: list[str], urls: list[str]) -> 
 @pytest.mark.parametrize("columns", [80, 60])
 def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: int) -> None:
     args = ["check-links", str(misbehaving), "--timeout", "1"]
-    env = {**os.environ, "COLUMNS": str(columns)}
+    env = {**os.environ, "COLUMNS": str(columns), **ON_A_TERMINAL}  # the table is for a terminal
     doc = json.loads(run_cli(*args, "--format", "json", env=env).stdout)
     result = run_cli(*args, env=env)
     assert result.returncode == 1
     problems = [e for e in doc["links"] if e["state"] in ("broken", "warning")]
     messages = [e["error"] or e["warning"] for e in problems]
-    readable_at(columns, result.stdout, messages, [e["url"] for e in problems])
+    readable_at(columns, shown(result.stdout), messages, [e["url"] for e in problems])
     assert "┃" not in result.stdout  # not the wide table
-    wide = run_cli(*args, env={**os.environ, "COLUMNS": "120"})
-    assert "┃ Game" in wide.stdout
+    wide = run_cli(*args, env={**os.environ, "COLUMNS": "120", **ON_A_TERMINAL})
+    assert "┃ Game" in shown(wide.stdout)
 
 
 def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:
@@ -551,6 +553,64 @@ def games_file(tmp_path: Path, *games: dict[str, Any]) -> Path:
     path = tmp_path / "games.json"
     path.write_text(json.dumps({"schemaVersion": 1, "games": full}))
     return path
+
+
+def test_check_links_to_a_pipe_imports_neither_pydantic_nor_rich(tmp_path: Path) -> None:
+    # Start-up: the catalog is validated by pydantic-core from a generated schema, and the
+    # progress bar's rich only when stderr is a terminal. The report is written all the same.
+    path = games_file(
+        tmp_path,
+        {
+            "id": "x",
+            "url": "https://games.example.com/games/x/",
+            "icon": "https://games.example.com/x.png",
+            "stores": [{"name": "App Store", "url": "https://apps.apple.com/app/id1"}],
+        },
+    )
+    code = (
+        "import sys; from catalogctl.cli.entry import main; sys.argv = ['catalogctl', "
+        f"'check-links', {str(path)!r}, '--offline', '--format', 'json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'rich'}))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    proc = run([sys.executable, "-c", code], env=env, check=True)
+    report, _, imported = proc.stdout.rpartition("\n[")
+    assert json.loads(report)["summary"]["ok"] == 3
+    assert imported == "]\n"
+
+
+def test_check_links_json_has_a_line_for_each_link(tmp_path: Path) -> None:
+    path = games_file(
+        tmp_path,
+        *(
+            {
+                "id": f"g{i}",
+                "url": f"https://games.example.com/games/g{i}/",
+                "icon": f'https://games.example.com/icons/g{i}.png?size=\u00e9"big"',
+                "stores": [{"name": "App Store", "url": f"https://apps.apple.com/app/id{i}"}],
+            }
+            for i in range(3)
+        ),
+    )
+    result = run_cli("check-links", path, "--offline", "--format", "json")
+    assert result.returncode == 1, result.stderr  # the icons' URLs are not valid
+    lines = result.stdout.splitlines()
+    start = lines.index('  "links": [')
+    entries = [json.loads(line.strip().removesuffix(",")) for line in lines[start + 1 : -2]]
+    assert lines[-2:] == ["  ]", "}"]
+    assert entries == json.loads(result.stdout)["links"]
+    assert [e["field"] for e in entries] == ["url", "icon", "stores.App Store"] * 3
+    assert entries[1]["url"] == 'https://games.example.com/icons/g0.png?size=\u00e9"big"'
+    assert entries[1]["rule"] == "invalid-url"
+    assert lines[:2] == ["{", '  "schema": "catalogctl/check-links/v1",']
+
+
+def test_check_links_json_of_no_links(tmp_path: Path) -> None:
+    result = run_cli("check-links", games_file(tmp_path), "--offline", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith('  "links": []\n}\n')
+    assert json.loads(result.stdout)["summary"]["links"] == 0
 
 
 def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:

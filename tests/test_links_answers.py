@@ -189,7 +189,7 @@ def test_check_links_a_404_to_both_methods_is_broken_by_get(
 
 # Every format names the method of a verdict: the answer GET got, after HEAD's 404.
 FORMAT_SHOWS_METHOD = {
-    "table": r"GET 404",
+    "table": r"404 Not Found \(GET\)",  # piped: one line per problem link
     "markdown": r"\| GET 404 \|",
     "github": r"404 Not Found \(GET\)",
     "sarif": r"404 Not Found \(GET\)",

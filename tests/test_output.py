@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -33,20 +32,6 @@ def check_envelope(doc: Any) -> None:
 
 def check_sarif(doc: Any) -> None:
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(doc)
-
-
-@pytest.fixture
-def defective(make_content: ContentFactory) -> Path:
-    """Errors and warnings: a genre typo, an ftp icon, a draft with a problem, a missing store."""
-    return make_content(
-        {
-            "good": game_yaml("Good"),
-            "typo": game_yaml("Typo", genres="[Puzzel]"),
-            "icon": game_yaml("Icon", icon="ftp://example.com/x.png"),
-            "draft": game_yaml("Draft", genres="[Nope]", extra="draft: true\n"),
-            "nostore": game_yaml("No store", android=None),
-        }
-    )
 
 
 @pytest.fixture
@@ -347,18 +332,6 @@ def test_output_file_gets_the_report_and_the_terminal_the_summary(
     check_sarif(json.loads(target.read_text()))
 
 
-def test_output_file_of_the_table_format_is_plain_text_100_columns_wide(
-    defective: Path, tmp_path: Path
-) -> None:
-    target = tmp_path / "report.txt"
-    proc = run_cli("validate", defective, "--output", target)
-    assert proc.returncode == 1
-    assert proc.stdout == "" and "error" in proc.stderr
-    text = target.read_text()
-    assert "┃ File" in text and "Puzzel" in text and "\x1b" not in text
-    assert max(len(line) for line in text.splitlines()) <= 100
-
-
 @pytest.mark.parametrize(
     ("where", "why"),
     [("no/dir/out.txt", "does not exist"), (".", "is a directory")],
@@ -434,34 +407,6 @@ def test_control_characters_in_link_errors_never_reach_the_terminal(
     no_control(captured.err)
 
 
-# --- tables at 80 columns -----------------------------------------------------------------------
-
-
-def test_diff_tables_fold_to_a_narrow_layout_at_80_columns(make_content: ContentFactory) -> None:
-    long = (
-        "A much longer description of the game that now says something entirely different "
-        "about the gameplay, its seventeen modes and its cooperative campaign."
-    )
-    old = make_content({"a": game_yaml("A"), "b": game_yaml("Bee"), "c": game_yaml("C")})
-    new = make_content(
-        {
-            "a": game_yaml("A", description=long),
-            "c": game_yaml("C", genres="[Arcade, Strategy]", android=None),
-            "d": game_yaml("A game with a rather long name that needs two lines at most"),
-        }
-    )
-    env = {**os.environ, "COLUMNS": "80"}
-    narrow = run_cli("diff", old, new, env=env).stdout
-    env["COLUMNS"] = "250"
-    wide = run_cli("diff", old, new, env=env).stdout
-    assert "┃" in wide and "┃" not in narrow
-    assert max(len(line) for line in narrow.splitlines()) <= 80
-    # No word is cut: every word of the narrow layout is a word of the unwrapped table.
-    assert set(narrow.split()) - {"·"} <= set(wide.split())
-    for text in ("seventeen", "cooperative", "campaign.+}", "Strategy", "two lines at most"):
-        assert text in narrow
-
-
 def test_names_that_look_like_rich_markup_are_printed_as_text(sample: Path, tmp_path: Path) -> None:
     out = tmp_path / "[/bold]dist[red]"
     proc = run_cli("build", sample, "--out", out)
@@ -495,20 +440,6 @@ def test_wrap_cells_breaks_at_spaces_and_folds_long_words() -> None:
     lines = wrap_cells("夢夢夢夢夢 夢夢", 4)
     assert all(cell_len(line) <= 4 for line in lines)
     assert "".join(lines) == "夢夢夢夢夢夢夢"
-
-
-def test_validate_lists_many_findings_instead_of_a_table(make_content: ContentFactory) -> None:
-    """Past 200 findings even a wide terminal gets the list (a table that long helps nobody
-    and takes rich seconds to lay out), and every finding is in it."""
-    pages = {f"g{i:03d}": game_yaml(f"Game {i}", platforms="[ios]") for i in range(210)}
-    content = make_content(pages)
-    env = {**os.environ, "COLUMNS": "200", "NO_COLOR": "1"}
-    proc = run_cli("validate", content, env=env)
-    assert proc.returncode == 1
-    assert "┃" not in proc.stdout
-    located = [line for line in proc.stdout.splitlines() if line.endswith(".md:4:13")]
-    assert len(located) == 210
-    assert proc.stdout.count("error vocabulary · platforms.0: 'ios'") == 210
 
 
 # --- one way out --------------------------------------------------------------------------------

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
+from catalogctl import docs_url
 from catalogctl.content.rules.examples import EXAMPLES, NO_EXAMPLE
 from catalogctl.content.rules.explain import EXPLANATIONS
 from catalogctl.content.rules.registry import RULES
 from catalogctl.content.settings_notes import NOTES
-from catalogctl.findings import Finding
+from catalogctl.findings import Finding, rule_docs
 from catalogctl.output import reference
 from tests.conftest import ROOT
 from tests.processes import run_cli
@@ -66,7 +67,8 @@ def test_explain_prints_the_rule_section_of_the_page(rule_id: str) -> None:
     proc = run_cli("validate", "--explain", rule_id)
     assert proc.returncode == 0, proc.stderr
     page = (DOCS / reference.RULES_PAGE).read_text(encoding="utf-8")
-    assert proc.stdout == f"{rule_id}\n\n{section(page, rule_id)}"
+    docs = docs_url(rule_docs(rule_id))
+    assert proc.stdout == f"{rule_id}\n\n{section(page, rule_id)}\nDocs: {docs}\n"
 
 
 def test_explain_of_an_unknown_rule_exits_2_with_a_did_you_mean() -> None:
@@ -117,3 +119,12 @@ def test_settings_types_and_defaults_read_as_toml() -> None:
     assert "| [`platforms`](#platforms) | list of strings | none | 0.1.0 |" in page
     assert '| `"apple"`, `"google-play"`, `"other"` | none |' in page
     assert "| [`base_url`](#base-url) | string | required | 0.1.0 |" in page
+
+
+def test_reference_generator_writes_each_page_into_the_docs_folder(tmp_path: Path) -> None:
+    from catalogctl.output import reference
+
+    assert reference.main([str(tmp_path)]) == 0
+    for name, text in reference.pages().items():
+        assert (tmp_path / name).read_text(encoding="utf-8") == text
+    assert reference.main([str(tmp_path / "missing")]) == 2

@@ -22,6 +22,7 @@ from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.site.manifest import MANIFEST
 from catalogctl.sources import locate as where
 from catalogctl.sources.locate import ANY_KIND, CONTENT_KINDS, SERVED_KINDS, locate
+from catalogctl.sources.schema import SCHEMA_FILE, generate
 from catalogctl.sources.served import SiteInput
 from catalogctl.sources.watch import content_files
 from tests.conftest import SAMPLE, game_yaml
@@ -56,6 +57,12 @@ def test_sources_marker_names_are_the_layers_own() -> None:
 
 
 # --- no argument: where you stand ---------------------------------------------------------------
+
+
+def test_sources_generated_catalog_schema_is_up_to_date() -> None:
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == generate(), (
+        "catalogctl/sources/_catalog_schema.py is stale: run `python -m catalogctl.sources.schema`"
+    )
 
 
 def test_locate_site_toml_here_wins_over_a_content_folder(

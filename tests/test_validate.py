@@ -21,7 +21,7 @@ BROKEN: list[tuple[str, str, str | bytes, str | None, str]] = [
     ("not-a-mapping", "list", "---\n- a\n- b\n---\n", None, "mapping"),
     ("missing-name", "noname", game_yaml("X").replace("name: X\n", ""), "name", "missing"),
     ("wrong-type", "wrongtype", game_yaml("X", platforms="iOS"), "platforms", "list"),
-    ("empty-genres", "nogenres", game_yaml("X", genres="[]"), "genres", "at least 1"),
+    ("empty-genres", "nogenres", game_yaml("X", genres="[]"), "genres", "list at least one item"),
     ("blank-description", "blank", game_yaml("X", description='"   "'), "description", "blank"),
     (
         "bad-store-url",
@@ -50,7 +50,7 @@ BROKEN: list[tuple[str, str, str | bytes, str | None, str]] = [
         "nostores",
         game_yaml("X", ios=None, android=None).replace("stores:\n", "stores: {}\n"),
         "stores",
-        "at least 1",
+        "list at least one item",
     ),
     ("weight-type", "weight", game_yaml("X", extra="weight: heavy\n"), "weight", "whole number"),
     ("bad-slug", "slug", game_yaml("X", extra="slug: a/b\n"), "slug", "path segment"),
@@ -150,7 +150,7 @@ def test_validate_missing_site_toml(make_content: ContentFactory) -> None:
             "game_url",
             "{id}",
         ),
-        (('pt = "123456"', 'pt = "12ab"'), "stores.ios.params.pt", "numeric"),
+        (('pt = "123456"', 'pt = "12ab"'), "stores.ios.params.pt", "digits only"),
         (
             ('status = "supported"', 'status = "deprecated"'),
             "api.v1.deprecation",
@@ -168,9 +168,9 @@ def test_validate_missing_site_toml(make_content: ContentFactory) -> None:
         (
             ('status = "supported"', 'status = "supported"\nsunset = 2027-04-01'),
             "api.v1.sunset",
-            "deprecation date first",
+            "without a deprecation date",
         ),
-        (('title = "Example Games"', "title = 42"), "title", "string"),
+        (('title = "Example Games"', "title = 42"), "title", "must be text, not a number"),
     ],
 )
 def test_validate_site_rules(

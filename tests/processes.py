@@ -10,6 +10,10 @@ tests/test_test_house.py keeps every test module on these: no other module start
 itself, runs `catalogctl` its own way, or sleeps in place of an event. No pytest here: the
 benchmarks import the server classes (tests/serve_process.py, nginx_process.py,
 edge_process.py) with only catalogctl installed.
+
+Why one module: the finished run, the terminal run and the long-running program share one
+way to kill a process group, one deadline and one failure message, and test_test_house.py
+exempts exactly one file from its rules.
 """
 
 from __future__ import annotations

@@ -40,15 +40,15 @@ _catalogctl() {
             case "$prev" in
                 --out|-o) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --base-url) COMPREPLY=(); return ;;
-                --cache-control) COMPREPLY=(); return ;;
-                --jobs|-j) COMPREPLY=(); return ;;
                 --nginx-listen) COMPREPLY=(); return ;;
                 --nginx-state-dir) COMPREPLY=(); return ;;
                 --target) COMPREPLY=($(compgen -W 'static cloudflare' -- "$cur")); return ;;
+                --cache-control) COMPREPLY=(); return ;;
+                --jobs|-j) COMPREPLY=(); return ;;
                 --format|-f) COMPREPLY=($(compgen -W 'table json' -- "$cur")); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--out -o --base-url --cache-control --jobs -j --force --nginx-listen --nginx-state-dir --target --strict --format -f' -- "$cur"))
+                COMPREPLY=($(compgen -W '--out -o --base-url --force --nginx-listen --nginx-state-dir --target --cache-control --jobs -j --strict --format -f' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi

@@ -21,12 +21,12 @@ complete -c catalogctl -n '__fish_seen_subcommand_from validate' -l explain -x -
 complete -c catalogctl -n '__fish_seen_subcommand_from validate' -F
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l out -s o -r -F -d 'Build directory, replaced atomically (a symlink: the directory it points to)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l base-url -x -d 'Publish under this base URL: https://HOST or https://HOST/PATH, no trailing '\''/'\'' (http:// only for localhost, 127.0.0.0/8 or [::1])'
-complete -c catalogctl -n '__fish_seen_subcommand_from build' -l cache-control -x -d 'Cache-Control of successful responses (RFC 9111 directives)'
-complete -c catalogctl -n '__fish_seen_subcommand_from build' -l jobs -s j -x -d 'Compression threads (default: CPUs)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l force -d 'Replace --out even if it is not a previous build'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l nginx-listen -x -d 'Listen address of the generated OUT/nginx/nginx.conf: PORT, ADDRESS:PORT, [IPv6]:PORT or unix:PATH'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l nginx-state-dir -x -d 'Where nginx.conf puts nginx'\''s pid file, error log and temp files (an absolute path; default: /run/catalogctl-nginx and /var/log/catalogctl-nginx)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l target -x -a 'static cloudflare' -d 'cloudflare: also a Workers project (wrangler.toml, cloudflare/) for `npx wrangler deploy`'
+complete -c catalogctl -n '__fish_seen_subcommand_from build' -l cache-control -x -d 'Cache-Control of successful responses (RFC 9111 directives)'
+complete -c catalogctl -n '__fish_seen_subcommand_from build' -l jobs -s j -x -d 'Compression threads (default: CPUs)'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l strict -d 'Treat warnings as errors'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -l format -s f -x -a 'table json' -d 'Output format: a summary or JSON'
 complete -c catalogctl -n '__fish_seen_subcommand_from build' -F

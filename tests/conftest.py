@@ -129,3 +129,17 @@ def generated(tmp_path: Path) -> Callable[[int], Path]:
         return generate_catalog(tmp_path / f"generated-{n}", n)
 
     return make
+
+
+@pytest.fixture
+def defective(make_content: ContentFactory) -> Path:
+    """Errors and warnings: a genre typo, an ftp icon, a draft with a problem, a missing store."""
+    return make_content(
+        {
+            "good": game_yaml("Good"),
+            "typo": game_yaml("Typo", genres="[Puzzel]"),
+            "icon": game_yaml("Icon", icon="ftp://example.com/x.png"),
+            "draft": game_yaml("Draft", genres="[Nope]", extra="draft: true\n"),
+            "nostore": game_yaml("No store", android=None),
+        }
+    )

@@ -9,17 +9,16 @@ telemetry. It comes from the npm registry (`.ci/run` installs the pinned release
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 from catalogctl.site.cloudflare import WORKERD_CAPNP, WORKERD_VERSION
+from tests.processes import Arg, Server, free_port, port_answers, run_cli
+
+__all__ = ["INSTALL", "WorkerdProcess", "build_project", "free_port", "workerd_binary"]
 
 INSTALL = f"npm install --global workerd@{WORKERD_VERSION}"
 START_TIMEOUT = 20.0
@@ -42,67 +41,39 @@ def workerd_binary() -> str:
     raise pytest.skip.Exception(message)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def build_project(content: Path, out: Path, *extra: str) -> Path:
     """`catalogctl build CONTENT --out OUT --target cloudflare`, as a studio runs it."""
-    cmd = [sys.executable, "-m", "catalogctl", "build", str(content), "--out", str(out)]
-    cmd += ["--target", "cloudflare", "--force", *extra]
-    result = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=120)
+    args: list[Arg] = ["build", content, "--out", out, "--target", "cloudflare", "--force", *extra]
+    result = run_cli(*args, timeout=120)
     assert result.returncode == 0, result.stderr
     return out
 
 
-class WorkerdProcess:
+class WorkerdProcess(Server):
     """`workerd serve DIR/cloudflare/workerd.capnp --socket-addr http=127.0.0.1:PORT`.
 
     It runs from the directory above the build: the configuration needs no working directory.
+    Its output (stdout and stderr) is read as it comes: `printed()`.
     """
 
+    name = "workerd"
+    start_timeout = START_TIMEOUT
+
     def __init__(self, build: Path, port: int | None = None) -> None:
-        workerd = workerd_binary()
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = build.with_name(f"{build.name}.workerd.log")
-        with self.log.open("wb") as log:
-            self.proc = subprocess.Popen(
-                [
-                    workerd,
-                    "serve",
-                    str((build / WORKERD_CAPNP).absolute()),
-                    "--socket-addr",
-                    f"http=127.0.0.1:{self.port}",
-                ],
-                cwd=build.parent,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"workerd exited {self.proc.returncode}: {self.output()}")
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return
-            time.sleep(0.02)
-        self.stop()
-        raise AssertionError(f"workerd did not listen on {self.port}: {self.output()}")
+        capnp = (build / WORKERD_CAPNP).absolute()
+        argv: list[Arg] = [workerd_binary(), "serve", capnp]
+        argv += ["--socket-addr", f"http=127.0.0.1:{self.port}"]
+        super().__init__(argv, cwd=build.parent, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
-    def output(self) -> str:
-        return self.log.read_text("utf-8", "replace") if self.log.exists() else ""
+    def ready(self) -> str:
+        self.wait_until(
+            lambda: port_answers(self.port),
+            timeout=self.start_timeout,
+            what=f"workerd listening on 127.0.0.1:{self.port}",
+        )
+        return f"http://127.0.0.1:{self.port}"
 
-    def stop(self) -> int:
+    def stop(self, sig: int = signal.SIGTERM, *, timeout: float = 10) -> int:
         """SIGTERM, then the exit code (workerd exits at once, dropping open connections)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+        return super().stop(sig, timeout=timeout)

@@ -36,7 +36,9 @@ PATH_TITLES = {
 DOCUMENT = "document"  # 200: the route table's bytes, ETag and headers for `encoding`
 NOT_MODIFIED = "304"  # 304: ETag, Cache-Control, Vary, CORS, Date; no body, type or coding
 PROBLEM = "problem"  # application/problem+json (RFC 9457) with the error headers and Date
-NOT_FOUND = "not-found"  # the SPEC §7 problem, `instance` = the path
+NOT_FOUND = "not-found"  # the contract's §7 problem, `instance` = the path
+# The section of the API contract (docs/reference/contract.md) on errors, as the table cites it.
+CONTRACT_ERRORS = "[contract §7](contract.md#section-7)"
 HTML = "html"  # the HTML page (403 for methods, 404 outside /api/) with the error headers
 RUNTIME = "runtime"  # the path's own answer (its text, its headers): the status alone is checked
 HTTP09 = "http/0.9"  # an HTTP/0.9 answer: a body without status line or headers
@@ -497,7 +499,7 @@ case(
     "POST",
     req("POST /api/v1 HTTP/1.1", "Content-Length: 0"),
     Answer(403, HTML),
-    "SPEC §7",
+    CONTRACT_ERRORS,
 )
 case(
     "unknown-method",
@@ -505,7 +507,7 @@ case(
     "a method nobody knows (`FOO`)",
     req("FOO /api/v1 HTTP/1.1"),
     Answer(403, HTML),
-    "SPEC §7",
+    CONTRACT_ERRORS,
     workerd=_wd(501),
     serve_aiohttp=_aio(400),
 )
@@ -837,7 +839,7 @@ _WORDS = {
     DOCUMENT: "",
     NOT_MODIFIED: "",
     PROBLEM: "problem",
-    NOT_FOUND: "SPEC §7 problem",
+    NOT_FOUND: f"{CONTRACT_ERRORS} problem",
     HTML: "HTML page",
     RUNTIME: "its own text",
     HTTP09: "",

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import signal
-import socket
-import subprocess
-import time
 from pathlib import Path
 
 from catalogctl.contract.routes import Site
 from catalogctl.site.build import write_site
 from catalogctl.site.nginx import NGINX_CONF, nginx_files
+from tests.processes import Server, free_port, port_answers
+
+__all__ = ["NginxProcess", "free_port", "nginx", "state_dir", "write_build"]
 
 
 def nginx() -> str:
@@ -19,12 +18,6 @@ def nginx() -> str:
     from tests.conftest import require_program
 
     return require_program("nginx", package="nginx")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def state_dir(build: Path) -> Path:
@@ -41,47 +34,34 @@ def write_build(site: Site, out: Path, port: int) -> Path:
     return out
 
 
-class NginxProcess:
+class NginxProcess(Server):
     """`nginx -p DIR -c nginx/nginx.conf -g 'daemon off;'`, as docs/deploy/nginx.md says."""
+
+    name = "nginx"
+    start_timeout = 30.0
 
     def __init__(
         self, build: Path, port: int, *, conf: str = NGINX_CONF, exe: str | None = None
     ) -> None:
         """`exe`: the nginx to run (benchmarks find their own; tests use `nginx()`)."""
-        exe = exe or nginx()
         self.build = build
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc = subprocess.Popen(
-            [exe, "-p", str(build), "-c", conf, "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+        self.port = port
+        super().__init__([exe or nginx(), "-p", build, "-c", conf, "-g", "daemon off;"])
+
+    def ready(self) -> str:
+        self.wait_until(
+            lambda: port_answers(self.port),
+            timeout=self.start_timeout,
+            what=f"nginx listening on 127.0.0.1:{self.port}",
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"nginx exited {self.proc.returncode}: {self.errors()}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-                return
-            time.sleep(0.05)
-        self.stop()
-        raise AssertionError(f"nginx did not listen on {port}: {self.errors()}")
+        return f"http://127.0.0.1:{self.port}"
 
-    def errors(self) -> str:
+    def describe(self) -> str:
+        """What nginx printed, and its error log."""
         log = state_dir(self.build) / "error.log"
-        text = log.read_text() if log.exists() else ""
-        if self.proc.poll() is not None and self.proc.stderr is not None:
-            text += self.proc.stderr.read()
-        return text
+        errors = log.read_text(errors="replace")[-4000:] if log.exists() else "(none)"
+        return f"{super().describe()}\nerror log:\n{errors}"
 
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish requests, then exit
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc.stderr is not None:
-            self.proc.stderr.close()
-        return self.proc.returncode
+    def stop(self, sig: int = signal.SIGQUIT, *, timeout: float = 10) -> int:
+        """SIGQUIT: nginx finishes the requests in flight, then exits."""
+        return super().stop(sig, timeout=timeout)

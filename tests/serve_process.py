@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import json
-import queue
-import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
+
+from tests.processes import Arg, Server, cli
 
 START_TIMEOUT = 60.0
 
 
-class ServeProcess:
-    """`catalogctl serve ARGS --port 0 --log-format json`; `url` is read from its first line.
+class ServeProcess(Server):
+    """`catalogctl serve ARGS --port 0 --log-format json`; `url` is read from its first event.
 
-    A thread reads stderr so that every wait has a deadline: a server that hangs fails the
-    test instead of hanging the run.
+    `events` holds the JSON lines of stderr read so far (a line that is not JSON is kept as
+    `{"message": line}`); `wait_for` reads on to the next one that matches.
     """
+
+    name = "serve"
+    start_timeout = START_TIMEOUT
 
     def __init__(
         self,
@@ -28,72 +28,36 @@ class ServeProcess:
         cwd: Path | None = None,
         listen: tuple[str, ...] = ("--host", "127.0.0.1", "--port", "0"),
         env: dict[str, str] | None = None,
-        prefix: tuple[str, ...] = (),
+        prefix: tuple[Arg, ...] = (),
     ) -> None:
         """`access_log`: write access lines (JSON) to that file; else `quiet` turns them off
-        or sends them to a pipe (`self.proc.stdout`)."""
-        cmd = [*prefix, sys.executable, "-m", "catalogctl", "serve", *args, *listen]
-        cmd += ["--log-format", "json"]
+        (or not: they go to stdout, which nobody reads). `prefix`: a program that starts
+        serve (as systemd-socket-activate does)."""
+        cmd = [*prefix, *cli("serve", *args, *listen, "--log-format", "json")]
         if access_log is not None:
             cmd += ["--access-log", str(access_log)]
-            quiet = True  # nothing on stdout
         elif quiet:
             cmd.append("--quiet")
-        self.proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.DEVNULL if quiet else subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=cwd,
-            env=env,
-        )
         self.events: list[dict[str, object]] = []
-        self._lines: queue.Queue[dict[str, object] | None] = queue.Queue()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
-        try:
-            self.url = str(self.wait_for("", event="listening", timeout=START_TIMEOUT)["url"])
-        except AssertionError:
-            self.stop()
-            raise
+        super().__init__(cmd, cwd=cwd, env=env)
 
-    def _read_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            event = json.loads(line) if line.startswith("{") else {"message": line.rstrip()}
-            self._lines.put(event)
-        self._lines.put(None)
+    def ready(self) -> str:
+        return str(self.wait_for("", event="listening", timeout=self.start_timeout)["url"])
 
     def wait_for(
         self, text: str, *, event: str | None = None, timeout: float = 60.0
     ) -> dict[str, object]:
-        """The next stderr line whose message contains `text` (or whose event is `event`)."""
-        while True:
-            try:
-                item = self._lines.get(timeout=timeout)
-            except queue.Empty:
-                raise AssertionError(f"serve logged no {text or event!r} in {timeout} s") from None
-            if item is None:
-                raise AssertionError(
-                    f"serve exited before logging {text or event!r}: {self.events}"
-                )
+        """The next stderr event whose message contains `text` (or whose event is `event`)."""
+
+        def matches(line: str) -> bool:
+            item: dict[str, object] = (
+                json.loads(line) if line.startswith("{") else {"message": line}
+            )
             self.events.append(item)
-            if event is not None and item.get("event") == event:
-                return item
-            if event is None and text in str(item.get("message", "")):
-                return item
+            if event is not None:
+                return item.get("event") == event
+            return text in str(item.get("message", ""))
 
-    def signal(self, sig: signal.Signals) -> None:
-        self.proc.send_signal(sig)
-
-    def stop(self, timeout: float = 30) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise
-        finally:
-            if self.proc.stdout is not None:
-                self.proc.stdout.close()
+        found = self.wait_for_line(matches, timeout=timeout)
+        assert self.events and found  # the matching event is the last one read
+        return self.events[-1]

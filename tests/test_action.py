@@ -13,6 +13,7 @@ import yaml
 
 from catalogctl import __version__
 from tests.conftest import ROOT, SAMPLE, ContentFactory, game_yaml, require_program
+from tests.processes import run
 
 ACTION: dict[str, Any] = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
 STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
@@ -84,15 +85,8 @@ def run_step(tmp_path: Path, **inputs: str) -> subprocess.CompletedProcess[str]:
         "CONTENT": values["content"],
         "ARGS": values["args"],
     }
-    return subprocess.run(
-        # GitHub runs a `shell: bash` step as `bash --noprofile --norc -eo pipefail {0}`.
-        [bash, "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    # GitHub runs a `shell: bash` step as `bash --noprofile --norc -eo pipefail {0}`.
+    return run([bash, "--noprofile", "--norc", "-eo", "pipefail", script], cwd=tmp_path, env=env)
 
 
 def test_action_step_passes_valid_content(tmp_path: Path) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.processes import run
 
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("bench_*.py"))
 
@@ -22,13 +22,7 @@ runpy.run_path(sys.argv[1], run_name="benchmark")
 
 @pytest.mark.parametrize("script", BENCHMARKS, ids=lambda p: p.name)
 def test_benchmark_loads_without_the_test_dependencies(script: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-c", LOAD, str(script)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run([sys.executable, "-c", LOAD, script], cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
 
 

@@ -7,8 +7,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import brotli
@@ -22,20 +20,12 @@ from catalogctl.site import build as build_module
 from catalogctl.site.build import read_build, write_site
 from catalogctl.site.render import render
 from tests.conftest import ContentFactory, game_yaml
+from tests.processes import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "small"
 GOLDEN = Path(__file__).parent / "golden" / "small"
 UPDATE = os.environ.get("CATALOGCTL_UPDATE_GOLDEN") == "1"
-
-
-def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -54,7 +44,7 @@ def digest(root: Path) -> str:
 @pytest.fixture(scope="module")
 def small_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("small") / "dist"
-    proc = run("build", SMALL, "--out", out)
+    proc = run_cli("build", SMALL, "--out", out)
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -188,8 +178,8 @@ def test_build_not_found_template_is_json_safe() -> None:
 def test_build_is_reproducible(tmp_path: Path, generated) -> None:  # type: ignore[no-untyped-def]
     content = generated(200)
     a, b = tmp_path / "a", tmp_path / "b"
-    assert run("build", content, "--out", a).returncode == 0
-    assert run("build", content, "--out", b, "--jobs", "1").returncode == 0
+    assert run_cli("build", content, "--out", a).returncode == 0
+    assert run_cli("build", content, "--out", b, "--jobs", "1").returncode == 0
     assert digest(a) == digest(b)
     site = read_build(a)
     assert len(json.loads(site.resources["/api/v1/games"].identity.body)["games"]) == 200
@@ -213,14 +203,9 @@ def test_build_same_bytes_in_any_directory(tmp_path: Path) -> None:
     near = tmp_path / "a"
     cwd = tmp_path / "somewhere" / "much deeper"
     cwd.mkdir(parents=True)
-    assert run("build", SMALL, "--out", near).returncode == 0
-    proc = subprocess.run(  # a relative --out, from another working directory
-        [sys.executable, "-m", "catalogctl", "build", str(SMALL), "--out", "catalog build"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-    )
+    assert run_cli("build", SMALL, "--out", near).returncode == 0
+    # a relative --out, from another working directory
+    proc = run_cli("build", SMALL, "--out", "catalog build", cwd=cwd)
     assert proc.returncode == 0, proc.stderr
     a, b = tree(near), tree(cwd / "catalog build")
     assert "nginx/catalog.conf" in a and "nginx/nginx.conf" in a
@@ -234,10 +219,10 @@ def test_build_failed_build_leaves_previous_output(
 ) -> None:
     out = tmp_path / "dist"
     good = make_content()
-    assert run("build", good, "--out", out).returncode == 0
+    assert run_cli("build", good, "--out", out).returncode == 0
     before = digest(out)
     bad = make_content({"broken": game_yaml("B", genres="[Nope]")})
-    proc = run("build", bad, "--out", out)
+    proc = run_cli("build", bad, "--out", out)
     assert proc.returncode == 1
     assert "broken.md" in proc.stdout
     assert digest(out) == before
@@ -271,8 +256,8 @@ def test_build_disk_error_leaves_previous_output(
 
 def test_build_replaces_previous_build(tmp_path: Path, make_content: ContentFactory) -> None:
     out = tmp_path / "dist"
-    assert run("build", make_content(), "--out", out).returncode == 0
-    assert run("build", make_content({"solo": game_yaml("Solo")}), "--out", out).returncode == 0
+    assert run_cli("build", make_content(), "--out", out).returncode == 0
+    assert run_cli("build", make_content({"solo": game_yaml("Solo")}), "--out", out).returncode == 0
     games = json.loads((out / "public/api/v1/games/index.json").read_bytes())["games"]
     assert [g["id"] for g in games] == ["solo"]
 
@@ -281,7 +266,7 @@ def test_build_refuses_to_replace_foreign_directory(tmp_path: Path) -> None:
     out = tmp_path / "precious"
     out.mkdir()
     (out / "thesis.tex").write_text("do not delete")
-    proc = run("build", SMALL, "--out", out)
+    proc = run_cli("build", SMALL, "--out", out)
     assert proc.returncode == 2
     assert "--force" in proc.stderr
     assert (out / "thesis.tex").read_text() == "do not delete"
@@ -289,10 +274,12 @@ def test_build_refuses_to_replace_foreign_directory(tmp_path: Path) -> None:
 
 def test_build_base_url_override(tmp_path: Path) -> None:
     out = tmp_path / "dist"
-    assert run("build", SMALL, "--out", out, "--base-url", "http://127.0.0.1:8000").returncode == 0
+    assert (
+        run_cli("build", SMALL, "--out", out, "--base-url", "http://127.0.0.1:8000").returncode == 0
+    )
     index = json.loads((out / "public/api/v1/index.json").read_bytes())
     assert index["endpoints"]["games"] == "http://127.0.0.1:8000/api/v1/games"
-    proc = run("build", SMALL, "--out", tmp_path / "x", "--base-url", "http://h/")
+    proc = run_cli("build", SMALL, "--out", tmp_path / "x", "--base-url", "http://h/")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
 

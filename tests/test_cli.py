@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import re
 import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,39 +15,39 @@ from catalogctl import __version__
 from catalogctl.cli.app import app
 from catalogctl.cli.collector import COMMAND_THRESHOLDS, PYTHON_THRESHOLDS, for_command
 from catalogctl.cli.completion import describe
+from tests.processes import run, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", *args], capture_output=True, text=True, check=False
-    )
-
-
 def test_cli_version() -> None:
-    proc = run("--version")
+    proc = run_cli("--version")
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"catalogctl {__version__}"
 
 
 def test_cli_every_command_has_help_with_examples_and_is_documented() -> None:
+    """Each command: `--help` with examples, a section of the README that links its docs page,
+    and that page, headed with the command."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^### (.+)$", readme, re.MULTILINE)
     _, commands = describe(typer.main.get_command(app))
     assert {c.name for c in commands} >= {"validate", "build"}
     for cmd in commands:
-        proc = run(cmd.name, "--help")
+        proc = run_cli(cmd.name, "--help")
         assert proc.returncode == 0, cmd.name
         assert "Examples" in proc.stdout, cmd.name
-        page = ROOT / "docs" / "commands" / f"{cmd.name}.md"
-        in_docs = page.is_file() and page.read_text(encoding="utf-8").startswith(
-            f"# `catalogctl {cmd.name}"
+        page = "docs/content/init.md" if cmd.name == "init" else f"docs/commands/{cmd.name}.md"
+        title = (ROOT / page).read_text(encoding="utf-8").splitlines()[0]
+        assert re.match(rf"# `?catalogctl {cmd.name}\b", title), (page, title)
+        assert any(f"catalogctl {cmd.name}" in h for h in headings), (
+            f"{cmd.name}: no README section"
         )
-        assert in_docs or f"### `catalogctl {cmd.name}" in readme, f"{cmd.name} is not documented"
+        assert f"({page})" in readme, f"the README does not link {page}"
 
 
 def test_cli_unknown_option_is_usage_error() -> None:
-    proc = run("validate", "--no-such-option")
+    proc = run_cli("validate", "--no-such-option")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
 
@@ -71,7 +71,7 @@ except SystemExit as exc:
     print(exc.code)
 print(seen, gc.get_threshold())
 """
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    proc = run([sys.executable, "-c", code])
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-2:] == [
         "0",
@@ -113,8 +113,6 @@ threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
 sys.argv = ["catalogctl", "--version"]
 main()
 """
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30, check=False
-    )
+    done = run([sys.executable, "-c", code], timeout=30)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == -signal.SIGINT, (done.returncode, done.stderr)

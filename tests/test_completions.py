@@ -5,17 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from catalogctl.cli.app import app
 from tests.conftest import ROOT, require_program
+from tests.processes import Program, run, run_cli
 
 CATALOGCTL = Path(sys.executable).with_name("catalogctl")
 
@@ -54,21 +51,20 @@ def install(shell: str, home: Path, env: dict[str, str]) -> None:
     lines = install_lines()[shell]
     assert lines, f"the docs give no install line for {shell}"
     sh = require_program("sh", package="dash")
-    subprocess.run([sh, "-ec", "\n".join(lines)], cwd=home, env=env, check=True)
+    run([sh, "-ec", "\n".join(lines)], cwd=home, env=env, check=True)
 
 
 def test_completion_prints_each_script() -> None:
-    runner = CliRunner()
     for shell, marker in [
         ("bash", "complete -o filenames -F _catalogctl catalogctl"),
         ("zsh", "#compdef catalogctl"),
         ("fish", "complete -c catalogctl"),
     ]:
-        result = runner.invoke(app, ["completion", shell])
-        assert result.exit_code == 0, result.output
-        assert marker in result.output
+        result = run_cli("completion", shell)
+        assert result.returncode == 0, result.stderr
+        assert marker in result.stdout
         for command in ("validate", "build", "check-links", "serve", "diff", "completion"):
-            assert command in result.output
+            assert command in result.stdout
 
 
 # The shipped scripts (completions/, and share/ of the wheel) by shell: what packagers install.
@@ -77,8 +73,8 @@ SHIPPED = {"bash": "catalogctl.bash", "zsh": "_catalogctl", "fish": "catalogctl.
 
 @pytest.mark.parametrize("shell", SHIPPED)
 def test_completions_folder_holds_what_the_command_prints(shell: str) -> None:
-    result = CliRunner().invoke(app, ["completion", shell])
-    assert result.exit_code == 0, result.output
+    result = run_cli("completion", shell)
+    assert result.returncode == 0, result.stderr
     name = SHIPPED[shell]
     shipped = ROOT.joinpath("completions", name).read_text(encoding="utf-8")
     assert shipped == result.stdout, (
@@ -101,9 +97,9 @@ def test_completions_are_packaged_where_shells_look() -> None:
 
 
 def test_completion_unknown_shell_is_a_usage_error() -> None:
-    result = CliRunner().invoke(app, ["completion", "ksh"])
-    assert result.exit_code == 2
-    assert "ksh" in result.output
+    result = run_cli("completion", "ksh")
+    assert result.returncode == 2
+    assert "ksh" in result.stdout + result.stderr
 
 
 def test_completion_bash_as_installed(home: tuple[Path, dict[str, str]]) -> None:
@@ -122,15 +118,7 @@ def test_completion_bash_as_installed(home: tuple[Path, dict[str, str]]) -> None
         for words in cases
     )
     # An interactive bash reads ~/.bashrc, as a terminal would.
-    proc = subprocess.run(
-        [bash, "-i", "-c", script],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+    proc = run([bash, "-i", "-c", script], cwd=folder, env=env)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0] == "complete -o filenames -F _catalogctl catalogctl"
@@ -151,15 +139,7 @@ def _type_in_zsh(zsh: str, home: Path, env: dict[str, str], typed: list[str]) ->
         "bindkey '^T' dump; print RE''ADY\n"
     )
     master, slave = os.openpty()
-    proc = subprocess.Popen(
-        [zsh, "-i"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        cwd=home,
-        env=env,
-        start_new_session=True,
-    )
+    shell = Program([zsh, "-i"], stdin=slave, stdout=slave, stderr=slave, cwd=home, env=env)
     os.close(slave)
     screen = b""
 
@@ -185,9 +165,7 @@ def _type_in_zsh(zsh: str, home: Path, env: dict[str, str], typed: list[str]) ->
         )
         return buffers.read_text().splitlines()
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        shell.kill()  # an interactive zsh ignores SIGTERM
         os.close(master)
 
 
@@ -226,14 +204,7 @@ def test_completion_fish_as_installed(home: tuple[Path, dict[str, str]]) -> None
     install("fish", folder, env)
 
     def complete(line: str) -> list[str]:
-        proc = subprocess.run(
-            [fish, "-c", f"complete -C '{line}'"],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
+        proc = run([fish, "-c", f"complete -C '{line}'"], cwd=folder, env=env, check=True)
         return [row.split("\t")[0] for row in proc.stdout.splitlines()]
 
     assert complete("catalogctl va") == ["validate"]

@@ -39,13 +39,21 @@ def _deliveries(tmp: Path) -> Iterator[tuple[str, list[str], Site]]:
     yield "deprecated", [str(deprecated)], render(load_catalog(deprecated))
 
 
+@pytest.fixture(scope="module")
+def contents(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, list[str], Site]]:
+    """The deliveries' content and build, made once: every server only reads them."""
+    return list(_deliveries(tmp_path_factory.mktemp("conformance-content")))
+
+
 @pytest.fixture(
     scope="module",
     params=[(engine, log) for engine in ENGINES for log in ("access-log", "quiet")],
     ids="-".join,
 )
 def deliveries(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    contents: list[tuple[str, list[str], Site]],
 ) -> Iterator[dict[str, tuple[str, Site]]]:
     """Every delivery on each engine, twice: with the access log on (to a file), as in
     production, and off."""
@@ -54,7 +62,7 @@ def deliveries(
     out: dict[str, tuple[str, Site]] = {}
     tmp = tmp_path_factory.mktemp("conformance")
     try:
-        for name, args, site in _deliveries(tmp):
+        for name, args, site in contents:
             log = tmp / f"{name}.access.log" if logging == "access-log" else None
             server = ServeProcess(*args, "--http", engine, access_log=log)
             running.append(server)

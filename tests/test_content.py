@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from catalogctl.content.loader import load, load_catalog, with_params
 from catalogctl.content.settings import SCHEMA_FILE, generate, validator
 from catalogctl.contract.model import Game, GameCatalog
 from tests.conftest import ContentFactory, game_yaml
+from tests.processes import run
 
 
 def test_content_catalog_order_is_hugo_weight_order(make_content: ContentFactory) -> None:
@@ -131,7 +132,9 @@ def test_content_validate_does_not_import_the_server_stack(sample: Path) -> None
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'aiohttp', 'brotli', 'uvloop', 'multiprocessing'} or m.startswith('catalogctl.cli.')))"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # Unmeasured: a coverage run's start-up hook imports modules of its own (multiprocessing).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_")}
+    proc = run([sys.executable, "-c", code], check=True, env=env)
     # Only validate's own command module (and the shared options) are imported.
     assert proc.stdout.strip().splitlines()[-1] == str(
         ["catalogctl.cli.app", "catalogctl.cli.common", "catalogctl.cli.validate"]
@@ -198,5 +201,38 @@ def test_content_validate_compiles_no_source_at_start_up(sample: Path) -> None:
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(seen)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    proc = run([sys.executable, "-c", code], check=True)
     assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_content_yaml_merge_keys_fill_in_and_explicit_keys_win() -> None:
+    text = (
+        b"---\n"
+        b"defaults: &d\n  platforms: [iOS]\n  genres: [Puzzle]\n  name: Default\n"
+        b"more: &m\n  weight: 3\n  name: Other\n"
+        b"name: A\n"
+        b"<<: [*d, *m]\n"
+        b"---\n"
+    )
+    data = parse_page(text, "a.md", complete=True).data
+    assert data["name"] == "A"  # an explicit key wins over every merge
+    assert (data["platforms"], data["genres"], data["weight"]) == (["iOS"], ["Puzzle"], 3)
+
+
+def test_content_yaml_merge_of_a_scalar_is_a_syntax_finding(make_content: ContentFactory) -> None:
+    from catalogctl.content.document import Problem
+
+    with pytest.raises(Problem) as info:
+        parse_page(b"---\nx: &x 1\nname: A\n<<: *x\n---\n", "a.md", complete=True)
+    assert info.value.rule == "syntax"
+    assert "'<<' merges a mapping" in info.value.message
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_content_json_front_matter_refuses_non_json_numbers(constant: str) -> None:
+    from catalogctl.content.document import Problem
+
+    with pytest.raises(Problem) as info:
+        parse_page(f'{{"name": "A", "weight": {constant}}}\n'.encode(), "a.md", complete=True)
+    assert info.value.rule == "syntax"
+    assert constant.lstrip("-") in info.value.message

@@ -11,7 +11,6 @@ import json
 import os
 import resource
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -24,19 +23,14 @@ from catalogctl.content import discovery, loader
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.pool import parallel_map
-from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml, generate_catalog
+from tests.processes import Program, children, cli, measure, run_cli
 
 ESC = "\x1b"
 
 
 def validate(root: Path, *extra: str, timeout: float = 60) -> tuple[int, dict[str, Any], str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", "validate", str(root), "--format", "json", *extra],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    proc = run_cli("validate", root, "--format", "json", *extra, timeout=timeout)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode < 128, proc.returncode
     doc = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
@@ -45,29 +39,6 @@ def validate(root: Path, *extra: str, timeout: float = 60) -> tuple[int, dict[st
 
 def rules_for(doc: dict[str, Any], name: str) -> set[str]:
     return {f["rule"] for f in doc.get("findings", []) if name in f["file"]}
-
-
-def measured(
-    argv: list[str], timeout: float = 120
-) -> tuple[subprocess.CompletedProcess[str], float, float]:
-    """Run `argv`; its wall time (s) and peak memory (MiB) as measured for a child process."""
-    code = (
-        "import resource, subprocess, sys, time, json\n"
-        "t = time.perf_counter()\n"
-        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-        "e = time.perf_counter() - t\n"
-        "m = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024\n"
-        "print(json.dumps([p.returncode, e, m, p.stdout[-2000:], p.stderr[-2000:]]))\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, *argv],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=True,
-    )
-    rc, seconds, mib, out, err = json.loads(proc.stdout)
-    return subprocess.CompletedProcess(argv, rc, out, err), seconds, mib
 
 
 # --- escape from the tree ---------------------------------------------------------------------
@@ -140,16 +111,11 @@ def test_non_utf8_file_name_is_a_finding(make_content: ContentFactory) -> None:
     fd = os.open(name, os.O_WRONLY | os.O_CREAT, 0o644)
     os.write(fd, game_yaml("Cafe").encode())
     os.close(fd)
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", "validate", str(root)],
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli("validate", root)
     assert proc.returncode == 1
     out = proc.stdout + proc.stderr
-    assert b"Traceback" not in out and b"\x1b[" not in out.replace(b"\x1b[0m", b"")
-    assert b"caf\\xe9" in out
+    assert "Traceback" not in out and "\x1b[" not in out.replace("\x1b[0m", "")
+    assert "caf\\xe9" in out
 
 
 def test_unreadable_file_is_a_finding(
@@ -367,13 +333,7 @@ def test_hostile_site_toml_is_a_finding_naming_it(
 
 def test_control_characters_never_reach_the_terminal(make_content: ContentFactory) -> None:
     root = make_content({"a": game_yaml("A", platforms='["\\e[31mRED\\a", Android]')})
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", "validate", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli("validate", root)
     assert proc.returncode == 1
     assert ESC not in proc.stdout and "\a" not in proc.stdout and "\a" not in proc.stderr
     assert "RED" in proc.stdout
@@ -386,7 +346,7 @@ def _boom(x: int) -> int:
     if x == 7:
         os.kill(os.getpid(), signal.SIGKILL)
     if x == 13:
-        time.sleep(60)
+        time.sleep(60)  # the behaviour under test: a worker that hangs
     return x * 2
 
 
@@ -423,24 +383,23 @@ def test_validate_names_the_page_whose_parser_died(
     assert content.summary.published == 59
 
 
+@pytest.fixture(scope="module")
+def three_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated tree of 3,000 games (validate only reads it)."""
+    return generate_catalog(tmp_path_factory.mktemp("generated") / "generated-3000", 3000)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_ends_a_parallel_validate_at_once(
-    generated: Callable[[int], Path], sig: int
-) -> None:
-    root = generated(3000)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "catalogctl", "validate", str(root)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    time.sleep(1.0)
-    proc.send_signal(sig)
-    sent = time.monotonic()
-    _, err = proc.communicate(timeout=10)
-    assert time.monotonic() - sent < 5  # a hang would wait forever; a second is the aim
-    assert "Traceback" not in err
-    assert proc.returncode in (-sig, 128 + sig, 0)
+def test_signal_ends_a_parallel_validate_at_once(three_thousand: Path, sig: int) -> None:
+    with Program(cli("validate", three_thousand)) as proc:
+        # Mid-parse: the worker processes are running.
+        proc.wait_until(lambda: children(proc.proc.pid), what="validate's parse workers")
+        proc.signal(sig)
+        sent = time.monotonic()
+        code = proc.wait(timeout=10)
+        assert time.monotonic() - sent < 5  # a hang would wait forever; a second is the aim
+    assert "Traceback" not in proc.printed()
+    assert code in (-sig, 128 + sig, 0)
 
 
 # --- linear in the size of the input, findings included -----------------------------------------
@@ -449,32 +408,29 @@ def test_signal_ends_a_parallel_validate_at_once(
 def test_ten_thousand_unknown_keys_stay_linear(make_content: ContentFactory) -> None:
     keys = "".join(f"nme{i}: x\n" if i % 2 else f"genre{i}: x\n" for i in range(10_000))
     root = make_content({"a": game_yaml("A", extra=keys)})
-    proc, seconds, mib = measured(
-        [sys.executable, "-m", "catalogctl", "validate", str(root), "--format", "json"]
-    )
-    assert proc.returncode in (0, 1), proc.stderr
-    assert seconds < 30 and mib < 600, (seconds, mib)
+    done = measure(cli("validate", root, "--format", "json"))
+    assert done.proc.returncode in (0, 1), done.proc.stderr
+    assert done.seconds < 30 and done.peak_mib < 600, (done.seconds, done.peak_mib)
 
 
 def test_hundred_thousand_bad_platforms_stay_linear(make_content: ContentFactory) -> None:
     platforms = "[" + ", ".join(f"P{i}" for i in range(100_000)) + "]"
     root = make_content({"a": game_yaml("A", platforms=platforms)})
-    proc, seconds, mib = measured(
-        [sys.executable, "-m", "catalogctl", "validate", str(root), "--format", "json"]
-    )
-    assert proc.returncode == 1, proc.stderr
-    assert '"vocabulary"' in proc.stdout or '"rule": "vocabulary"' in proc.stdout or proc.stdout
-    assert seconds < 60 and mib < 800, (seconds, mib)
+    done = measure(cli("validate", root, "--format", "json"))
+    assert done.proc.returncode == 1, done.proc.stderr
+    stdout = done.proc.stdout
+    assert '"vocabulary"' in stdout or '"rule": "vocabulary"' in stdout or stdout
+    assert done.seconds < 60 and done.peak_mib < 800, (done.seconds, done.peak_mib)
 
 
 def test_memory_of_a_child_is_what_getrusage_reports() -> None:
     # The bound above is meaningful: a child that allocates 200 MiB shows it.
-    proc, _, mib = measured(
+    done = measure(
         [
             sys.executable,
             "-c",
             "x = bytearray(200 * 1024 * 1024); x[::4096] = b'1' * len(x[::4096])",
         ]
     )
-    assert proc.returncode == 0 and mib > 150
+    assert done.proc.returncode == 0 and done.peak_mib > 150
     assert resource.RUSAGE_CHILDREN is not None

@@ -3,8 +3,6 @@ never crashes the interpreter, and every problem is a finding naming its file.""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ from hypothesis import strategies as st
 
 from catalogctl.content.loader import load
 from tests.conftest import SITE_TOML, game_yaml
+from tests.processes import run_cli
 
 # Text biased towards the syntax of YAML, TOML and JSON, with control and non-ASCII characters.
 SYNTAX = [*"-:[]{}\"'#&*!|>%@`,.=+\t\n ", "---", "+++", "...", "<<", "\\u", "\\x"]
@@ -65,13 +64,7 @@ def test_the_command_never_tracebacks_or_dies_by_a_signal(
     tmp_path: Path, body: str, site: str
 ) -> None:
     root = tree(tmp_path, "---\n" + body + "\n---\n", site)
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", "validate", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    proc = run_cli("validate", root)
     assert proc.returncode in (0, 1, 2), proc.returncode
     assert "Traceback" not in proc.stderr
 
@@ -267,14 +260,14 @@ def test_yaml_dates_are_what_pyyaml_makes_of_them(text: str, explicit: bool) -> 
     # A date or an error for the same texts, with the same value or message, on either loader.
     import yaml
 
-    from catalogctl.content import yamldoc, yamlload
+    from catalogctl.content import syntax_messages, yamldoc, yamlload
     from catalogctl.content.document import Problem
 
     source = f"d: {'!!timestamp ' if explicit else ''}{text}\n"
     try:
         expected: object = yaml.load(source, Loader=yaml.SafeLoader)["d"]
     except ValueError as exc:
-        expected = f"invalid YAML value {text!r}: {exc}"
+        expected = syntax_messages.yaml_value(text, "tag:yaml.org,2002:timestamp", str(exc))
     for loader in (yamlload.PureLoader, yamlload.C_LOADER or yamlload.PureLoader):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(yamldoc, "loader_for", lambda _text, chosen=loader: chosen)

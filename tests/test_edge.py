@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import subprocess
-import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,6 +39,7 @@ from tests.conformance import Reply, raw_request, request
 from tests.conftest import SAMPLE, ContentFactory
 from tests.edge_process import WorkerdProcess, build_project
 from tests.http_cases import choose_coding
+from tests.processes import run_cli
 
 IGNORED = frozenset({"date", "server", "connection", "content-length"})
 TARGETS = [
@@ -355,21 +354,12 @@ def test_edge_stale_asset_is_a_server_error_not_wrong_bytes(own_build: Path) -> 
         assert request(server.url, "/llms.txt").status == 200
     finally:
         assert server.stop() == 0
-    log = server.output()
+    log = server.printed()
     assert "api/v1/index.json: Error: its SHA-256 differs" in log, log
     assert "llms.txt.gz: Error: " in log and "bytes, the route table says" in log, log
 
 
 # --- the project files -------------------------------------------------------------------------
-
-
-def _run_build(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", "build", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
 
 
 def test_build_target_cloudflare_writes_a_workers_project(sample_build: Path) -> None:
@@ -398,13 +388,13 @@ def test_build_target_cloudflare_writes_a_workers_project(sample_build: Path) ->
 
 
 def test_build_default_target_writes_no_workers_project(tmp_path: Path) -> None:
-    assert _run_build(SAMPLE, "--out", tmp_path / "d").returncode == 0
+    assert run_cli("build", SAMPLE, "--out", tmp_path / "d").returncode == 0
     assert not (tmp_path / "d" / "wrangler.toml").exists()
     assert not (tmp_path / "d" / "cloudflare").exists()
 
 
 def test_build_unknown_target_is_a_usage_error(tmp_path: Path) -> None:
-    proc = _run_build(SAMPLE, "--out", tmp_path / "d", "--target", "fastly")
+    proc = run_cli("build", SAMPLE, "--out", tmp_path / "d", "--target", "fastly")
     assert proc.returncode == 2
     assert "--target" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "d").exists()
@@ -436,7 +426,7 @@ def test_cloudflare_files_do_not_depend_on_the_build_directory(
     sample_build: Path, tmp_path: Path
 ) -> None:
     a, b = sample_build, tmp_path / "b" / "elsewhere"
-    assert _run_build(SAMPLE, "--out", b, "--target", "cloudflare").returncode == 0
+    assert run_cli("build", SAMPLE, "--out", b, "--target", "cloudflare").returncode == 0
     for rel, _ in cloudflare_files(read_build(a)):
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
 

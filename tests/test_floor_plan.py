@@ -83,3 +83,24 @@ def test_no_function_is_excused_from_the_complexity_rules() -> None:
         if noqa.search(line)
     ]
     assert not excused, f"split these functions instead of excusing them: {excused}"
+
+
+def test_architecture_page_lists_the_rooms_of_the_import_contracts() -> None:
+    """docs/architecture/index.md names the rooms, in order, that lint-imports enforces."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    (layers,) = [
+        c["layers"] for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"
+    ]
+    contract = [
+        sorted(name.strip().removeprefix("catalogctl.") for name in layer.split("|"))
+        for layer in layers
+    ]
+    page = (ROOT / "docs" / "architecture" / "index.md").read_text(encoding="utf-8")
+    listed = page.split("<!-- rooms:", 1)[1].split("\n\n", 1)[0]
+    rooms = [
+        sorted(name.rstrip("/") for name in re.findall(r"`([a-z_]+/?)`", bold))
+        for bold in re.findall(r"^- \*\*(.+?)\*\*", listed, re.MULTILINE)
+    ]
+    assert rooms == contract, f"the page lists {rooms}, the import contracts {contract}"
+    for room in (name for layer in contract for name in layer):
+        assert (PACKAGE / room).is_dir() or (PACKAGE / f"{room}.py").is_file(), room

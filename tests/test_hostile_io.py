@@ -27,19 +27,10 @@ from aiohttp import web
 
 from catalogctl.contract.values import cache_control_problem, listen_problem, user_agent_problem
 from catalogctl.urls import base_url_problem, url_problem
+from tests.processes import Arg, Program, cli, measure, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "content"
-
-
-def catalogctl(*args: object, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=timeout,
-    )
 
 
 def assert_usage_error(proc: subprocess.CompletedProcess[str], *words: str) -> None:
@@ -73,15 +64,13 @@ def assert_usage_error(proc: subprocess.CompletedProcess[str], *words: str) -> N
 def test_cache_control_is_checked_when_parsed(tmp_path: Path, value: str) -> None:
     out = tmp_path / "dist"
     assert_usage_error(
-        catalogctl("build", SAMPLE, "--out", out, "--cache-control", value), "--cache-control"
+        run_cli("build", SAMPLE, "--out", out, "--cache-control", value), "--cache-control"
     )
     assert not out.exists()
 
 
 def test_cache_control_crlf_refused_by_serve_before_listening() -> None:
-    proc = catalogctl(
-        "serve", SAMPLE, "--port", "0", "--cache-control", "public\r\nX: 1", timeout=20
-    )
+    proc = run_cli("serve", SAMPLE, "--port", "0", "--cache-control", "public\r\nX: 1", timeout=20)
     assert_usage_error(proc, "--cache-control", "line break")
 
 
@@ -132,7 +121,7 @@ def test_nginx_listen_accepts_every_documented_form(value: str) -> None:
 def test_nginx_listen_trailing_newline_exit_2(tmp_path: Path) -> None:
     out = tmp_path / "dist"
     assert_usage_error(
-        catalogctl("build", SAMPLE, "--out", out, "--nginx-listen", "80\n"), "--nginx-listen"
+        run_cli("build", SAMPLE, "--out", out, "--nginx-listen", "80\n"), "--nginx-listen"
     )
     assert not out.exists()
 
@@ -170,7 +159,7 @@ def test_base_url_policy(url: str, ok: bool) -> None:
 )
 def test_base_url_option_exit_2(tmp_path: Path, command: str, url: str) -> None:
     extra = ["--out", tmp_path / "dist"] if command == "build" else ["--port", "0"]
-    proc = catalogctl(command, SAMPLE, *extra, "--base-url", url, timeout=20)
+    proc = run_cli(command, SAMPLE, *extra, "--base-url", url, timeout=20)
     assert_usage_error(proc, "--base-url")
     assert not (tmp_path / "dist").exists()
 
@@ -188,7 +177,7 @@ def test_base_url_option_exit_2(tmp_path: Path, command: str, url: str) -> None:
     ],
 )
 def test_check_links_options_exit_2(option: str, value: str) -> None:
-    proc = catalogctl("check-links", SAMPLE, "--offline", option, value)
+    proc = run_cli("check-links", SAMPLE, "--offline", option, value)
     assert_usage_error(proc, option)
 
 
@@ -200,22 +189,13 @@ def test_user_agent_checker() -> None:
 
 # --- a hostile server on 127.0.0.1 -------------------------------------------------------------
 
-MEASURE = """
-import resource, subprocess, sys, time
-t = time.monotonic()
-p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-sys.stdout.write(repr((p.returncode, p.stdout, p.stderr, time.monotonic() - t,
-    resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)))
-"""
 
-
-def measured(*args: object, timeout: float = 120) -> tuple[int, str, float, float]:
+def measured(*args: Arg, timeout: float = 120) -> tuple[int, str, float, float]:
     """(exit code, stderr + stdout, seconds, peak RSS in MiB) of `catalogctl args`, run alone."""
-    cmd = [sys.executable, "-c", MEASURE, sys.executable, "-m", "catalogctl", *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=timeout)
-    code, out, err, seconds, rss_kib = eval(proc.stdout)  # our own repr() above
+    done = measure(cli(*args), timeout=timeout)
     # Messages wrap at 80 columns; a JSON report on stdout is joined to them as it is.
-    return code, " ".join(err.split()) + "\n" + out, seconds, rss_kib / 1024
+    err = " ".join(done.proc.stderr.split()) + "\n" + done.proc.stdout
+    return done.proc.returncode, err, done.seconds, done.peak_mib
 
 
 def gzip_bomb(members: int = 160) -> bytes:
@@ -270,7 +250,7 @@ class HostileServer:
             with contextlib.suppress(ConnectionError):
                 while True:
                     await resp.write(b" ")
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(0.05)  # the behaviour under test: a server that drips
             return resp
 
         async def huge(request: web.Request) -> web.StreamResponse:
@@ -278,7 +258,7 @@ class HostileServer:
             resp.content_length = 10**12
             await resp.prepare(request)
             await resp.write(b"{")
-            await asyncio.sleep(60)
+            await asyncio.sleep(60)  # the behaviour under test: a server that stalls
             return resp
 
         async def page(_: web.Request) -> web.Response:
@@ -327,7 +307,7 @@ class HostileServer:
                 while True:
                     writer.write(b"X-Drip: .\r\n")
                     await writer.drain()
-                    await asyncio.sleep(0.05)
+                    await asyncio.sleep(0.05)  # the behaviour under test: a dripping head
             else:
                 for i in range(100_000):
                     writer.write(b"X-Flood-%d: %s\r\n" % (i, b"x" * 100))
@@ -503,7 +483,7 @@ def test_diff_redirect_from_public_to_private_is_refused(
 
 
 def test_diff_bad_size_option_exit_2() -> None:
-    proc = catalogctl("diff", SAMPLE, SAMPLE, "--max-body", "lots")
+    proc = run_cli("diff", SAMPLE, SAMPLE, "--max-body", "lots")
     assert_usage_error(proc, "--max-body")
 
 
@@ -639,11 +619,11 @@ def leftovers(parent: Path, name: str) -> list[Path]:
 
 def test_build_out_symlink_is_followed_never_replaced(tmp_path: Path) -> None:
     real = tmp_path / "releases" / "current"
-    assert catalogctl("build", SAMPLE, "--out", real).returncode == 0
+    assert run_cli("build", SAMPLE, "--out", real).returncode == 0
     (real / "public" / "llms.txt").write_text("stale")
     link = tmp_path / "dist"
     link.symlink_to(real, target_is_directory=True)
-    proc = catalogctl("build", SAMPLE, "--out", link)
+    proc = run_cli("build", SAMPLE, "--out", link)
     assert proc.returncode == 0, proc.stderr
     assert link.is_symlink() and link.readlink() == real
     assert (real / "manifest.json").is_file()
@@ -658,7 +638,7 @@ def test_build_out_symlink_to_nothing_or_a_file_exit_2(tmp_path: Path, kind: str
         target.write_text("keep me")
     link = tmp_path / "dist"
     link.symlink_to(target)
-    proc = catalogctl("build", SAMPLE, "--out", link)
+    proc = run_cli("build", SAMPLE, "--out", link)
     assert_usage_error(proc, "--out", str(link))
     assert link.is_symlink() and link.readlink() == target
     assert (target.read_text() == "keep me") if kind == "file" else not target.exists()
@@ -694,7 +674,7 @@ from catalogctl.site.render import render
 
 def files():
     print("staging", flush=True)
-    time.sleep(600)
+    time.sleep(600)  # the build hangs mid-staging until the test kills it
     yield "x", b""
 
 site = render(load_catalog(Path(sys.argv[1])), compress=False)
@@ -704,24 +684,21 @@ write_site(site, Path(sys.argv[2]), extra=files())
 
 def test_killed_build_leaves_nothing_the_next_build_keeps(tmp_path: Path) -> None:
     out = tmp_path / "dist"
-    assert catalogctl("build", SAMPLE, "--out", out).returncode == 0
+    assert run_cli("build", SAMPLE, "--out", out).returncode == 0
     before = tree(out)
-    build = subprocess.Popen(
-        [sys.executable, "-c", KILLED_BUILD, str(SAMPLE), str(out)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert build.stdout is not None
-    assert build.stdout.readline().strip() == "staging"  # mid-build: the staging dir exists
-    build.send_signal(signal.SIGKILL)
-    build.wait(10)
+    with Program(
+        [sys.executable, "-c", KILLED_BUILD, SAMPLE, out], stdout=subprocess.PIPE
+    ) as build:
+        build.wait_for_line(lambda line: line == "staging")  # mid-build: the staging dir exists
+        build.signal(signal.SIGKILL)
+        assert build.wait(timeout=10) == -signal.SIGKILL
     (stale,) = leftovers(tmp_path, "dist")
-    assert f"catalogctl-staging-{build.pid}." in stale.name
+    assert f"catalogctl-staging-{build.proc.pid}." in stale.name
     assert tree(out) == before  # the killed build never touched --out
     # A live build's staging directory (this test's own pid) is not touched.
     live = tmp_path / f".dist.catalogctl-staging-{os.getpid()}.live"
     live.mkdir()
-    proc = catalogctl("build", SAMPLE, "--out", out)
+    proc = run_cli("build", SAMPLE, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert leftovers(tmp_path, "dist") == [live]
 
@@ -804,5 +781,5 @@ def test_diff_hostile_openapi_documents(tmp_path: Path) -> None:
 def test_diff_openapi_nested_too_deeply_exit_2(tmp_path: Path) -> None:
     games = [_game("a", "A")]
     a = web_root(tmp_path / "a", games, "[" * 200_000 + "]" * 200_000)
-    proc = catalogctl("diff", a, a)
+    proc = run_cli("diff", a, a)
     assert_usage_error(proc, "deeper than 64 levels (limit: 64)", "openapi.json")

@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +45,7 @@ from tests.http_cases import (
     markdown_table,
 )
 from tests.nginx_process import NginxProcess, free_port, state_dir
+from tests.processes import run_cli
 from tests.serve_process import ServeProcess
 
 TIMEOUT = 10.0
@@ -80,14 +79,7 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 
 def _serve_has_engine_option() -> bool:
     """Whether `catalogctl serve` takes `--http` (the aiohttp engine)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "catalogctl", "serve", "--help"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        cwd=ROOT,
-    )
+    proc = run_cli("serve", "--help", cwd=ROOT)
     return "--http" in proc.stdout
 
 

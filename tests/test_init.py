@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_validate import run
+from tests.processes import run_cli
 
 SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
 # Each fixture's generator, and the games folder its own site.toml names.
@@ -37,7 +37,7 @@ def bare_site(name: str, tmp_path: Path) -> Path:
 
 
 def init_json(*args: str | Path) -> tuple[int, dict[str, Any]]:
-    proc = run("init", *args, "--format", "json")
+    proc = run_cli("init", *args, "--format", "json")
     assert "Traceback" not in proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
@@ -70,7 +70,7 @@ def test_init_writes_a_site_toml_that_validates(tmp_path: Path, name: str) -> No
     theirs = tomllib.loads(written.read_text("utf-8"))
     assert theirs["content"]["games"] == mine.get("content", {}).get("games", "games")
     # The games it publishes are the fixture's, read from the same keys.
-    proc = run("validate", root, "--format", "json")
+    proc = run_cli("validate", root, "--format", "json")
     assert json.loads(proc.stdout)["summary"]["games"] == len(expected["games"])
     from catalogctl.content.loader import load
 
@@ -86,7 +86,7 @@ def test_init_writes_a_site_toml_that_validates(tmp_path: Path, name: str) -> No
 
 def test_init_comments_each_guess(tmp_path: Path) -> None:
     root = bare_site("hugo-bundles", tmp_path)
-    proc = run("init", root)
+    proc = run_cli("init", root)
     assert proc.returncode == 0, proc.stderr
     text = (root / "site.toml").read_text("utf-8")
     settings = [
@@ -145,25 +145,41 @@ def test_init_names_only_what_the_pages_truly_lack(tmp_path: Path) -> None:
     }
     errors = [f for f in report["findings"] if f["severity"] == "error"]
     assert {f["rule"] for f in errors} == {"missing-field"}
-    proc = run("init", root, "--force")
+    proc = run_cli("init", root, "--force")
     assert "genres: 2 of 3 pages" in proc.stdout
 
 
 def test_init_never_replaces_a_site_toml_without_force(tmp_path: Path) -> None:
     root = bare_site("zola-extra", tmp_path)
     (root / "site.toml").write_text("# mine\n", encoding="utf-8")
-    proc = run("init", root)
+    proc = run_cli("init", root)
     assert proc.returncode == 2
     assert "--force" in proc.stderr
     assert (root / "site.toml").read_text("utf-8") == "# mine\n"
-    assert run("init", root, "--force").returncode == 0
+    assert run_cli("init", root, "--force").returncode == 0
     assert "# mine" not in (root / "site.toml").read_text("utf-8")
+
+
+@pytest.mark.parametrize("where", ["content", "above"])
+def test_init_leaves_a_site_that_has_a_site_toml_elsewhere_alone(
+    tmp_path: Path, where: str
+) -> None:
+    """A site.toml in ./content, or in a folder above, is the site's already: a new one would
+    take its place for every command run from here."""
+    root = bare_site("zola-extra", tmp_path)
+    mine = root / "content" / "site.toml" if where == "content" else tmp_path / "site.toml"
+    mine.write_text("# mine\n", encoding="utf-8")
+    proc = run_cli("init", root)
+    assert proc.returncode == 2, proc.stdout
+    assert str(mine.name) in proc.stderr and "--force" in proc.stderr
+    assert not (root / "site.toml").exists()
+    assert mine.read_text("utf-8") == "# mine\n"
 
 
 def test_init_without_game_pages_asks_for_the_folder(tmp_path: Path) -> None:
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "about.md").write_text("---\ntitle: About\n---\n", encoding="utf-8")
-    proc = run("init", tmp_path)
+    proc = run_cli("init", tmp_path)
     assert proc.returncode == 2
     assert "--games" in proc.stderr
     assert not (tmp_path / "site.toml").exists()
@@ -174,19 +190,19 @@ def test_init_takes_the_games_folder_it_is_given(tmp_path: Path) -> None:
     code, report = init_json(root, "--games", "content/games")
     assert code == 0
     assert report["summary"]["games"] == "content/games"
-    missing = run("init", root, "--force", "--games", "content/nothing")
+    missing = run_cli("init", root, "--force", "--games", "content/nothing")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
 
 
 def test_init_runs_in_the_current_folder(tmp_path: Path) -> None:
     root = bare_site("hugo-bundles", tmp_path)
-    proc = run("init", cwd=root)
+    proc = run_cli("init", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert (root / "site.toml").is_file()
 
 
 def test_init_is_in_the_shell_completions() -> None:
     for shell in ("bash", "zsh", "fish"):
-        proc = run("completion", shell)
+        proc = run_cli("completion", shell)
         assert proc.returncode == 0
         assert "init" in proc.stdout.split() or "'init'" in proc.stdout or "init:" in proc.stdout

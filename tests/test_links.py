@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -13,14 +15,14 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from typer.testing import CliRunner
 
-from catalogctl.cli.app import app
 from catalogctl.errors import InputError
 from catalogctl.links.catalog import url_problem
 from catalogctl.links.options import parse_accept, parse_duration
 from catalogctl.links.pacing import retry_after
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.processes import run, run_cli
+from tests.terminal import ON_A_TERMINAL, shown
 
 
 class LinkServer:
@@ -77,11 +79,11 @@ class LinkServer:
             return status(code, Location=to)
 
         async def slow(_: web.Request) -> web.Response:
-            await asyncio.sleep(3)
+            await asyncio.sleep(3)  # the behaviour under test: a slow link
             return web.Response(text="late")
 
         async def slowish(_: web.Request) -> web.Response:
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # the behaviour under test: a link that takes a while
             return web.Response(text="ok")
 
         def then_fine(code: int, **headers: str) -> Any:
@@ -219,14 +221,10 @@ def misbehaving(make_content: ContentFactory, server: LinkServer) -> Path:
     )
 
 
-def invoke(*args: str) -> Any:
-    return CliRunner().invoke(app, ["check-links", *args])
-
-
 def links_json(*args: str) -> tuple[int, dict[str, Any]]:
-    result = invoke(*args, "--format", "json")
-    assert result.exit_code in (0, 1), result.output
-    return result.exit_code, json.loads(result.stdout)
+    result = run_cli("check-links", *args, "--format", "json")
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    return result.returncode, json.loads(result.stdout)
 
 
 def by_path(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -360,9 +358,9 @@ def test_check_links_keeps_to_the_host_limit(
         for i in range(15)
     }
     root = make_content(games, site=local_site(server))
-    result = invoke(str(root), "--host-concurrency", "3", "--exclude", "/games/")
+    result = run_cli("check-links", str(root), "--host-concurrency", "3", "--exclude", "/games/")
     # Icons served as text/plain are broken, which is not what this test is about.
-    assert result.exit_code == 1
+    assert result.returncode == 1
     assert server.count("/slowish/ios-0") == 1
     assert 1 < server.max_in_flight <= 3
 
@@ -377,14 +375,14 @@ def test_check_links_global_limit_caps_concurrency(
         for i in range(15)
     }
     root = make_content(games, site=local_site(server))
-    result = invoke(str(root), "--max-concurrency", "2", "--host-concurrency", "10")
-    assert result.exit_code == 0, result.output
+    result = run_cli("check-links", str(root), "--max-concurrency", "2", "--host-concurrency", "10")
+    assert result.returncode == 0, result.stdout + result.stderr
     assert server.max_in_flight == 2
 
 
 def test_check_links_table_groups_problems_by_game(misbehaving: Path) -> None:
-    result = invoke(str(misbehaving), "--timeout", "1")
-    assert result.exit_code == 1
+    result = run_cli("check-links", str(misbehaving), "--timeout", "1")
+    assert result.returncode == 1
     table = result.stdout
     for text in ("broken", "stores.App Store", "stores.Google Play", "404", "redirect loop"):
         assert text in table
@@ -411,21 +409,21 @@ def readable_at(width: int, text: str, messages: list[str], urls: list[str]) -> 
 @pytest.mark.parametrize("columns", [80, 60])
 def test_check_links_table_folds_to_a_narrow_layout(misbehaving: Path, columns: int) -> None:
     args = ["check-links", str(misbehaving), "--timeout", "1"]
-    env = {"COLUMNS": str(columns)}
-    doc = json.loads(CliRunner().invoke(app, [*args, "--format", "json"], env=env).stdout)
-    result = CliRunner().invoke(app, args, env=env)
-    assert result.exit_code == 1
+    env = {**os.environ, "COLUMNS": str(columns), **ON_A_TERMINAL}  # the table is for a terminal
+    doc = json.loads(run_cli(*args, "--format", "json", env=env).stdout)
+    result = run_cli(*args, env=env)
+    assert result.returncode == 1
     problems = [e for e in doc["links"] if e["state"] in ("broken", "warning")]
     messages = [e["error"] or e["warning"] for e in problems]
-    readable_at(columns, result.stdout, messages, [e["url"] for e in problems])
+    readable_at(columns, shown(result.stdout), messages, [e["url"] for e in problems])
     assert "┃" not in result.stdout  # not the wide table
-    wide = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
-    assert "┃ Game" in wide.stdout
+    wide = run_cli(*args, env={**os.environ, "COLUMNS": "120", **ON_A_TERMINAL})
+    assert "┃ Game" in shown(wide.stdout)
 
 
 def test_check_links_markdown_for_a_pr_comment(misbehaving: Path, server: LinkServer) -> None:
-    result = invoke(str(misbehaving), "--timeout", "1", "--format", "markdown")
-    assert result.exit_code == 1
+    result = run_cli("check-links", str(misbehaving), "--timeout", "1", "--format", "markdown")
+    assert result.returncode == 1
     md = result.stdout
     assert md.startswith("### ")
     assert "| Game | Field | Status | Problem | URL |" in md
@@ -439,8 +437,8 @@ def test_check_links_all_fine_exits_zero(make_content: ContentFactory, server: L
         {"a": local_game(server, "A", icon="/icons/a.png", ios="/ok", android="/redirect")},
         site=local_site(server),
     )
-    result = invoke(str(root))
-    assert result.exit_code == 0, result.output
+    result = run_cli("check-links", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout == ""
     assert "0 broken, 0 warnings, 4 fine" in result.stderr
 
@@ -452,8 +450,8 @@ def test_check_links_strict_fails_on_warnings(
         {"moved": local_game(server, "M", icon="/icons/m.png", ios="/ok", android="/ok")},
         site=local_site(server),
     )
-    assert invoke(str(root)).exit_code == 0
-    assert invoke(str(root), "--strict").exit_code == 1
+    assert run_cli("check-links", str(root)).returncode == 0
+    assert run_cli("check-links", str(root), "--strict").returncode == 1
 
 
 def test_check_links_accept_and_exclude(misbehaving: Path, server: LinkServer) -> None:
@@ -527,12 +525,14 @@ def test_check_links_refuses_a_cache_file_that_is_not_its_own(
 ) -> None:
     other = tmp_path / "notes.txt"
     other.write_text("my notes\n")
-    result = invoke(str(misbehaving), "--cache", str(other))
-    assert result.exit_code == 2
+    result = run_cli("check-links", str(misbehaving), "--cache", str(other))
+    assert result.returncode == 2
     assert "not a catalogctl link cache" in result.stderr
     assert other.read_text() == "my notes\n"
-    nowhere = invoke(str(misbehaving), "--cache", str(tmp_path / "no-such-dir" / "cache"))
-    assert nowhere.exit_code == 2
+    nowhere = run_cli(
+        "check-links", str(misbehaving), "--cache", str(tmp_path / "no-such-dir" / "cache")
+    )
+    assert nowhere.returncode == 2
     assert "no directory" in " ".join(nowhere.stderr.split())
 
 
@@ -553,6 +553,64 @@ def games_file(tmp_path: Path, *games: dict[str, Any]) -> Path:
     path = tmp_path / "games.json"
     path.write_text(json.dumps({"schemaVersion": 1, "games": full}))
     return path
+
+
+def test_check_links_to_a_pipe_imports_neither_pydantic_nor_rich(tmp_path: Path) -> None:
+    # Start-up: the catalog is validated by pydantic-core from a generated schema, and the
+    # progress bar's rich only when stderr is a terminal. The report is written all the same.
+    path = games_file(
+        tmp_path,
+        {
+            "id": "x",
+            "url": "https://games.example.com/games/x/",
+            "icon": "https://games.example.com/x.png",
+            "stores": [{"name": "App Store", "url": "https://apps.apple.com/app/id1"}],
+        },
+    )
+    code = (
+        "import sys; from catalogctl.cli.entry import main; sys.argv = ['catalogctl', "
+        f"'check-links', {str(path)!r}, '--offline', '--format', 'json']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'pydantic', 'rich'}))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    proc = run([sys.executable, "-c", code], env=env, check=True)
+    report, _, imported = proc.stdout.rpartition("\n[")
+    assert json.loads(report)["summary"]["ok"] == 3
+    assert imported == "]\n"
+
+
+def test_check_links_json_has_a_line_for_each_link(tmp_path: Path) -> None:
+    path = games_file(
+        tmp_path,
+        *(
+            {
+                "id": f"g{i}",
+                "url": f"https://games.example.com/games/g{i}/",
+                "icon": f'https://games.example.com/icons/g{i}.png?size=\u00e9"big"',
+                "stores": [{"name": "App Store", "url": f"https://apps.apple.com/app/id{i}"}],
+            }
+            for i in range(3)
+        ),
+    )
+    result = run_cli("check-links", path, "--offline", "--format", "json")
+    assert result.returncode == 1, result.stderr  # the icons' URLs are not valid
+    lines = result.stdout.splitlines()
+    start = lines.index('  "links": [')
+    entries = [json.loads(line.strip().removesuffix(",")) for line in lines[start + 1 : -2]]
+    assert lines[-2:] == ["  ]", "}"]
+    assert entries == json.loads(result.stdout)["links"]
+    assert [e["field"] for e in entries] == ["url", "icon", "stores.App Store"] * 3
+    assert entries[1]["url"] == 'https://games.example.com/icons/g0.png?size=\u00e9"big"'
+    assert entries[1]["rule"] == "invalid-url"
+    assert lines[:2] == ["{", '  "schema": "catalogctl/check-links/v1",']
+
+
+def test_check_links_json_of_no_links(tmp_path: Path) -> None:
+    result = run_cli("check-links", games_file(tmp_path), "--offline", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith('  "links": []\n}\n')
+    assert json.loads(result.stdout)["summary"]["links"] == 0
 
 
 def test_check_links_offline_reports_bad_syntax(tmp_path: Path) -> None:
@@ -579,8 +637,8 @@ def test_check_links_reads_a_build_directory(
     misbehaving: Path, server: LinkServer, tmp_path: Path
 ) -> None:
     dist = tmp_path / "dist"
-    build = CliRunner().invoke(app, ["build", str(misbehaving), "--out", str(dist)])
-    assert build.exit_code == 0, build.output
+    build = run_cli("build", misbehaving, "--out", dist)
+    assert build.returncode == 0, build.stdout + build.stderr
     _, from_content = links_json(str(misbehaving), "--offline")
     _, from_build = links_json(str(dist), "--offline")
     assert from_build["links"] == from_content["links"]
@@ -623,22 +681,22 @@ def test_check_links_connection_refused_is_broken(tmp_path: Path) -> None:
     ],
 )
 def test_check_links_usage_errors(misbehaving: Path, args: list[str], message: str) -> None:
-    result = invoke(str(misbehaving), *args)
-    assert result.exit_code == 2
-    assert message in result.output
-    assert "Traceback" not in result.output
+    result = run_cli("check-links", str(misbehaving), *args)
+    assert result.returncode == 2
+    assert message in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
 
 
 def test_check_links_missing_source_is_input_error(tmp_path: Path) -> None:
-    result = invoke(str(tmp_path / "nope"))
-    assert result.exit_code == 2
+    result = run_cli("check-links", str(tmp_path / "nope"))
+    assert result.returncode == 2
     assert "not found" in result.stderr
 
 
 def test_check_links_invalid_content_is_reported(make_content: ContentFactory) -> None:
     root = make_content({"bad": "---\nname: Bad\n---\n"})
-    result = invoke(str(root))
-    assert result.exit_code == 2
+    result = run_cli("check-links", str(root))
+    assert result.returncode == 2
     message = " ".join(result.stderr.split())  # rich wraps long lines
     assert "is invalid (" in message
     assert "run `catalogctl validate" in message

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import threading
 from collections import Counter
@@ -14,9 +15,8 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from typer.testing import CliRunner
 
-from catalogctl.cli.app import app
+from tests.processes import run_cli
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -67,7 +67,7 @@ class MethodServer:
                         await resp.write(chunk)
                         sent += len(chunk)
                         if pause:
-                            await asyncio.sleep(pause)
+                            await asyncio.sleep(pause)  # the behaviour under test: a drip
                     await resp.write_eof()
                 except ConnectionError:
                     self.cut_off.set()
@@ -154,13 +154,9 @@ def catalog(tmp_path: Path, server: MethodServer, *, pages: list[str], icon: str
     return path
 
 
-def run(*args: str) -> Any:
-    return CliRunner().invoke(app, ["check-links", *args])
-
-
 def entries(*args: str) -> dict[str, dict[str, Any]]:
-    result = run(*args, "--format", "json")
-    assert result.exit_code in (0, 1), result.output
+    result = run_cli("check-links", *args, "--format", "json")
+    assert result.returncode in (0, 1), result.stdout + result.stderr
     return {"/" + e["url"].split("/", 3)[3]: e for e in json.loads(result.stdout)["links"]}
 
 
@@ -193,7 +189,7 @@ def test_check_links_a_404_to_both_methods_is_broken_by_get(
 
 # Every format names the method of a verdict: the answer GET got, after HEAD's 404.
 FORMAT_SHOWS_METHOD = {
-    "table": r"GET 404",
+    "table": r"404 Not Found \(GET\)",  # piped: one line per problem link
     "markdown": r"\| GET 404 \|",
     "github": r"404 Not Found \(GET\)",
     "sarif": r"404 Not Found \(GET\)",
@@ -207,10 +203,8 @@ def test_check_links_every_format_names_the_method_of_a_verdict(
     server: MethodServer, tmp_path: Path, fmt: str
 ) -> None:
     path = catalog(tmp_path, server, pages=["/missing"], icon="/icons/fine.png")
-    result = CliRunner().invoke(
-        app, ["check-links", str(path), "--format", fmt], env={"COLUMNS": "160"}
-    )
-    assert result.exit_code == 1, result.output
+    result = run_cli("check-links", path, "--format", fmt, env={**os.environ, "COLUMNS": "160"})
+    assert result.returncode == 1, result.stdout + result.stderr
     assert re.search(FORMAT_SHOWS_METHOD[fmt], result.stdout), result.stdout
 
 
@@ -221,8 +215,8 @@ def test_check_links_an_icon_whose_body_never_ends_is_a_finding(
     server: MethodServer, tmp_path: Path
 ) -> None:
     path = catalog(tmp_path, server, pages=["/page"], icon="/icons/endless.png")
-    result = run(str(path), "--max-icon-size", "256KiB", "--format", "json")
-    assert result.exit_code == 1, result.output
+    result = run_cli("check-links", str(path), "--max-icon-size", "256KiB", "--format", "json")
+    assert result.returncode == 1, result.stdout + result.stderr
     doc = json.loads(result.stdout)
     (icon,) = [e for e in doc["links"] if e["field"] == "icon"]
     assert icon["rule"] == "icon-too-large"

@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from typer.testing import CliRunner
 
-from catalogctl.cli.app import app
 from catalogctl.links.pacing import FIRST_BACKOFF, FIRST_GAP, HostPace
+from tests.processes import run_cli
 
 
 class RateLimited:
@@ -114,9 +113,9 @@ def rate_limited(request: pytest.FixtureRequest) -> Iterator[RateLimited]:
 
 
 def check(*args: str) -> tuple[int, dict[str, Any]]:
-    result = CliRunner().invoke(app, ["check-links", *args, "--format", "json"])
-    assert result.exit_code in (0, 1), result.output
-    return result.exit_code, json.loads(result.stdout)
+    result = run_cli("check-links", *args, "--format", "json")
+    assert result.returncode in (0, 1), result.stdout + result.stderr
+    return result.returncode, json.loads(result.stdout)
 
 
 def accepted_per_second(times: list[float]) -> int:

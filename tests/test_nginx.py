@@ -10,9 +10,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +25,7 @@ from tests.conformance import Reply, request
 from tests.conftest import SAMPLE, ContentFactory, game_yaml
 from tests.http_cases import choose_coding
 from tests.nginx_process import NginxProcess, free_port, nginx, write_build
+from tests.processes import run, run_cli
 
 IGNORED = frozenset({"date", "server", "connection", "content-length"})
 TARGETS = [
@@ -231,22 +229,13 @@ def test_nginx_non_ascii_target_is_a_bad_request_like_serve(
         assert (reply.status, reply.media_type) == (400, "application/problem+json"), target
 
 
-def _run_build(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", "build", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 def _directives(conf: str) -> list[str]:
     return [line.strip() for line in conf.splitlines() if not line.lstrip().startswith("#")]
 
 
 def test_build_writes_nginx_configs(tmp_path: Path) -> None:
     out = tmp_path / "dist"
-    proc = _run_build(SAMPLE, "--out", out, "--nginx-listen", "127.0.0.1:9999")
+    proc = run_cli("build", SAMPLE, "--out", out, "--nginx-listen", "127.0.0.1:9999")
     assert proc.returncode == 0, proc.stderr
     conf = (out / "nginx" / "nginx.conf").read_text()
     assert "listen 127.0.0.1:9999 " in conf
@@ -268,17 +257,12 @@ def test_build_writes_nginx_configs(tmp_path: Path) -> None:
     assert str(tmp_path) not in conf + included
     state = tmp_path / "state"
     state.mkdir()
-    proc = _run_build(SAMPLE, "--out", out, "--nginx-state-dir", state)
+    proc = run_cli("build", SAMPLE, "--out", out, "--nginx-state-dir", state)
     assert proc.returncode == 0, proc.stderr
     conf = (out / "nginx" / "nginx.conf").read_text()
     assert f"pid {state}/nginx.pid;" in _directives(conf)
     assert f"error_log {state}/error.log warn;" in _directives(conf)
-    test = subprocess.run(
-        [nginx(), "-t", "-q", "-p", str(out), "-c", "nginx/nginx.conf"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    test = run([nginx(), "-t", "-q", "-p", out, "-c", "nginx/nginx.conf"])
     assert test.returncode == 0, test.stderr
     assert not list((out / "nginx").glob("*.pid")) and not (out / "nginx" / "error.log").exists()
 
@@ -293,7 +277,7 @@ def test_build_writes_nginx_configs(tmp_path: Path) -> None:
     ],
 )
 def test_build_nginx_state_dir_invalid(tmp_path: Path, state_dir: str, reason: str) -> None:
-    proc = _run_build(SAMPLE, "--out", tmp_path / "d", "--nginx-state-dir", state_dir)
+    proc = run_cli("build", SAMPLE, "--out", tmp_path / "d", "--nginx-state-dir", state_dir)
     assert proc.returncode == 2
     said = " ".join(proc.stderr.replace("│", " ").split())  # rich wraps it in a box
     assert "--nginx-state-dir" in said and reason in said, said
@@ -301,20 +285,20 @@ def test_build_nginx_state_dir_invalid(tmp_path: Path, state_dir: str, reason: s
 
 
 def test_build_nginx_listen_default(tmp_path: Path) -> None:
-    assert _run_build(SAMPLE, "--out", tmp_path / "d").returncode == 0
+    assert run_cli("build", SAMPLE, "--out", tmp_path / "d").returncode == 0
     assert "listen 127.0.0.1:8080 " in (tmp_path / "d" / "nginx" / "nginx.conf").read_text()
 
 
 @pytest.mark.parametrize("listen", ["", "127.0.0.1:80; evil", "a b", "{"])
 def test_build_nginx_listen_invalid(tmp_path: Path, listen: str) -> None:
-    proc = _run_build(SAMPLE, "--out", tmp_path / "d", "--nginx-listen", listen)
+    proc = run_cli("build", SAMPLE, "--out", tmp_path / "d", "--nginx-listen", listen)
     assert proc.returncode == 2
     assert "--nginx-listen" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "d").exists()
 
 
 def test_build_nginx_refuses_dollar_in_headers(tmp_path: Path) -> None:
-    proc = _run_build(SAMPLE, "--out", tmp_path / "d", "--cache-control", "max-age=$x")
+    proc = run_cli("build", SAMPLE, "--out", tmp_path / "d", "--cache-control", "max-age=$x")
     assert proc.returncode == 2
     assert "'$'" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -379,12 +363,7 @@ def test_nginx_catalog_conf_without_the_build_directory_fails_the_config_test(
         + "http {\n  client_body_temp_path nginx/client_body_temp;\n"
         + f"  server {{\n    include {out.absolute()}/nginx/catalog.conf;\n  }}\n}}\n"
     )
-    test = subprocess.run(
-        [nginx(), "-t", "-q", "-p", str(out), "-c", "nginx/forgot.conf"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    test = run([nginx(), "-t", "-q", "-p", out, "-c", "nginx/forgot.conf"])
     assert test.returncode != 0
     assert 'unknown "catalogctl_build" variable' in test.stderr
 
@@ -439,17 +418,13 @@ def test_nginx_reload_after_a_rebuild_serves_matching_etag_and_body(
         assert before
         write_build(new, out, port)
         assert sorted(p.name for p in (out / "nginx").iterdir()) == ["catalog.conf", "nginx.conf"]
-        reload = subprocess.run(
-            [nginx(), "-p", str(out), "-c", "nginx/nginx.conf", "-s", "reload"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        reload = run([nginx(), "-p", out, "-c", "nginx/nginx.conf", "-s", "reload"])
         assert reload.returncode == 0, reload.stderr
-        deadline = time.monotonic() + 15
-        while _workers(server.proc.pid) & before and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _workers(server.proc.pid) & before, "the previous workers did not exit"
+        server.wait_until(
+            lambda: not _workers(server.proc.pid) & before,
+            timeout=15,
+            what="the previous workers exiting",
+        )
         for _ in range(20):  # every new worker, every encoding
             for ae in ("", "gzip", "br", "gzip, br"):
                 reply = request(server.url, games, headers={"Accept-Encoding": ae})

@@ -4,33 +4,22 @@ tables, committed as generated, and every rule's example real."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from catalogctl import docs_url
 from catalogctl.content.rules.examples import EXAMPLES, NO_EXAMPLE
 from catalogctl.content.rules.explain import EXPLANATIONS
 from catalogctl.content.rules.registry import RULES
 from catalogctl.content.settings_notes import NOTES
-from catalogctl.findings import Finding
+from catalogctl.findings import Finding, rule_docs
 from catalogctl.output import reference
 from tests.conftest import ROOT
+from tests.processes import run_cli
 
 DOCS = ROOT / "docs"
-
-
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=cwd,
-    )
 
 
 def section(page: str, rule_id: str) -> str:
@@ -56,7 +45,7 @@ def test_committed_reference_page_is_what_the_generator_writes(name: str) -> Non
 @pytest.mark.parametrize("rule_id", sorted(EXAMPLES))
 def test_rule_example_gives_its_rule_through_validate(tmp_path: Path, rule_id: str) -> None:
     reference.write_example(EXAMPLES[rule_id], tmp_path)
-    proc = run("validate", "content", "--format", "json", cwd=tmp_path)
+    proc = run_cli("validate", "content", "--format", "json", cwd=tmp_path)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     findings = json.loads(proc.stdout)["findings"]
     mine = [f for f in findings if f["rule"] == rule_id]
@@ -75,14 +64,15 @@ _FINDING_KEYS = ("file", "line", "field", "message", "severity", "rule", "column
 
 @pytest.mark.parametrize("rule_id", sorted(RULES))
 def test_explain_prints_the_rule_section_of_the_page(rule_id: str) -> None:
-    proc = run("validate", "--explain", rule_id)
+    proc = run_cli("validate", "--explain", rule_id)
     assert proc.returncode == 0, proc.stderr
     page = (DOCS / reference.RULES_PAGE).read_text(encoding="utf-8")
-    assert proc.stdout == f"{rule_id}\n\n{section(page, rule_id)}"
+    docs = docs_url(rule_docs(rule_id))
+    assert proc.stdout == f"{rule_id}\n\n{section(page, rule_id)}\nDocs: {docs}\n"
 
 
 def test_explain_of_an_unknown_rule_exits_2_with_a_did_you_mean() -> None:
-    proc = run("validate", "--explain", "unknwn-key")
+    proc = run_cli("validate", "--explain", "unknwn-key")
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert "did you mean 'unknown-key'?" in " ".join(proc.stderr.split())
@@ -129,3 +119,12 @@ def test_settings_types_and_defaults_read_as_toml() -> None:
     assert "| [`platforms`](#platforms) | list of strings | none | 0.1.0 |" in page
     assert '| `"apple"`, `"google-play"`, `"other"` | none |' in page
     assert "| [`base_url`](#base-url) | string | required | 0.1.0 |" in page
+
+
+def test_reference_generator_writes_each_page_into_the_docs_folder(tmp_path: Path) -> None:
+    from catalogctl.output import reference
+
+    assert reference.main([str(tmp_path)]) == 0
+    for name, text in reference.pages().items():
+        assert (tmp_path / name).read_text(encoding="utf-8") == text
+    assert reference.main([str(tmp_path / "missing")]) == 2

@@ -9,22 +9,23 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from catalogctl.cli.app import app
 from catalogctl.content.loader import load
 from tests.conftest import ROOT, SAMPLE, SITE_TOML, ContentFactory, game_yaml, require_program
+from tests.processes import run, run_cli
 
 
+@cache  # the same text every time: printed once per run
 def printed_schema(document: str) -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["schema", document])
-    assert result.exit_code == 0, result.output
+    result = run_cli("schema", document)
+    assert result.returncode == 0, result.stderr
     schema: dict[str, Any] = json.loads(result.stdout)
     return schema
 
@@ -155,8 +156,8 @@ def test_schema_rejects_what_validate_rejects_in_site_toml(
 
 
 def test_schema_unknown_document_is_a_usage_error() -> None:
-    result = CliRunner().invoke(app, ["schema", "games"])
-    assert result.exit_code == 2
+    result = run_cli("schema", "games")
+    assert result.returncode == 2
 
 
 def docs_block(page: str, language: str) -> str:
@@ -175,17 +176,11 @@ def test_schema_site_in_taplo_as_the_readme_configures_it(tmp_path: Path) -> Non
     shutil.copytree(SAMPLE, repo / "content")
     env = {**os.environ, "PATH": f"{taplo.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     sh = require_program("sh", package="dash")
-    subprocess.run([sh, "-ec", docs_block(page, "sh")], cwd=repo, env=env, check=True)
+    run([sh, "-ec", docs_block(page, "sh")], cwd=repo, env=env, check=True)
     (repo / ".taplo.toml").write_text(docs_block(page, "toml"), encoding="utf-8")
 
     def lint() -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(taplo), "lint", "--colors", "never", "content/site.toml"],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        return run([taplo, "lint", "--colors", "never", "content/site.toml"], cwd=repo)
 
     assert lint().returncode == 0, lint().stderr
     site = repo / "content" / "site.toml"
@@ -226,8 +221,8 @@ stores:
 def test_schema_page_follows_the_fields_of_site_toml(make_content: ContentFactory) -> None:
     root = make_content({"reef": HUGO_PAGE}, site=HUGO_SITE)
     assert load(root).errors == []
-    result = CliRunner().invoke(app, ["schema", "page", str(root)])
-    assert result.exit_code == 0, result.output
+    result = run_cli("schema", "page", root)
+    assert result.returncode == 0, result.stderr
     schema = json.loads(result.stdout)
     jsonschema.Draft202012Validator.check_schema(schema)
     page = jsonschema.Draft202012Validator(schema)
@@ -245,5 +240,5 @@ def test_schema_page_follows_the_fields_of_site_toml(make_content: ContentFactor
 
 @pytest.mark.parametrize("args", [["site", "content"], ["page", "no-such-folder"]])
 def test_schema_bad_content_argument_is_a_usage_error(args: list[str]) -> None:
-    result = CliRunner().invoke(app, ["schema", *args])
-    assert result.exit_code == 2
+    result = run_cli("schema", *args)
+    assert result.returncode == 2

@@ -9,7 +9,6 @@ The conformance suite checks the 403s instead (`check_methods_forbidden`).
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLE, generate_catalog
+from tests.processes import run
 from tests.serve_process import ServeProcess
 
 REJECTED = ("POST", "PUT", "PATCH", "DELETE", "TRACE", "OPTIONS", "QUERY")
@@ -49,9 +49,7 @@ def assert_schemathesis_passes(base_url: str, workdir: Path) -> None:
     cmd = [_st(), "run", f"{base_url}/openapi.json", "--url", base_url, "--seed", "1"]
     for method in REJECTED:
         cmd += ["--exclude-method", method]
-    result = subprocess.run(
-        cmd, check=False, capture_output=True, text=True, timeout=300, cwd=workdir
-    )
+    result = run(cmd, timeout=300, cwd=workdir)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "passed" in result.stdout and "failures" not in result.stdout.split("SUMMARY")[-1]
 

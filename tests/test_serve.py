@@ -15,16 +15,14 @@ import json
 import os
 import re
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import ClientSession
-from typer.testing import CliRunner
 
-from catalogctl.cli.app import app as cli_app
 from catalogctl.content.loader import load_catalog
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
@@ -39,6 +37,7 @@ from catalogctl.site.render import render
 from catalogctl.sources.served import SiteInput
 from tests import conformance
 from tests.conftest import SAMPLE, ContentFactory, game_yaml
+from tests.processes import run_cli, wait_until_async
 
 AVAILABLE = ("br", "gzip")
 ROOT = Path(__file__).resolve().parent.parent
@@ -474,7 +473,7 @@ async def test_serve_slowloris_connection_closed() -> None:
         data = b""
         with contextlib.suppress(ConnectionError):
             for _ in range(50):  # keep dribbling header bytes, as slowloris does
-                await asyncio.sleep(0.1)
+                await asyncio.sleep(0.1)  # the behaviour under test: a slow client
                 if reader.at_eof():
                     break
                 writer.write(b"X-a: b\r\n")
@@ -513,7 +512,7 @@ async def test_serve_client_that_does_not_read_is_not_buffered_without_bound() -
         async def stopped_reading() -> bool:
             return any(conn.paused for conn in engine.conns.open)
 
-        assert await _until(stopped_reading, timeout=30)
+        await wait_until_async(stopped_reading, timeout=30)
         writer.cancel()
         conns = engine.conns
         assert conns is not None
@@ -599,8 +598,8 @@ def test_serve_forwarded_allow_ips(
 
 
 def test_serve_forwarded_allow_ips_rejects_garbage() -> None:
-    result = CliRunner().invoke(cli_app, ["serve", "--forwarded-allow-ips", "10.0.0.1,bogus"])
-    assert result.exit_code == 2 and "bogus" in result.output
+    result = run_cli("serve", "--forwarded-allow-ips", "10.0.0.1,bogus")
+    assert result.returncode == 2 and "bogus" in result.stdout + result.stderr
 
 
 def test_serve_access_log_never_blocks_on_a_full_pipe() -> None:
@@ -643,27 +642,18 @@ async def test_serve_access_log_is_written_while_the_server_runs(
             async def written() -> bool:
                 return path.read_text().count("\n") == 1
 
-            assert await _until(written, timeout=10)
+            await wait_until_async(written, timeout=10)
     finally:
         os.close(fd)
 
 
 def test_serve_access_log_format_is_checked() -> None:
     assert set(AccessLog.__init__.__annotations__) >= {"fmt"}
-    result = CliRunner().invoke(cli_app, ["serve", "--access-log-format", "apache"])
-    assert result.exit_code == 2
+    result = run_cli("serve", "--access-log-format", "apache")
+    assert result.returncode == 2
 
 
 # --- reload (one process: it reloads itself) ---------------------------------------------------
-
-
-async def _until(check: Callable[[], Awaitable[bool]], timeout: float = 60) -> bool:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while asyncio.get_running_loop().time() < deadline:
-        if await check():
-            return True
-        await asyncio.sleep(0.05)
-    return False
 
 
 async def test_serve_reload_good_and_bad_content(
@@ -688,7 +678,7 @@ async def test_serve_reload_good_and_bad_content(
             async def three() -> bool:
                 return await games() == 3
 
-            assert await _until(three)
+            await wait_until_async(three)
             assert f"reloaded {root}: 3 games, ETag {srv.table.etag}" in caplog.text
             (root / "games" / "gamma.md").write_text("---\nname: [broken\n---\n", encoding="utf-8")
             srv.worker.request_reload()
@@ -696,7 +686,7 @@ async def test_serve_reload_good_and_bad_content(
             async def failed() -> bool:
                 return "failed" in caplog.text
 
-            assert await _until(failed)
+            await wait_until_async(failed)
             assert await games() == 3
     finally:
         logger.removeHandler(caplog.handler)
@@ -712,7 +702,7 @@ async def test_serve_watch_reloads_on_change(make_content: ContentFactory, engin
         async def reloaded() -> bool:
             return srv.table.games == 3
 
-        assert await _until(reloaded)
+        await wait_until_async(reloaded)
 
 
 # --- metrics ------------------------------------------------------------------------------------
@@ -742,30 +732,28 @@ def test_serve_metrics_survive_a_worker_and_count_by_status() -> None:
 
 
 def test_serve_missing_source_exit_2(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli_app, ["serve", str(tmp_path / "nope")])
-    assert result.exit_code == 2
-    assert "Traceback" not in result.output
+    result = run_cli("serve", str(tmp_path / "nope"))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stdout + result.stderr
     with pytest.raises(InputError):
         SiteInput.open(tmp_path / "nope")
 
 
 def test_serve_invalid_content_exit_1(make_content: ContentFactory) -> None:
     root = make_content({"bad": "---\nname: X\n---\n"})
-    result = CliRunner().invoke(cli_app, ["serve", str(root), "--port", "0"])
-    assert result.exit_code == 1
-    assert "content is invalid" in result.output
-    assert "Traceback" not in result.output
+    result = run_cli("serve", str(root), "--port", "0")
+    assert result.returncode == 1
+    assert "content is invalid" in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
     with pytest.raises(ContentInvalid):
         SiteInput.open(root).load()
 
 
 def test_serve_base_url_with_build_exit_2(tmp_path: Path) -> None:
     write_site(render(load_catalog(SAMPLE)), tmp_path / "dist")
-    result = CliRunner().invoke(
-        cli_app, ["serve", str(tmp_path / "dist"), "--base-url", "http://x.example"]
-    )
-    assert result.exit_code == 2
-    assert "--base-url" in result.output
+    result = run_cli("serve", tmp_path / "dist", "--base-url", "http://x.example")
+    assert result.returncode == 2
+    assert "--base-url" in result.stdout + result.stderr
 
 
 def test_serve_port_in_use_exit_2() -> None:
@@ -774,20 +762,20 @@ def test_serve_port_in_use_exit_2() -> None:
         busy.listen()
         port = busy.getsockname()[1]
         for args in (["--port", str(port)], ["--port", "0", "--metrics", f"127.0.0.1:{port}"]):
-            result = CliRunner().invoke(cli_app, ["serve", str(SAMPLE), *args])
-            assert result.exit_code == 2, result.output
-            assert "cannot listen" in result.output
-            assert "Traceback" not in result.output
+            result = run_cli("serve", str(SAMPLE), *args)
+            assert result.returncode == 2, result.stdout + result.stderr
+            assert "cannot listen" in result.stdout + result.stderr
+            assert "Traceback" not in result.stdout + result.stderr
 
 
 def test_serve_http_engine_is_checked() -> None:
-    result = CliRunner().invoke(cli_app, ["serve", "--http", "h11"])
-    assert result.exit_code == 2 and "h11" in result.output
+    result = run_cli("serve", "--http", "h11")
+    assert result.returncode == 2 and "h11" in result.stdout + result.stderr
 
 
 def test_serve_metrics_address_checked() -> None:
-    result = CliRunner().invoke(cli_app, ["serve", "--metrics", "nope"])
-    assert result.exit_code == 2 and "HOST:PORT" in result.output
+    result = run_cli("serve", "--metrics", "nope")
+    assert result.returncode == 2 and "HOST:PORT" in result.stdout + result.stderr
 
 
 # --- public interfaces only -----------------------------------------------------------------------

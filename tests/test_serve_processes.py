@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
+import shlex
 import shutil
 import signal
 import socket
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -24,6 +24,7 @@ import pytest
 from catalogctl.serve.options import ENGINES
 from tests import conformance
 from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
+from tests.processes import Program, children, cli, port_answers, wait_until
 from tests.serve_process import ServeProcess
 
 
@@ -36,32 +37,28 @@ def _games(url: str) -> int:
 def _pids(log: Path, skip: int, count: int) -> tuple[set[int], int]:
     """Worker pids of the `count` access lines after the log's first `skip`; and the line
     count (lines are written within a fraction of a second: waited for, 10 s at most)."""
-    deadline = time.monotonic() + 10
+    wait_until(
+        lambda: len(log.read_text().splitlines()) >= skip + count,
+        timeout=10,
+        what=f"{count} more access lines",
+    )
     lines = log.read_text().splitlines()
-    while len(lines) < skip + count and time.monotonic() < deadline:
-        time.sleep(0.05)
-        lines = log.read_text().splitlines()
     assert len(lines) == skip + count, f"{len(lines) - skip} access lines, {count} expected"
     return {json.loads(line)["pid"] for line in lines[skip:]}, len(lines)
 
 
 def _metric_at_least(url: str, name: str, value: float) -> dict[str, float]:
     """The metrics once `name` reaches `value` (workers publish once a second; 10 s at most)."""
-    deadline = time.monotonic() + 10
-    figures = _metrics(url)
-    while figures.get(name, 0) < value and time.monotonic() < deadline:
-        time.sleep(0.1)
-        figures = _metrics(url)
-    return figures
+    wait_until(
+        lambda: _metrics(url).get(name, 0) >= value, timeout=10, what=f"{name} reaching {value}"
+    )
+    return _metrics(url)
 
 
-def _children(pid: int) -> set[int]:
-    """The processes `pid` has forked and not yet reaped (Linux)."""
-    return {
-        int(child)
-        for task in Path(f"/proc/{pid}/task").iterdir()
-        for child in (task / "children").read_text().split()
-    }
+def _answering(socks: list[socket.socket]) -> bool:
+    """Whether the server has begun an answer on every one of these connections."""
+    readable, _, _ = select.select(socks, [], [], 0)
+    return len(readable) == len(socks)
 
 
 def _metrics(url: str) -> dict[str, float]:
@@ -105,7 +102,7 @@ def test_serve_workers_reload_as_one(tmp_path: Path, engine: str) -> None:
         assert new and not new & old, (old, new)  # no old worker answered
         # Which of the new workers accept is up to the kernel: the failed reload below is
         # checked against every process the server has, not against those that answered.
-        generation = _children(proc.proc.pid)
+        generation = children(proc.proc.pid)
         assert new <= generation
 
         (root / "games" / "game-00001.md").write_text("---\nname: [\n---\n", encoding="utf-8")
@@ -243,10 +240,10 @@ def test_serve_sigterm_with_clients_that_never_read(tmp_path: Path) -> None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             sock.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 20)
             clients.append(sock)
-        time.sleep(0.5)
+        proc.wait_until(lambda: _answering(clients), what="an answer begun on every connection")
         started = time.monotonic()
         proc.signal(signal.SIGTERM)
-        assert proc.proc.wait(30) == 0
+        assert proc.wait(timeout=30) == 0
         assert time.monotonic() - started < 1 + 1.5
     finally:
         for sock in clients:
@@ -255,33 +252,33 @@ def test_serve_sigterm_with_clients_that_never_read(tmp_path: Path) -> None:
 
 
 def test_serve_shutdown_timeout_zero_closes_at_once(tmp_path: Path) -> None:
-    proc = ServeProcess(str(SAMPLE), "--shutdown-timeout", "0")
-    host, port, netloc = conformance._address(proc.url)
-    sock = socket.create_connection((host, port))
-    sock.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 200)
-    time.sleep(0.3)
-    started = time.monotonic()
-    proc.signal(signal.SIGTERM)
-    assert proc.proc.wait(30) == 0
-    assert time.monotonic() - started < 1.0
-    sock.close()
-    proc.stop()
+    with ServeProcess(str(SAMPLE), "--shutdown-timeout", "0") as proc:
+        host, port, netloc = conformance._address(proc.url)
+        sock = socket.create_connection((host, port))
+        sock.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 200)
+        proc.wait_until(lambda: _answering([sock]), what="an answer begun")
+        started = time.monotonic()
+        proc.signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert time.monotonic() - started < 1.0
+        sock.close()
 
 
 def test_serve_graceful_stop_finishes_the_answer_in_flight(tmp_path: Path) -> None:
     """SIGTERM while answers are being written to a slow reader: what arrives is whole."""
     root = generate_catalog(tmp_path / "content", 300)
-    proc = ServeProcess(str(root), "--shutdown-timeout", "20")
-    host, port, netloc = conformance._address(proc.url)
-    slow = socket.create_connection((host, port))
-    slow.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 20)
-    time.sleep(0.5)
-    proc.signal(signal.SIGTERM)
-    received = b""
-    slow.settimeout(30)
-    while chunk := slow.recv(1 << 20):
-        received += chunk
-    slow.close()
+    with ServeProcess(str(root), "--shutdown-timeout", "20") as proc:
+        host, port, netloc = conformance._address(proc.url)
+        slow = socket.create_connection((host, port))
+        slow.sendall(f"GET /api/v1/games HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode() * 20)
+        proc.wait_until(lambda: _answering([slow]), what="an answer begun")
+        proc.signal(signal.SIGTERM)
+        received = b""
+        slow.settimeout(30)
+        while chunk := slow.recv(1 << 20):
+            received += chunk
+        slow.close()
+        code = proc.wait(timeout=30)
     complete = 0
     while received:
         head, _, rest = received.partition(b"\r\n\r\n")
@@ -290,7 +287,7 @@ def test_serve_graceful_stop_finishes_the_answer_in_flight(tmp_path: Path) -> No
         assert json.loads(rest[:length])["schemaVersion"] == 1
         received, complete = rest[length:], complete + 1
     assert complete >= 1
-    assert proc.proc.wait(30) == 0
+    assert code == 0
 
 
 def test_serve_unix_socket(tmp_path: Path) -> None:
@@ -312,16 +309,10 @@ def test_serve_unix_socket(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "a.log").read_text())["remote"] == "unix:"
 
 
-def _first_event(proc: subprocess.Popen[str]) -> dict[str, object]:
+def _first_event(proc: Program) -> dict[str, object]:
     """The first JSON line on stderr (systemd-socket-activate writes its own lines first)."""
-    assert proc.stderr is not None
-    seen = []
-    for line in proc.stderr:
-        if line.startswith("{"):
-            event: dict[str, object] = json.loads(line)
-            return event
-        seen.append(line)
-    raise AssertionError(f"serve said: {seen}")
+    event: dict[str, object] = json.loads(proc.wait_for_line(lambda line: line.startswith("{")))
+    return event
 
 
 def _listening_socket() -> socket.socket:
@@ -338,24 +329,13 @@ def test_serve_socket_activation_with_systemd_socket_activate() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    cmd = [activate, "--listen", f"127.0.0.1:{port}", sys.executable, "-m", "catalogctl"]
-    cmd += ["serve", str(SAMPLE), "--workers", "2", "--log-format", "json", "--quiet"]
-    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "systemd-socket-activate did not listen"
-                time.sleep(0.05)
+    serve = cli("serve", SAMPLE, "--workers", "2", "--log-format", "json", "--quiet")
+    with Program([activate, "--listen", f"127.0.0.1:{port}", *serve]) as proc:
+        proc.wait_until(lambda: port_answers(port), timeout=30, what="the socket listening")
         assert _games(f"http://127.0.0.1:{port}") == 13  # waits in the backlog until serve
         event = _first_event(proc)
         assert event["url"] == f"http://127.0.0.1:{port}" and event["workers"] == 2
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+        assert proc.stop() == 0
 
 
 def test_serve_socket_passed_as_systemd_does(tmp_path: Path) -> None:
@@ -364,24 +344,18 @@ def test_serve_socket_passed_as_systemd_does(tmp_path: Path) -> None:
     listener = _listening_socket()
     port = listener.getsockname()[1]
     fd = listener.fileno()
-    script = f"export LISTEN_PID=$$ LISTEN_FDS=1; exec {sys.executable} -m catalogctl serve " + (
-        f"{SAMPLE} --log-format json --quiet"
-    )
-    proc = subprocess.Popen(
-        ["sh", "-c", script],
-        stderr=subprocess.PIPE,
-        text=True,
+    serve = shlex.join(cli("serve", SAMPLE, "--log-format", "json", "--quiet"))
+    proc = Program(
+        ["sh", "-c", f"export LISTEN_PID=$$ LISTEN_FDS=1; exec {serve}"],
         pass_fds=(fd, 3),  # 3: where preexec_fn puts the socket
-        preexec_fn=lambda: (os.dup2(fd, 3), os.set_inheritable(3, True)),  # noqa: PLW1509
+        preexec_fn=lambda: (os.dup2(fd, 3), os.set_inheritable(3, True)),
     )
     listener.close()
-    try:
+    with proc:
         event = _first_event(proc)
         assert event["url"] == f"http://127.0.0.1:{port}"
         assert _games(event["url"]) == 13
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+        assert proc.stop() == 0
 
 
 def test_serve_reload_renders_once_not_per_worker(tmp_path: Path) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,25 +22,18 @@ from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.site.manifest import MANIFEST
 from catalogctl.sources import locate as where
 from catalogctl.sources.locate import ANY_KIND, CONTENT_KINDS, SERVED_KINDS, locate
+from catalogctl.sources.schema import SCHEMA_FILE, generate
 from catalogctl.sources.served import SiteInput
 from catalogctl.sources.watch import content_files
 from tests.conftest import SAMPLE, game_yaml
+from tests.processes import run_cli
 from tests.serve_process import ServeProcess
 
 SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
 HUGO_GAMES = 5  # published by tests/fixtures/sites/hugo-bundles
 
 
-def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", *map(str, args)],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=cwd,
-        env=os.environ | {"COLUMNS": "200"},  # messages on one line
-        timeout=120,
-    )
+ONE_LINE = os.environ | {"COLUMNS": "200"}  # messages on one line
 
 
 @pytest.fixture
@@ -66,6 +57,12 @@ def test_sources_marker_names_are_the_layers_own() -> None:
 
 
 # --- no argument: where you stand ---------------------------------------------------------------
+
+
+def test_sources_generated_catalog_schema_is_up_to_date() -> None:
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == generate(), (
+        "catalogctl/sources/_catalog_schema.py is stale: run `python -m catalogctl.sources.schema`"
+    )
 
 
 def test_locate_site_toml_here_wins_over_a_content_folder(
@@ -169,14 +166,16 @@ def test_locate_what_each_command_reads(tmp_path: Path) -> None:
 
 
 def test_validate_at_a_hugo_root_reads_the_site_not_hugos_content(hugo: Path) -> None:
-    proc = run("validate", "--format", "json", cwd=hugo)
+    proc = run_cli("validate", "--format", "json", env=ONE_LINE, cwd=hugo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["summary"]["games"] == HUGO_GAMES
     assert "using the site in this folder (its site.toml), not ./content" in proc.stderr
 
 
 def test_validate_a_games_folder_reads_its_site_without_phantoms(default_layout: Path) -> None:
-    proc = run("validate", "content/games", "--format", "json", cwd=default_layout)
+    proc = run_cli(
+        "validate", "content/games", "--format", "json", env=ONE_LINE, cwd=default_layout
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout)
     files = {f["file"] for f in report["findings"]}
@@ -190,7 +189,7 @@ def test_validate_a_games_folder_reads_its_site_without_phantoms(default_layout:
     "command", [("validate",), ("build", "--out", "../../../dist"), ("check-links", "--offline")]
 )
 def test_commands_inside_a_site_use_its_root_and_say_so(hugo: Path, command: tuple[str]) -> None:
-    proc = run(*command, cwd=hugo / "content" / "games" / "mobile")
+    proc = run_cli(*command, env=ONE_LINE, cwd=hugo / "content" / "games" / "mobile")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "using the site at ../../..: its site.toml is the nearest above" in proc.stderr
     if command[0] == "build":
@@ -201,7 +200,9 @@ def test_commands_inside_a_site_use_its_root_and_say_so(hugo: Path, command: tup
 def test_validate_a_page_checks_its_whole_site(hugo: Path) -> None:
     other = hugo / "content" / "games" / "shoreline-sudoku.md"
     other.write_text(other.read_text().replace("title:", "tilte:", 1))
-    proc = run("validate", "content/games/tidal-drift/index.md", "--format", "json", cwd=hugo)
+    proc = run_cli(
+        "validate", "content/games/tidal-drift/index.md", "--format", "json", env=ONE_LINE, cwd=hugo
+    )
     assert proc.returncode == 1
     assert "shoreline-sudoku.md" in {
         Path(f["file"]).name for f in json.loads(proc.stdout)["findings"]
@@ -222,10 +223,10 @@ def test_serve_inside_a_site_serves_it(hugo: Path) -> None:
 def test_serve_inside_a_site_with_errors_refuses_like_validate(hugo: Path) -> None:
     page = hugo / "content" / "games" / "tidal-drift" / "index.md"
     page.write_text(page.read_text().replace("title:", "tilte:", 1))
-    proc = run("serve", "--port", "0", cwd=hugo / "content" / "games")
+    proc = run_cli("serve", "--port", "0", env=ONE_LINE, cwd=hugo / "content" / "games")
     assert proc.returncode == 1, proc.stderr
     assert "content is invalid" in proc.stderr and "sample" not in proc.stderr
-    assert run("validate", cwd=hugo / "content" / "games").returncode == 1
+    assert run_cli("validate", env=ONE_LINE, cwd=hugo / "content" / "games").returncode == 1
 
 
 def test_serve_with_no_site_near_serves_the_sample_and_says_so(tmp_path: Path) -> None:

@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SITE_TOML, ContentFactory, game_yaml
-
-
-def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "catalogctl", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
-
+from tests.processes import run_cli
 
 # (case id, file name, file content, expected field or None, expected words in the message)
 BROKEN: list[tuple[str, str, str | bytes, str | None, str]] = [
@@ -33,7 +21,7 @@ BROKEN: list[tuple[str, str, str | bytes, str | None, str]] = [
     ("not-a-mapping", "list", "---\n- a\n- b\n---\n", None, "mapping"),
     ("missing-name", "noname", game_yaml("X").replace("name: X\n", ""), "name", "missing"),
     ("wrong-type", "wrongtype", game_yaml("X", platforms="iOS"), "platforms", "list"),
-    ("empty-genres", "nogenres", game_yaml("X", genres="[]"), "genres", "at least 1"),
+    ("empty-genres", "nogenres", game_yaml("X", genres="[]"), "genres", "list at least one item"),
     ("blank-description", "blank", game_yaml("X", description='"   "'), "description", "blank"),
     (
         "bad-store-url",
@@ -62,7 +50,7 @@ BROKEN: list[tuple[str, str, str | bytes, str | None, str]] = [
         "nostores",
         game_yaml("X", ios=None, android=None).replace("stores:\n", "stores: {}\n"),
         "stores",
-        "at least 1",
+        "list at least one item",
     ),
     ("weight-type", "weight", game_yaml("X", extra="weight: heavy\n"), "weight", "whole number"),
     ("bad-slug", "slug", game_yaml("X", extra="slug: a/b\n"), "slug", "path segment"),
@@ -77,7 +65,7 @@ def test_validate_names_each_broken_file(
     make_content: ContentFactory, name: str, text: str | bytes, field: str | None, words: str
 ) -> None:
     root = make_content({"good": game_yaml("Good"), name: text})
-    proc = run("validate", root, "--format", "json")
+    proc = run_cli("validate", root, "--format", "json")
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     report = json.loads(proc.stdout)
@@ -95,7 +83,7 @@ def test_validate_reports_every_defect_at_once(make_content: ContentFactory) -> 
     games: dict[str, str | bytes] = {name: text for _, name, text, _, _ in BROKEN}
     games["good"] = game_yaml("Good")
     root = make_content(games)
-    proc = run("validate", root, "--format", "json")
+    proc = run_cli("validate", root, "--format", "json")
     assert proc.returncode == 1
     named = {Path(f["file"]).stem for f in json.loads(proc.stdout)["findings"]}
     assert named >= {name for _, name, _, _, _ in BROKEN}
@@ -104,7 +92,7 @@ def test_validate_reports_every_defect_at_once(make_content: ContentFactory) -> 
 
 def test_validate_table_names_file_line_and_field(make_content: ContentFactory) -> None:
     root = make_content({"puzzel": game_yaml("X", genres="[Puzzel]")})
-    proc = run("validate", root)
+    proc = run_cli("validate", root)
     assert proc.returncode == 1
     assert "puzzel.md" in proc.stdout
     assert "genres.0" in proc.stdout
@@ -114,14 +102,14 @@ def test_validate_table_names_file_line_and_field(make_content: ContentFactory) 
 def test_validate_yaml_error_line_is_the_file_line(make_content: ContentFactory) -> None:
     text = "---\nname: A\ndescription: ok\nplatforms: [iOS\ngenres: [Puzzle]\n---\n"
     root = make_content({"a": text})
-    report = json.loads(run("validate", root, "--format", "json").stdout)
+    report = json.loads(run_cli("validate", root, "--format", "json").stdout)
     (finding,) = [f for f in report["findings"] if f["file"].endswith("a.md")]
     assert finding["line"] in (4, 5)
 
 
 def test_validate_field_line_points_at_the_key(make_content: ContentFactory) -> None:
     root = make_content({"a": game_yaml("A", icon="ftp://x/y.png")})
-    report = json.loads(run("validate", root, "--format", "json").stdout)
+    report = json.loads(run_cli("validate", root, "--format", "json").stdout)
     (finding,) = [f for f in report["findings"] if f["field"] == "icon"]
     lines = (root / "games" / "a.md").read_text().splitlines()
     assert lines[finding["line"] - 1].startswith("icon:")
@@ -129,7 +117,7 @@ def test_validate_field_line_points_at_the_key(make_content: ContentFactory) -> 
 
 def test_validate_duplicate_ids_after_slug_override(make_content: ContentFactory) -> None:
     root = make_content({"one": game_yaml("One"), "two": game_yaml("Two", extra="slug: one\n")})
-    report = json.loads(run("validate", root, "--format", "json").stdout)
+    report = json.loads(run_cli("validate", root, "--format", "json").stdout)
     dupes = [f for f in report["findings"] if "also used by" in f["message"]]
     assert {Path(f["file"]).name for f in dupes} == {"one.md", "two.md"}
     assert all(f["severity"] == "error" for f in dupes)
@@ -137,7 +125,7 @@ def test_validate_duplicate_ids_after_slug_override(make_content: ContentFactory
 
 def test_validate_missing_site_toml(make_content: ContentFactory) -> None:
     root = make_content(site=None)
-    proc = run("validate", root, "--format", "json")
+    proc = run_cli("validate", root, "--format", "json")
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     (finding,) = json.loads(proc.stdout)["findings"]
@@ -162,7 +150,7 @@ def test_validate_missing_site_toml(make_content: ContentFactory) -> None:
             "game_url",
             "{id}",
         ),
-        (('pt = "123456"', 'pt = "12ab"'), "stores.ios.params.pt", "numeric"),
+        (('pt = "123456"', 'pt = "12ab"'), "stores.ios.params.pt", "digits only"),
         (
             ('status = "supported"', 'status = "deprecated"'),
             "api.v1.deprecation",
@@ -180,16 +168,16 @@ def test_validate_missing_site_toml(make_content: ContentFactory) -> None:
         (
             ('status = "supported"', 'status = "supported"\nsunset = 2027-04-01'),
             "api.v1.sunset",
-            "deprecation date first",
+            "without a deprecation date",
         ),
-        (('title = "Example Games"', "title = 42"), "title", "string"),
+        (('title = "Example Games"', "title = 42"), "title", "must be text, not a number"),
     ],
 )
 def test_validate_site_rules(
     make_content: ContentFactory, change: tuple[str, str], field: str, words: str
 ) -> None:
     root = make_content(site=SITE_TOML.replace(*change))
-    proc = run("validate", root, "--format", "json")
+    proc = run_cli("validate", root, "--format", "json")
     assert proc.returncode == 1, proc.stdout
     findings = json.loads(proc.stdout)["findings"]
     assert any(f["field"] == field and words in f["message"] for f in findings), findings
@@ -202,14 +190,14 @@ def test_validate_valid_lifecycle_passes(make_content: ContentFactory) -> None:
         'status = "deprecated"\ndeprecation = 2027-03-01\nsunset = 2027-06-01\n'
         'migration = "https://games.example.com/api/migrate-v2"',
     )
-    assert run("validate", make_content(site=site)).returncode == 0
+    assert run_cli("validate", make_content(site=site)).returncode == 0
 
 
 def test_validate_strict_fails_on_warnings(make_content: ContentFactory) -> None:
     # An iOS game without an iOS store link is a warning, not an error.
     root = make_content({"a": game_yaml("A", platforms="[iOS, Android]", ios=None)})
-    assert run("validate", root).returncode == 0
-    proc = run("validate", root, "--strict", "--format", "json")
+    assert run_cli("validate", root).returncode == 0
+    proc = run_cli("validate", root, "--strict", "--format", "json")
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["summary"]["warnings"] == 1
 
@@ -221,20 +209,20 @@ def test_validate_draft_problems_are_warnings(make_content: ContentFactory) -> N
             "wip": game_yaml("WIP", genres="[Puzzel]", extra="draft: true\n"),
         }
     )
-    report = json.loads(run("validate", root, "--format", "json").stdout)
+    report = json.loads(run_cli("validate", root, "--format", "json").stdout)
     assert report["ok"] is True
     assert [f["severity"] for f in report["findings"]] == ["warning"]
 
 
 def test_validate_missing_directory_is_usage_error(tmp_path: Path) -> None:
-    proc = run("validate", tmp_path / "nope")
+    proc = run_cli("validate", tmp_path / "nope")
     assert proc.returncode == 2
     assert "not found" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
 def test_validate_sample_content_is_clean(sample: Path) -> None:
-    proc = run("validate", sample, "--strict", "--format", "json")
+    proc = run_cli("validate", sample, "--strict", "--format", "json")
     assert proc.returncode == 0, proc.stdout
     assert json.loads(proc.stdout)["summary"]["games"] >= 12
 
@@ -242,7 +230,7 @@ def test_validate_sample_content_is_clean(sample: Path) -> None:
 @pytest.mark.parametrize("command", ["validate", "build", "check-links"])
 def test_no_content_and_no_default_folder_is_a_usage_error(tmp_path: Path, command: str) -> None:
     # A pre-commit hook run in the wrong folder must not pass on the bundled sample.
-    proc = run(command, cwd=tmp_path)
+    proc = run_cli(command, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "no ./content" in proc.stderr
     # The example names the command that was run.
@@ -254,13 +242,13 @@ def test_validate_uses_the_content_folder_by_default(tmp_path: Path, sample: Pat
     import shutil
 
     shutil.copytree(sample, tmp_path / "content")
-    proc = run("validate", "--format", "json", cwd=tmp_path)
+    proc = run_cli("validate", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["summary"]["games"] >= 12
 
 
 def test_validate_generated_catalog(generated) -> None:  # type: ignore[no-untyped-def]
-    proc = run("validate", generated(400), "--format", "json")
+    proc = run_cli("validate", generated(400), "--format", "json")
     assert proc.returncode == 0, proc.stdout[:2000]
     assert json.loads(proc.stdout)["summary"]["games"] == 400
 
@@ -347,7 +335,7 @@ def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None
     os.write(fd, game_yaml("Latin").encode())
     os.close(fd)
 
-    proc = run("validate", root, "--format", "json")
+    proc = run_cli("validate", root, "--format", "json")
     assert proc.returncode == 1, proc.stderr
     findings = json.loads(proc.stdout)["findings"]
     assert {f["rule"] for f in findings} == set(RULES) - APART

@@ -10,10 +10,12 @@ app. The command modules (and this one) do without `from __future__ import annot
 reads a command's annotations at run time, and as strings each would be compiled on every start.
 """
 
+import contextlib
 import functools
 import importlib
 import inspect
 import os
+import re
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -21,9 +23,9 @@ from pathlib import Path
 from typing import Annotated, Any, ParamSpec
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
-from catalogctl import __version__
+from catalogctl import __version__, docs_url
 from catalogctl.errors import CatalogError, ExitCode
 from catalogctl.output.console import Format, print_text, use_format
 from catalogctl.output.reports import report_error, report_failure
@@ -47,9 +49,76 @@ def _option_value(args: Sequence[str], long: str, short: str | None = None) -> s
     return value
 
 
+# --- help: the texts as written, and where the docs say more -----------------------------
+
+
+def markup_escaped(text: str) -> str:
+    """A help text for typer's rich help: every `[word]` shown as written (rich would take
+    `[fields]` for a style and drop it), and the line `Examples` in bold."""
+    from rich.markup import escape
+
+    text = text.replace("[bold]Examples[/]", "Examples")  # as serve and check-links write it
+    return _EXAMPLES.sub(r"[bold]\1[/]", escape(text))
+
+
+_EXAMPLES = re.compile(r"^(Examples)\b", re.MULTILINE)
+
+
+class _Shown:
+    """While a command's help is printed, its texts (and its parameters') are escaped for
+    rich; click keeps the texts as written for everything else (completion scripts)."""
+
+    def __init__(self, command: Any) -> None:
+        self.saved = [(command, command.help)] + [
+            (p, getattr(p, "help", None)) for p in command.params
+        ]
+
+    def __enter__(self) -> None:
+        for obj, text in self.saved:
+            if text:
+                obj.help = markup_escaped(text)
+
+    def __exit__(self, *exc: object) -> None:
+        for obj, text in self.saved:
+            obj.help = text
+
+
+class CatalogCommand(TyperCommand):
+    """A command whose `--help` shows every word of its texts, with a link to its docs page."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _Shown(self):
+            super().format_help(ctx, formatter)
+
+
+# The docs page of each command (under docs/), linked at the end of its `--help`.
+DOCS_PAGES = {
+    "": "index.md",
+    "init": "content/init.md",
+    "validate": "commands/validate.md",
+    "build": "commands/build.md",
+    "check-links": "commands/check-links.md",
+    "serve": "commands/serve.md",
+    "diff": "commands/diff.md",
+    "completion": "commands/completion.md",
+    "schema": "commands/schema.md",
+}
+
+
+def docs_epilog(command: str) -> str:
+    return f"Docs: {docs_url(DOCS_PAGES[command])}"
+
+
 class CatalogGroup(TyperGroup):
     """The app's command group: usage errors of a command run with a machine `--format` are
     reported in that format (the JSON error envelope, …) instead of as a usage message."""
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        # The list of commands shows the first line of each command's help too.
+        with contextlib.ExitStack() as shown:
+            for command in (self, *self.commands.values()):
+                shown.enter_context(_Shown(command))
+            super().format_help(ctx, formatter)
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         ctx.meta[_ARGS] = list(args)
@@ -149,15 +218,15 @@ def make_app(only: str | None = None) -> typer.Typer:
         help="Build, validate and serve a public, read-only game catalog API from content files.",
         no_args_is_help=True,
         add_completion=False,  # `catalogctl completion SHELL` prints static scripts instead
-        rich_markup_mode="rich",
+        rich_markup_mode="rich",  # for the panels; every text is escaped (`CatalogCommand`)
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    new.callback()(_root)
+    new.callback(epilog=docs_epilog(""))(_root)
     for name, module in COMMANDS.items():
         if only is None or name == only:
             command = getattr(importlib.import_module(f"catalogctl.cli.{module}"), module)
-            new.command(name)(error_edge(command))
+            new.command(name, cls=CatalogCommand, epilog=docs_epilog(name))(error_edge(command))
     return new
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from catalogctl.cli.common import (
+    ADVANCED_PANEL,
     CACHE_CONTROL_HELP,
     BaseUrlOpt,
     BasicFormatOpt,
@@ -25,6 +26,9 @@ def _state_dir_problem(value: str) -> str | None:
     from catalogctl.site.nginx import state_dir_problem
 
     return state_dir_problem(value)
+
+
+DEPLOY_PANEL = "nginx and Cloudflare"
 
 
 class Target(StrEnum):
@@ -45,13 +49,6 @@ def build(
         ),
     ] = Path("dist"),
     base_url: BaseUrlOpt = None,
-    cache_control: Annotated[
-        str,
-        typer.Option("--cache-control", help=CACHE_CONTROL_HELP, callback=check_cache_control),
-    ] = "public, max-age=300",
-    jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", min=1, help="Compression threads (default: CPUs).")
-    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace --out even if it is not a previous build.")
     ] = False,
@@ -63,6 +60,7 @@ def build(
             help="Listen address of the generated OUT/nginx/nginx.conf: PORT, ADDRESS:PORT, "
             "[IPv6]:PORT or unix:PATH.",
             callback=check_listen,
+            rich_help_panel=DEPLOY_PANEL,
         ),
     ] = "127.0.0.1:8080",
     nginx_state_dir: Annotated[
@@ -73,6 +71,7 @@ def build(
             help="Where nginx.conf puts nginx's pid file, error log and temp files (an "
             "absolute path; default: /run/catalogctl-nginx and /var/log/catalogctl-nginx).",
             callback=checked(_state_dir_problem),
+            rich_help_panel=DEPLOY_PANEL,
         ),
     ] = None,
     target: Annotated[
@@ -81,21 +80,39 @@ def build(
             "--target",
             help="cloudflare: also a Workers project (wrangler.toml, cloudflare/) for "
             "`npx wrangler deploy`.",
+            rich_help_panel=DEPLOY_PANEL,
         ),
     ] = Target.static,
+    cache_control: Annotated[
+        str,
+        typer.Option(
+            "--cache-control",
+            help=CACHE_CONTROL_HELP,
+            callback=check_cache_control,
+            rich_help_panel=ADVANCED_PANEL,
+        ),
+    ] = "public, max-age=300",
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Compression threads (default: CPUs).",
+            rich_help_panel=ADVANCED_PANEL,
+        ),
+    ] = None,
     strict: StrictOpt = False,
     fmt: BasicFormatOpt = BasicFormat.table,
 ) -> None:
     """Render every public document into a static directory, atomically.
 
-    Writes OUT/public/ (the web root, with .gz and .br siblings) and OUT/manifest.json
-    (route → file, content type, headers), and OUT/nginx/: catalog.conf (locations to
-    include in a server block) and nginx.conf (run: nginx -p OUT -c nginx/nginx.conf).
-    With --target cloudflare, OUT is also a Cloudflare Workers project: wrangler.toml and
-    cloudflare/ (the Worker and its route table); publish it with `npx wrangler deploy`.
-    A failed build leaves OUT as it was.
+    Writes OUT/public/ (the web root, with .gz and .br siblings), OUT/manifest.json (route →
+    file, content type, headers) and OUT/nginx/: catalog.conf to include in a server block,
+    nginx.conf to run (nginx -p OUT -c nginx/nginx.conf); with --target cloudflare, OUT is a
+    Workers project too. A failed build leaves OUT as it was.
 
-    [bold]Examples[/]
+    Examples
 
       catalogctl build                          # ./content → ./dist
       catalogctl build content --out /srv/catalog

@@ -18,7 +18,7 @@ from catalogctl.cli.common import (
     resolve_source,
 )
 from catalogctl.errors import ExitCode
-from catalogctl.output.console import Format, err, use_format
+from catalogctl.output.console import Format, err, err_is_terminal, use_format
 from catalogctl.sources.core import DEFAULT_MAX_BODY
 
 
@@ -204,7 +204,7 @@ def check_links(
 
         policy = NetworkPolicy(allow_private=True)
     found = load_links(spec, max_body=max_body, policy=policy)
-    if err().is_terminal:
+    if err_is_terminal():
         from rich.progress import Progress
 
         with Progress(console=err(), transient=True) as progress:

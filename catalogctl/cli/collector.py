@@ -12,6 +12,15 @@ make objects too.
 
 `serve` runs for days and makes garbage cycles with every request: it goes back to Python's
 own thresholds before it starts.
+
+When a command is over, `at_exit` freezes every object (`gc.freeze()`): the interpreter's last
+collections, as it shuts down, then skip them, and the cycles among them (a finished event
+loop's tasks and futures, the frames an exit exception holds) are not taken apart one object
+at a time: the operating system takes the memory back at once. `check-links` of 8,000 links
+spent 0.03-0.06 s there, about a tenth of its CPU time with `--offline` or with servers that
+answer at once (docs/commands/check-links.md). Nothing is left unwritten by it: every report
+and file a command writes is closed before it returns, and the standard streams are flushed
+by the interpreter whatever is frozen.
 """
 
 from __future__ import annotations
@@ -33,3 +42,8 @@ def for_command() -> None:
 def for_server() -> None:
     """Collect at Python's own pace."""
     gc.set_threshold(*PYTHON_THRESHOLDS)
+
+
+def at_exit() -> None:
+    """The command is over: what it made is left to the operating system, not collected."""
+    gc.freeze()

@@ -13,6 +13,12 @@ import typer
 from catalogctl.output.console import BasicFormat, Format
 from catalogctl.sources.locate import CONTENT_KINDS, Kind, Located
 
+# Panels of `--help` beside "Options" (typer's `rich_help_panel`): the everyday options stay
+# in "Options", the others go to one of these, so that every command's help fits a screen.
+REPORT_PANEL = "Report"
+NETWORK_PANEL = "URL sources"
+ADVANCED_PANEL = "Advanced"
+
 CONTENT_HELP = (
     "The site: the folder of site.toml, or a folder or page inside it (the nearest site.toml "
     "above is used). Default: this folder's site, else ./content."
@@ -174,6 +180,7 @@ AllowPrivateOpt = Annotated[
     bool,
     typer.Option(
         "--allow-private",
+        rich_help_panel=NETWORK_PANEL,
         help="Follow redirects from public hosts to loopback and private addresses (an "
         "intranet). Link-local, multicast and unspecified addresses stay refused.",
     ),

@@ -28,7 +28,7 @@ def completion(
 ) -> None:
     """Print the completion script of a shell: commands, options and their values.
 
-    [bold]Examples[/] (install once)
+    Examples (install once)
 
       # bash
       echo 'eval "$(catalogctl completion bash)"' >> ~/.bashrc
@@ -69,7 +69,7 @@ class Cmd:
 
 def _first_line(text: str | None) -> str:
     line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return line.replace("[bold]", "").replace("[/]", "").rstrip(".")
+    return line.rstrip(".")
 
 
 def describe(root: Any) -> tuple[tuple[Opt, ...], tuple[Cmd, ...]]:

@@ -4,7 +4,14 @@ from typing import Annotated
 
 import typer
 
-from catalogctl.cli.common import AllowPrivateOpt, FormatOpt, OutputOpt, check_seconds, parse_size
+from catalogctl.cli.common import (
+    NETWORK_PANEL,
+    AllowPrivateOpt,
+    FormatOpt,
+    OutputOpt,
+    check_seconds,
+    parse_size,
+)
 from catalogctl.diff.core import FailOn
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import Format, status, use_format
@@ -36,6 +43,7 @@ def diff(
             min=0.001,
             callback=check_seconds,
             help="Seconds reading a URL source may take in all (every request and body).",
+            rich_help_panel=NETWORK_PANEL,
         ),
     ] = 30.0,
     max_body: Annotated[
@@ -46,6 +54,7 @@ def diff(
             metavar="SIZE",
             show_default="64MiB",
             help="Largest document read from a URL source, on the wire and inflated (e.g. 256MiB).",
+            rich_help_panel=NETWORK_PANEL,
         ),
     ] = DEFAULT_MAX_BODY,
     allow_private: AllowPrivateOpt = False,
@@ -55,16 +64,13 @@ def diff(
     Games added, removed, changed (field by field) and reordered, by id; warnings for a
     probable id rename, changed store attribution and a platform that lost its store link;
     and, when both sides carry an OpenAPI document (build directories, URLs), the contract
-    check: removed fields, changed types or new required parameters need /api/v2.
-
-    A URL source is read within --timeout and --max-body; link-local, multicast and
-    unspecified addresses are never connected to, and a redirect from a public host to a
-    private or loopback address is refused unless --allow-private.
+    check: removed fields, changed types or new required parameters need /api/v2. A URL
+    source is never read from a link-local, multicast or unspecified address.
 
     Exit 0 when there is no difference, 1 when there are (see --fail-on), 2 when a source
     cannot be read or is not a valid catalog.
 
-    [bold]Examples[/]
+    Examples
 
       catalogctl diff https://games.example.com content     # what ships?
       catalogctl diff dist-old dist --fail-on breaking          # CI gate

@@ -6,7 +6,7 @@ the rest are imported (see `collector`).
 
 from __future__ import annotations
 
-from catalogctl.cli.collector import for_command
+from catalogctl.cli.collector import at_exit, for_command
 
 
 def main() -> None:
@@ -14,4 +14,7 @@ def main() -> None:
     for_command()
     from catalogctl.cli.app import main as run
 
-    run()
+    try:
+        run()
+    finally:
+        at_exit()

@@ -40,7 +40,7 @@ def init(
     Exit 0 when the site validates, 1 when the pages lack something, 2 when nothing is
     written (a site.toml is there already: --force replaces it).
 
-    [bold]Examples[/]
+    Examples
 
       catalogctl init                      # the website in this folder
       catalogctl init ~/sites/studio
@@ -52,6 +52,25 @@ def init(
 
     use_format("init", fmt)
     root = directory if directory is not None else Path()
+    if not force:
+        _refuse_a_second_site(root)
     result = init_site(root, games=games, force=force, display=str(directory or "."))
     ok = report_init(result, fmt)
     raise typer.Exit(int(ExitCode.OK if ok else ExitCode.FINDINGS))
+
+
+def _refuse_a_second_site(root: Path) -> None:
+    """A site.toml of `root`'s site elsewhere (in `content/`, or in a folder above) is left in
+    charge: a new one here would take its place for every command run here."""
+    from catalogctl.errors import InputError
+    from catalogctl.sources.locate import SITE_FILE, site_above
+
+    inner = root / "content" / SITE_FILE
+    above = site_above(root)
+    existing = inner if inner.is_file() else (above / SITE_FILE if above is not None else None)
+    if existing is not None:
+        raise InputError(
+            f"this website has a site.toml already: {existing}; a new one in {root} would take "
+            "its place for every command run here (`catalogctl validate` checks the one there; "
+            "--force writes one here anyway)"
+        )

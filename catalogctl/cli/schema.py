@@ -45,7 +45,7 @@ def schema(
     settings `catalogctl validate` checks; validate checks more (URLs, vocabulary, ids). The
     page schema follows the [fields] of the content tree's site.toml.
 
-    [bold]Examples[/]
+    Examples
 
       mkdir -p .schemas
       catalogctl schema page > .schemas/page.schema.json
@@ -101,8 +101,17 @@ def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
         raise InputError(f"no site.toml in {root}: name the content tree (the folder of site.toml)")
     try:
         data = tomli.loads(site.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomli.TOMLDecodeError) as exc:
-        raise InputError(f"{site} cannot be read: {exc} (catalogctl validate tells more)") from None
+    except tomli.TOMLDecodeError as exc:
+        from catalogctl.content.syntax_messages import toml_message
+
+        raise InputError(
+            f"{site}:{exc.lineno}:{exc.colno}: {toml_message(exc.msg)} (`catalogctl validate` "
+            "checks the whole file)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            f"{site} cannot be read: {exc} (`catalogctl validate` tells more)"
+        ) from None
     fields = data.get("fields", {})
     return fields if isinstance(fields, dict) else {}
 

@@ -8,6 +8,8 @@ from catalogctl.cli.common import ContentArg, FormatOpt, OutputOpt, StrictOpt, r
 from catalogctl.errors import ExitCode
 from catalogctl.output.console import Format, use_format
 
+RULES_PANEL = "Rules"
+
 
 def validate(
     content: ContentArg = None,
@@ -16,7 +18,11 @@ def validate(
     strict: StrictOpt = False,
     list_rules: Annotated[
         bool,
-        typer.Option("--list-rules", help="List every rule: id, default severity, what it checks."),
+        typer.Option(
+            "--list-rules",
+            help="List every rule: id, default severity, what it checks.",
+            rich_help_panel=RULES_PANEL,
+        ),
     ] = False,
     explain: Annotated[
         str | None,
@@ -24,16 +30,17 @@ def validate(
             "--explain",
             metavar="RULE",
             help="What RULE checks, why, how to fix it, with an example (as the rules reference).",
+            rich_help_panel=RULES_PANEL,
         ),
     ] = None,
 ) -> None:
     """Check the content: every problem at once, with its rule, file, line, column and field.
 
     Exit 0 when the content is valid, 1 when it has errors (or warnings with --strict) or
-    publishes no game, 2 when it cannot be read at all. `\\[rules]` in site.toml sets a rule to
+    publishes no game, 2 when it cannot be read at all. `[rules]` in site.toml sets a rule to
     "error", "warning" or "off".
 
-    [bold]Examples[/]
+    Examples
 
       catalogctl validate                      # ./content
       catalogctl validate site/content --strict

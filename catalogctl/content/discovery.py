@@ -15,6 +15,9 @@ The content tree is a boundary: a symlink is followed only when its target stays
 tree (a loop, a dangling link or a target outside is a finding naming it); anything that is not
 a regular file where a page is expected (a FIFO, a socket, a device) is a finding; a file name
 that is not UTF-8 is a finding. Nothing is skipped without being counted or reported.
+
+Why one module: the walk, the page-name rules and the boundary checks are one pass over the
+tree, and each finding is made where the walk meets the file it names.
 """
 
 import os
@@ -64,6 +67,17 @@ class Discovery:
     def ignore(self, name: str, folder: bool = False) -> None:
         kind = "folder" if folder else os.path.splitext(name)[1].lower()
         self.ignored[kind] = self.ignored.get(kind, 0) + 1
+
+
+def unreadable(exc: OSError, *, folder: bool = False, what: str = "") -> str:
+    """What an `unreadable-file` finding says: the system's reason, and what to do."""
+    reason = exc.strerror or str(exc)
+    if folder:
+        return f"the folder cannot be listed ({reason}); let catalogctl read it (chmod a+rx)"
+    return (
+        f"{what or 'the file'} cannot be read ({reason}); let catalogctl read it (chmod a+r), "
+        "or move it out of the content tree"
+    )
 
 
 def safe_name(name: str) -> str:
@@ -125,17 +139,24 @@ class _Walker:
             real = os.path.realpath(path, strict=True)
         except OSError as exc:
             what = "loops" if exc.errno == 40 else "is dangling (its target does not exist)"
-            self.problem("broken-symlink", shown, f"symlink {what}")
+            self.problem(
+                "broken-symlink",
+                shown,
+                f"the symlink {what}; point it at a file in the content tree, or remove it",
+            )
             return None
         if not _inside(real, self.root_real):
             self.problem(
-                "symlink-outside", shown, "symlink leads out of the content tree; it is not read"
+                "symlink-outside",
+                shown,
+                "the symlink leads out of the content tree, so it is not read; copy the file "
+                "into the tree instead",
             )
             return None
         try:
             return real, os.stat(real)
         except OSError as exc:
-            self.problem("unreadable-file", shown, f"cannot read: {exc.strerror or exc}")
+            self.problem("unreadable-file", shown, unreadable(exc))
             return None
 
     def walk(self, top: str, shown_top: str) -> Discovery:
@@ -151,7 +172,7 @@ class _Walker:
                 with os.scandir(folder) as it:
                     entries = sorted(it, key=lambda e: e.name)
             except OSError as exc:
-                self.problem("unreadable-file", shown, f"cannot list folder: {exc.strerror or exc}")
+                self.problem("unreadable-file", shown, unreadable(exc, folder=True))
                 continue
             subdirs = self.folder(folder, shown, depth, entries)
             stack.extend(reversed(subdirs))
@@ -213,7 +234,7 @@ class _Walker:
                         entry.path, entry.stat(follow_symlinks=False), child, depth, subdirs
                     )
                 except OSError as exc:
-                    self.problem("unreadable-file", child, f"cannot read: {exc.strerror or exc}")
+                    self.problem("unreadable-file", child, unreadable(exc))
                 continue
             self.page(entry, shown, None, None, child)
         return subdirs
@@ -228,10 +249,20 @@ class _Walker:
     ) -> None:
         key = (st.st_dev, st.st_ino)
         if key in self.visited:
-            self.problem("broken-symlink", shown, "folder is reached twice (a symlink loop)")
+            self.problem(
+                "broken-symlink",
+                shown,
+                "the folder is reached twice (a symlink loop), so it is read once; remove the "
+                "symlink that leads back",
+            )
             return
         if depth + 1 > MAX_DIR_DEPTH:
-            self.problem("limit", shown, f"folders nested deeper than {MAX_DIR_DEPTH} levels")
+            self.problem(
+                "limit",
+                shown,
+                f"folders are nested deeper than {MAX_DIR_DEPTH} levels below the games folder, "
+                "the limit, so the deeper ones are not read; move the pages up",
+            )
             return
         self.visited.add(key)
         subdirs.append((path, shown, depth + 1))
@@ -271,7 +302,10 @@ class _Walker:
         if len(found.pages) >= MAX_PAGES:
             if len(found.pages) == MAX_PAGES:
                 self.problem(
-                    "limit", child, f"more than {MAX_PAGES:,} pages; the rest are not read"
+                    "limit",
+                    child,
+                    f"more than {MAX_PAGES:,} pages, the limit, so the rest are not read; keep "
+                    "other files out of the games folder",
                 )
             return
         game_id, date = (bundle_id, None) if bundle_id is not None else (stem, None)
@@ -304,7 +338,7 @@ class _Walker:
                 if not regular:
                     st = entry.stat(follow_symlinks=False)
         except OSError as exc:
-            self.problem("unreadable-file", child, f"cannot read: {exc.strerror or exc}")
+            self.problem("unreadable-file", child, unreadable(exc))
             return None
         if regular:
             return path
@@ -319,7 +353,12 @@ class _Walker:
             if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
             else "not a regular file"
         )
-        self.problem("not-a-file", child, f"is {what}, not a page file; it is not read")
+        self.problem(
+            "not-a-file",
+            child,
+            f"this is {what}, not a page file, so it is not read; replace it with a regular "
+            "file, or move it out of the games folder",
+        )
         return None
 
 

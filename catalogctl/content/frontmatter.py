@@ -85,7 +85,11 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
     raw = raw.removeprefix(_BOM)
     if not raw.strip():
         raise Problem(
-            "front-matter", "file is empty; expected front matter between '---' lines", 1, 1
+            "front-matter",
+            "the file is empty; write the game's keys between two '---' lines (YAML front "
+            "matter) at its top",
+            1,
+            1,
         )
     first_end = raw.find(b"\n")
     first = (raw if first_end < 0 else raw[:first_end]).rstrip()
@@ -116,7 +120,8 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
             raise _too_big()
         raise Problem(
             "front-matter",
-            f"front matter opened with {first.decode()!r} on line 1 is never closed",
+            f"the front matter opened with {first.decode()!r} on line 1 is never closed; end "
+            f"it with a {first.decode()!r} line",
             1,
             1,
         )
@@ -131,7 +136,8 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
 def _too_big() -> Problem:
     return Problem(
         "limit",
-        f"front matter is larger than {MAX_FRONT_MATTER_BYTES // 1024:,} KiB (or never closed)",
+        f"the front matter is larger than {MAX_FRONT_MATTER_BYTES // 1024:,} KiB, the limit (or "
+        "is never closed); close it, and keep long text in the page below it",
         1,
         1,
     )

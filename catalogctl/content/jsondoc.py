@@ -12,7 +12,14 @@ import re
 from typing import Any
 
 from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
-from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, line_col, long_number
+from catalogctl.content.limits import (
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    line_col,
+    long_number,
+    nested_too_deep,
+    too_long_number,
+)
 from catalogctl.content.walk import check_tree
 
 _NUMBER_END = re.compile(r"[,\]}\s]")
@@ -29,7 +36,7 @@ def _parse_int(text: str) -> int:
 
 
 def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(f"{name} is not a JSON number; quote it, or write a number")
 
 
 def object_end(text: str) -> int:
@@ -51,14 +58,17 @@ def object_end(text: str) -> int:
             if depth > MAX_DEPTH:
                 line = text.count("\n", 0, i) + 1
                 col = i - text.rfind("\n", 0, i)
-                raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", line, col)
+                raise Problem("limit", nested_too_deep(), line, col)
         elif ch in "]}":
             depth -= 1
             if depth == 0:
                 return i + 1
         i += 1
     raise Problem(
-        "front-matter", "JSON front matter opened with '{' on line 1 is never closed", 1, 1
+        "front-matter",
+        "JSON front matter opened with '{' on line 1 is never closed; end it with '}'",
+        1,
+        1,
     )
 
 
@@ -81,19 +91,21 @@ def read_json(text: str, file: str, line0: int, start: Pos) -> Document:
         )
     except _TooLong:
         line, col = line_col(text, long_number(text))
-        raise Problem(
-            "limit", f"a number longer than {MAX_INT_DIGITS} digits", line0 + line - 1, col
-        ) from None
+        raise Problem("limit", too_long_number(), line0 + line - 1, col) from None
     except json.JSONDecodeError as exc:
-        raise Problem(
-            "syntax", f"invalid JSON: {exc.msg}", line0 + exc.lineno - 1, exc.colno
-        ) from None
+        from catalogctl.content.syntax_messages import json_message
+
+        raise Problem("syntax", json_message(exc.msg), line0 + exc.lineno - 1, exc.colno) from None
     except RecursionError:
-        raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *start) from None
-    except ValueError as exc:
+        raise Problem("limit", nested_too_deep(), *start) from None
+    except ValueError as exc:  # NaN, Infinity (`_constant`)
         raise Problem("syntax", f"invalid JSON: {exc}", *start) from None
     if not isinstance(data, dict):
-        raise Problem("front-matter", "JSON front matter must be an object", *start)
+        raise Problem(
+            "front-matter",
+            'JSON front matter must be an object of keys to values: {"name": …}',
+            *start,
+        )
     doc = Document(file, "json", data, start, None, lambda: scan_json(text, line0), duplicated)
     check_tree(doc)
     return doc

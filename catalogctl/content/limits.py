@@ -19,6 +19,27 @@ MAX_DIR_DEPTH = 64  # folders below the games folder
 WORKER_FILE_SECONDS = 60.0  # a parser process that spends longer on one file is stopped
 
 
+# What a `limit` finding says: the limit, and what to do (limits are far above real pages).
+
+
+def nested_too_deep() -> str:
+    return (
+        f"lists and mappings are nested deeper than {MAX_DEPTH} levels, the limit; flatten the data"
+    )
+
+
+def too_many_values(*, aliases: bool = False) -> str:
+    counted = " (aliases counted as the values they repeat)" if aliases else ""
+    return (
+        f"more than {MAX_NODES:,} keys and values{counted}, the limit of one document; move "
+        "the data out of the front matter"
+    )
+
+
+def too_long_number() -> str:
+    return f"a number longer than {MAX_INT_DIGITS} digits, the limit; quote it to keep it as text"
+
+
 def bracket_count(text: str) -> int:
     return text.count("[") + text.count("{")
 

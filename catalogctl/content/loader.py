@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from catalogctl.content.discovery import Discovery, PageFile, discover, read_head
+from catalogctl.content.discovery import Discovery, PageFile, discover, read_head, unreadable
 from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
 from catalogctl.content.frontmatter import HEAD_BYTES, check_wide, decode, parse_page
@@ -41,6 +41,7 @@ from catalogctl.content.tomldoc import read_toml
 from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding
+from catalogctl.text import plural
 from catalogctl.urls import url_problem
 
 __all__ = [
@@ -92,7 +93,7 @@ class Content(NamedTuple):
 
 
 class Catalog(NamedTuple):
-    """A valid catalog: site settings and the games as published (SPEC §2.3 field order)."""
+    """A valid catalog: site settings and the games as published (contract §2.3 field order)."""
 
     site: SiteSettings
     games: list[dict[str, Any]]
@@ -133,7 +134,13 @@ def _inside(path: str, root_real: str) -> bool:
 
 def _site_document(raw: bytes, complete: bool, file: str) -> Document:
     if not complete:
-        raise Problem("limit", f"site.toml is larger than {MAX_SITE_BYTES // 1024:,} KiB", 1, 1)
+        raise Problem(
+            "limit",
+            f"site.toml is larger than {MAX_SITE_BYTES // 1024:,} KiB, the limit; it holds "
+            "settings only",
+            1,
+            1,
+        )
     check_wide(raw)
     return read_toml(decode(raw.removeprefix(b"\xef\xbb\xbf")), file, 1, (1, 1))
 
@@ -148,16 +155,24 @@ def _load_site(
     file = os.path.join(shown, SITE_FILE)
     out = Findings(file, DEFAULT_SEVERITIES)
     if not os.path.lexists(path):
-        out.add("site-missing", "site.toml is missing from the content tree")
+        out.add(
+            "site-missing",
+            "site.toml is missing from the content tree; name the folder that holds it, or "
+            "write one with `catalogctl init`",
+        )
         return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
     if os.path.islink(path) and not _inside(path, os.path.realpath(root)):
-        out.add("symlink-outside", "site.toml is a symlink out of the content tree; it is not read")
+        out.add(
+            "symlink-outside",
+            "site.toml is a symlink out of the content tree, so it is not read; copy the file "
+            "into the tree instead",
+        )
         return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
     try:
         raw, complete = read_head(os.path.realpath(path), MAX_SITE_BYTES)
         doc = _site_document(raw, complete, file)
     except OSError as exc:
-        out.add("unreadable-file", f"cannot read site.toml: {exc.strerror or exc}")
+        out.add("unreadable-file", unreadable(exc, what="site.toml"))
         return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
@@ -188,7 +203,7 @@ def _check_one(page: PageFile) -> _Outcome:
         raw, complete = read_head(page.path, HEAD_BYTES)
         doc = parse_page(raw, page.file, complete=complete)
     except OSError as exc:
-        out.add("unreadable-file", f"cannot read: {exc.strerror or exc}")
+        out.add("unreadable-file", unreadable(exc))
         return _Outcome(None, out.items)
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
@@ -204,7 +219,8 @@ def _crashed(page: PageFile, why: str) -> _Outcome:
         page.file,
         None,
         None,
-        f"the parser process {why} while reading this file; it is not read",
+        f"the parser process {why} while reading this file, so it is not read; look for a "
+        "huge or deeply nested front matter, and cut it down",
         ERROR,
         rule="parser-crash",
     )
@@ -247,7 +263,7 @@ def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]
             found = Findings(e.file, severities, draft=published < 2)
             found.add(
                 "duplicate-id",
-                f"id {game_id!r} is also used by {named}",
+                f"id {game_id!r} is also used by {named}; give one of them another slug",
                 line=e.id_pos[0],
                 column=e.id_pos[1],
                 field=e.id_field,
@@ -309,7 +325,11 @@ def load(
     summary = _summary(found, outcomes, findings)
     if summary.published == 0 and summary.failed == 0 and summary.unchecked == 0:
         empty = Findings(games_shown, severities)
-        empty.add("empty-catalog", f"no game is published ({summary.describe()})")
+        empty.add(
+            "empty-catalog",
+            f"no game is published ({summary.describe()}); add a game page to the games "
+            "folder, or publish a draft",
+        )
         findings.extend(empty.items)
     return Content(root, site, entries, findings, summary)
 
@@ -335,13 +355,15 @@ def _discover(
         if site is not None:  # without settings, the missing site.toml is the finding
             sitefile.add(
                 "games-folder",
-                f"the games folder {games_name!r} is missing (set [content] games in site.toml)",
+                f"the games folder {games_name!r} does not exist; create it, or set [content] "
+                "games in site.toml to the folder of the game pages",
                 file=games_shown,
             )
     elif not _inside(games_dir, os.path.realpath(root)):
         sitefile.add(
             "games-folder",
-            f"the games folder {games_name!r} leads out of the content tree",
+            f"the games folder {games_name!r} leads out of the content tree; set [content] "
+            "games to a folder inside it",
             file=games_shown,
         )
     else:
@@ -410,7 +432,7 @@ def load_catalog(
     failing = content.errors + (content.warnings if strict else [])
     if failing or content.site is None:
         n = len(failing)
-        raise ContentInvalid(f"content is invalid ({n} problem{'s' * (n != 1)})", content.findings)
+        raise ContentInvalid(f"content is invalid ({plural(n, 'problem')})", content.findings)
     return Catalog(content.site, content.published(), content.summary, content.warnings)
 
 

@@ -55,7 +55,7 @@ class StoreSettings:
 
 @dataclass(kw_only=True, slots=True)
 class ApiVersionSettings:
-    """`[api.v1]`: lifecycle of the API version (SPEC §9)."""
+    """`[api.v1]`: lifecycle of the API version (the API contract, §9)."""
 
     # Lax, so that dates may be TOML dates or ISO strings.
     __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid", "strict": False}

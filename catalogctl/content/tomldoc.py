@@ -25,16 +25,16 @@ import tomli
 from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
 from catalogctl.content.limits import (
     MAX_DEPTH,
-    MAX_INT_DIGITS,
     bracket_count,
     line_col,
     long_number,
+    nested_too_deep,
     too_deep,
+    too_long_number,
 )
 from catalogctl.content.walk import check_tree
 
 _PLUS_ONE = (1).__add__
-_POS_RE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _WS_RE = re.compile(r"[ \t]*")
 _WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
@@ -49,18 +49,16 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
         where = too_deep(text, toml=True)
         if where >= 0:
             line, col = line_col(text, where)
-            raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", line0 + line - 1, col)
+            raise Problem("limit", nested_too_deep(), line0 + line - 1, col)
     try:
         data = tomli.loads(text)
     except tomli.TOMLDecodeError as exc:
         raise _problem(exc, text, line0) from None
     except RecursionError:
-        raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *start) from None
+        raise Problem("limit", nested_too_deep(), *start) from None
     except ValueError:  # an integer past Python's own digit limit
         line, col = line_col(text, long_number(text))
-        raise Problem(
-            "limit", f"a number longer than {MAX_INT_DIGITS} digits", line0 + line - 1, col
-        ) from None
+        raise Problem("limit", too_long_number(), line0 + line - 1, col) from None
     # tomli refuses a repeated key, so positions are only ever looked up: on demand.
     doc = Document(file, "toml", data, start, may_repeat_keys=False, find=_Finder(text, line0))
     check_tree(doc)
@@ -68,12 +66,13 @@ def read_toml(text: str, file: str, line0: int, start: Pos) -> Document:
 
 
 def _problem(exc: tomli.TOMLDecodeError, text: str, line0: int) -> Problem:
-    msg = str(exc)
-    m = _POS_RE.search(msg)
-    line = line0 + int(m.group(1)) - 1 if m else None
-    col = int(m.group(2)) if m else None
-    msg = _POS_RE.sub("", msg).strip()
-    if line is not None and (msg.startswith(("Cannot overwrite", "Cannot declare"))):
+    """tomli's error as a finding at tomli's position, in plain words."""
+    from catalogctl.content.syntax_messages import toml_message
+
+    msg = exc.msg
+    line = line0 + exc.lineno - 1
+    col = exc.colno
+    if msg.startswith(("Cannot overwrite", "Cannot declare")):
         try:
             dups = scan_toml(text, line0).duplicates
         except (ValueError, IndexError, RecursionError):
@@ -83,11 +82,12 @@ def _problem(exc: tomli.TOMLDecodeError, text: str, line0: int) -> Problem:
                 dotted = ".".join(str(p) for p in (*dup.path, dup.key))
                 return Problem(
                     "duplicate-key",
-                    f"key {dotted!r} is given twice: on lines {dup.first[0]} and {dup.second[0]}",
+                    f"key {dotted!r} is given twice, on lines {dup.first[0]} and "
+                    f"{dup.second[0]}; keep one",
                     *dup.second,
                 )
-        return Problem("duplicate-key", f"invalid TOML: {msg}", line, col)
-    return Problem("syntax", f"invalid TOML: {msg}", line, col)
+        return Problem("duplicate-key", toml_message(msg), line, col)
+    return Problem("syntax", toml_message(msg), line, col)
 
 
 class _Scan:

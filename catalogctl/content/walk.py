@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from catalogctl.content.document import Document, Path, Problem
-from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, MAX_NODES
+from catalogctl.content.limits import (
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    MAX_NODES,
+    nested_too_deep,
+    too_long_number,
+    too_many_values,
+)
 
 _MAX_INT = 10**MAX_INT_DIGITS
 
@@ -24,18 +31,18 @@ def check_tree(doc: Document) -> None:
         value, depth = stack.pop()
         if depth > MAX_DEPTH:
             line, col = doc.value_pos(_path_to(data, value))
-            raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", line, col)
+            raise Problem("limit", nested_too_deep(), line, col)
         children = value.values() if type(value) is dict else value
         nodes += len(children)
         if nodes > MAX_NODES:
-            raise Problem("limit", f"more than {MAX_NODES:,} keys and values", *doc.start)
+            raise Problem("limit", too_many_values(), *doc.start)
         for child in children:
             kind = type(child)
             if kind is dict or kind is list:
                 stack.append((child, depth + 1))
             elif kind is int and abs(child) >= _MAX_INT:
                 line, col = doc.value_pos(_path_to(data, child))
-                raise Problem("limit", f"a number longer than {MAX_INT_DIGITS} digits", line, col)
+                raise Problem("limit", too_long_number(), line, col)
 
 
 def _path_to(data: Any, target: Any) -> Path:

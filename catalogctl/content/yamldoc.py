@@ -26,7 +26,15 @@ from typing import Any
 import yaml
 
 from catalogctl.content.document import Document, Duplicate, Path, Pos, Positions, Problem
-from catalogctl.content.limits import MAX_DEPTH, MAX_INT_DIGITS, MAX_NODES, yaml_may_nest_deeper
+from catalogctl.content.limits import (
+    MAX_DEPTH,
+    MAX_INT_DIGITS,
+    MAX_NODES,
+    nested_too_deep,
+    too_long_number,
+    too_many_values,
+    yaml_may_nest_deeper,
+)
 from catalogctl.content.yamlload import (
     IMPLICIT_TAGS,
     INT,
@@ -40,27 +48,14 @@ from catalogctl.content.yamlload import (
 )
 
 _SCALAR = yaml.ScalarNode
+_PLAIN_KEY = "invalid YAML: a key must be plain text, not a list or a mapping; write 'key: value'"
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 def _problem_from(exc: yaml.YAMLError, line0: int, text: str = "") -> Problem:
-    if isinstance(exc, yaml.reader.ReaderError):
-        where = min(max(exc.position, 0), len(text))
-        line = line0 + text.count("\n", 0, where)
-        col = where - (text.rfind("\n", 0, where) + 1) + 1
-        char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
-        return Problem("syntax", f"invalid YAML: the character {char!r} is not allowed", line, col)
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        text = exc.problem or exc.context or "syntax error"
-        if exc.context and exc.problem:
-            text = f"{exc.problem} ({exc.context})"
-        if "'\\t'" in text or "tab character" in text:
-            text = "a tab cannot indent YAML; indent with spaces"
-        if mark is None:
-            return Problem("syntax", f"invalid YAML: {text}")
-        return Problem("syntax", f"invalid YAML: {text}", line0 + mark.line, mark.column + 1)
-    return Problem("syntax", f"invalid YAML: {exc}")
+    from catalogctl.content.syntax_messages import yaml_problem  # only when a page is broken
+
+    return yaml_problem(exc, line0, text)
 
 
 def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
@@ -91,7 +86,7 @@ def _count_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
             if depth > MAX_DEPTH:
                 mark = event.start_mark
                 where = (line0 + mark.line, mark.column + 1) if mark else (None, None)
-                raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels", *where)
+                raise Problem("limit", nested_too_deep(), *where)
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 
@@ -142,13 +137,18 @@ class _Builder:
             return self.value(node, path)
         key = id(node)
         if key in self.active:
-            raise self.fail("limit", "an alias refers to a mapping or list that contains it", node)
+            raise self.fail(
+                "limit",
+                "an alias refers to the mapping or list it is inside of, which would never end; "
+                "copy the values instead",
+                node,
+            )
         if key in self.done:
             # An alias: the same value again. Count its size, so that aliases of aliases
             # ("billion laughs") cannot expand past the node limit in later checks.
             self.nodes += self.sizes[key]
             if self.nodes > MAX_NODES:
-                raise self.fail("limit", f"more than {MAX_NODES:,} values (aliases expanded)", node)
+                raise self.fail("limit", too_many_values(aliases=True), node)
             return self.done[key]
         before = self.nodes
         self.active.add(key)
@@ -161,7 +161,7 @@ class _Builder:
     def value(self, node: yaml.Node, path: Path) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:
-            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
+            raise self.fail("limit", too_many_values(), node)
         if self.locate:
             self.pos.values.setdefault(path, self.at(node))
         kind = type(node)
@@ -172,7 +172,7 @@ class _Builder:
         if kind is yaml.MappingNode:
             return self.mapping(node, path)
         if node.tag != SEQ:
-            raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
+            raise self.fail("syntax", _unknown_tag(node.tag), node)
         build = self.build
         if self.locate:
             return [build(item, (*path, i)) for i, item in enumerate(node.value)]
@@ -188,7 +188,7 @@ class _Builder:
                 out.append(build(item, path))
         self.nodes += strings
         if self.nodes > MAX_NODES:
-            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
+            raise self.fail("limit", too_many_values(), node)
         return out
 
     def scalar(self, node: yaml.Node) -> Any:
@@ -196,7 +196,7 @@ class _Builder:
         if node.tag == STR and (not self.pure or text.isascii()):
             return text  # what SafeConstructor gives for a string
         if node.tag == INT and len(text) > MAX_INT_DIGITS:
-            raise self.fail("limit", f"a number longer than {MAX_INT_DIGITS} digits", node)
+            raise self.fail("limit", too_long_number(), node)
         try:
             if node.tag == TIMESTAMP and _DATE.fullmatch(text):
                 # What the safe timestamp constructor makes of a date, without its regex.
@@ -205,32 +205,39 @@ class _Builder:
                 value = self.loader.yaml_constructors[node.tag](self.loader, node)
             else:
                 value = self.loader.construct_object(node)
-        except yaml.YAMLError as exc:
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise self.fail("syntax", f"invalid YAML value: {problem}", node) from None
-        except (ValueError, OverflowError) as exc:
-            raise self.fail("syntax", f"invalid YAML value {text[:40]!r}: {exc}", node) from None
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            from catalogctl.content.syntax_messages import yaml_tag, yaml_value
+
+            reason = getattr(exc, "problem", None) or str(exc)
+            if reason.startswith("could not determine a constructor"):
+                raise self.fail("syntax", yaml_tag(node.tag), node) from None
+            raise self.fail("syntax", yaml_value(text, node.tag, reason), node) from None
         if self.pure and isinstance(value, str) and not value.isascii():
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                raise self.fail("syntax", "invalid YAML: a lone surrogate escape", node) from None
+                raise self.fail(
+                    "syntax",
+                    "invalid YAML: an escape such as '\\ud800' names half a character (a lone "
+                    "surrogate), which text cannot hold; write the whole character",
+                    node,
+                ) from None
         return value
 
     def key(self, node: yaml.Node) -> Any:
         """The value of a mapping's key node (a plain value)."""
         if not isinstance(node, yaml.ScalarNode):
-            raise self.fail("syntax", "a key must be a plain value, not a list or mapping", node)
+            raise self.fail("syntax", _PLAIN_KEY, node)
         key = self.scalar(node)
         try:
             hash(key)
         except TypeError:
-            raise self.fail("syntax", "a key must be a plain value", node) from None
+            raise self.fail("syntax", _PLAIN_KEY, node) from None
         return key
 
     def mapping(self, node: yaml.Node, path: Path) -> dict[Any, Any]:
         if node.tag != MAP:
-            raise self.fail("syntax", f"the tag {node.tag!r} is not supported here", node)
+            raise self.fail("syntax", _unknown_tag(node.tag), node)
         out: dict[Any, Any] = {}
         seen: dict[Any, Pos] = {}
         merges: list[yaml.Node] = []
@@ -268,7 +275,7 @@ class _Builder:
             self.merged = True
             self.merge(out, merges, path)
         if inline and self.nodes > MAX_NODES:
-            raise self.fail("limit", f"more than {MAX_NODES:,} keys and values", node)
+            raise self.fail("limit", too_many_values(), node)
         return out
 
     def merge(self, out: dict[Any, Any], merges: list[yaml.Node], path: Path) -> None:
@@ -278,9 +285,20 @@ class _Builder:
             for source in sources:
                 merged = self.build(source, path)
                 if not isinstance(merged, dict):
-                    raise self.fail("syntax", "'<<' merges a mapping or a list of them", merge)
+                    raise self.fail(
+                        "syntax",
+                        "invalid YAML: '<<' merges a mapping (or a list of mappings) into this "
+                        "one; point it at an anchored mapping: <<: *defaults",
+                        merge,
+                    )
                 for k, v in merged.items():
                     out.setdefault(k, v)
+
+
+def _unknown_tag(tag: str) -> str:
+    from catalogctl.content.syntax_messages import yaml_tag
+
+    return yaml_tag(tag)
 
 
 def path_part(key: Any) -> str | int:
@@ -341,9 +359,13 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
         except yaml.YAMLError as exc:
             raise _problem_from(exc, line0, text) from None
         except RecursionError:
-            raise Problem("limit", f"nested deeper than {MAX_DEPTH} levels") from None
+            raise Problem("limit", nested_too_deep()) from None
         if node is None:
-            raise Problem("front-matter", "front matter is empty", *start)
+            raise Problem(
+                "front-matter",
+                "the front matter is empty; write the game's keys in it (name: …)",
+                *start,
+            )
         builder = _Builder(loader, line0, pure, shared, locate=False)
         data = builder.build(node, ())
     finally:
@@ -351,7 +373,7 @@ def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:
     if not isinstance(data, dict):
         raise Problem(
             "front-matter",
-            "front matter must be a mapping of keys to values",
+            "the front matter must be a mapping of keys to values; write 'key: value' lines",
             *builder.at(node),
         )
 

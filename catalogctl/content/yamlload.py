@@ -399,6 +399,19 @@ class _LibyamlParser:
         self.state = self.parse_flow_sequence_entry_mapping_value
         return self.process_empty_scalar(token.end_mark)
 
+    def parse_node(self, block: bool = False, indentless_sequence: bool = False) -> Any:
+        """A node; an empty one with the non-specific tag `!` (`k: !`) is a string, as libyaml
+        makes it (its tag is not implicit there), where PyYAML would resolve it to null."""
+        event = super().parse_node(block, indentless_sequence)  # type: ignore[misc]
+        if (
+            isinstance(event, yaml.ScalarEvent)
+            and event.tag == "!"
+            and event.value == ""
+            and event.style is None
+        ):
+            event.implicit = (False, False)
+        return event
+
     def process_directives(self) -> Any:
         mark = self.peek_token().start_mark if self.check_token(yaml.DirectiveToken) else None
         value = super().process_directives()  # type: ignore[misc]

@@ -23,6 +23,7 @@ from catalogctl.contract.routes import (
     lifecycle_headers,
     not_found_problem,
 )
+from catalogctl.text import plural
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -48,7 +49,7 @@ def llms_txt(pub: Publication, games: list[dict[str, Any]]) -> str:
         "",
         f"> {one_line(pub.description)}",
         "",
-        f"The catalog lists {len(games)} game{'s' * (len(games) != 1)}. "
+        f"The catalog lists {plural(len(games), 'game')}. "
         f"It is also published as a read-only JSON API at {b}{API_GAMES} "
         "(no key needed; clients filter locally).",
         "",

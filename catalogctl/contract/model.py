@@ -1,4 +1,4 @@
-"""The published contract (SPEC §2, §7): one pydantic model per document.
+"""The published contract (contract §2, §7): one pydantic model per document.
 
 May import: nothing of catalogctl.
 
@@ -24,7 +24,7 @@ class _Contract(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
 
-# --- SPEC §2.1 ---------------------------------------------------------------------------
+# --- contract §2.1 ---------------------------------------------------------------------------
 
 
 class Endpoints(_Contract):
@@ -45,7 +45,7 @@ class ApiVersionIndex(_Contract):
     endpoints: Endpoints = Field(description="Endpoints of this version; contains `games`.")
 
 
-# --- SPEC §2.3, §2.4 -----------------------------------------------------------------------
+# --- contract §2.3, §2.4 -----------------------------------------------------------------------
 
 
 class Store(_Contract):
@@ -87,7 +87,7 @@ class Game(_Contract):
     )
 
 
-# --- SPEC §2.2 ----------------------------------------------------------------------------
+# --- contract §2.2 ----------------------------------------------------------------------------
 
 
 class GameCatalog(_Contract):
@@ -99,7 +99,7 @@ class GameCatalog(_Contract):
     )
 
 
-# --- SPEC §7 ------------------------------------------------------------------------------
+# --- contract §7 ------------------------------------------------------------------------------
 
 
 class ErrorInfo(_Contract):

@@ -106,7 +106,7 @@ def _operation(
             "404": not_found,
         },
     }
-    if deprecated:  # SPEC §9: v1 deprecated; the Deprecation and Sunset headers give the dates
+    if deprecated:  # contract §9: v1 deprecated; the Deprecation and Sunset headers give the dates
         operation["deprecated"] = True
     return operation
 

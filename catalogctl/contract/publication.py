@@ -11,7 +11,7 @@ ApiStatus = Literal["supported", "deprecated"]
 
 
 class Lifecycle(NamedTuple):
-    """SPEC §9: the lifecycle of API version 1."""
+    """Contract §9: the lifecycle of API version 1."""
 
     status: ApiStatus = "supported"
     deprecation: dt.date | dt.datetime | None = None

@@ -1,6 +1,6 @@
 """The route table of the contract: paths, media types, headers and the small documents.
 
-SPEC §4 (endpoints), §7 (errors) and §9 (lifecycle headers) live here and nowhere else: the
+Contract §4 (endpoints), §7 (errors) and §9 (lifecycle headers) live here and nowhere else: the
 site layer renders a `Site` from them, and serve, nginx and the edge answer from that `Site`.
 May import: catalogctl.contract, catalogctl.errors.
 """
@@ -52,7 +52,7 @@ ROUTE_FILES = {
     LLMS_TXT: "llms.txt",
     FAVICON: "favicon.ico",
 }
-VERSIONED = (API_V1, API_GAMES)  # the responses SPEC §9 headers apply to
+VERSIONED = (API_V1, API_GAMES)  # the responses contract §9 headers apply to
 ENCODINGS = ("br", "gzip")  # server preference order
 GZIP_LEVEL = 9
 # Brotli's two slowest qualities (10 and 11) cost 2-3 s per MB for 8-13 % fewer bytes than 9:
@@ -107,7 +107,7 @@ class ErrorPage:
 
 @dataclass(frozen=True, slots=True)
 class NotFoundTemplate:
-    """SPEC §7 problem body: `prefix + json string of the path + suffix`."""
+    """The contract §7 problem body: `prefix + json string of the path + suffix`."""
 
     content_type: str
     headers: tuple[tuple[str, str], ...]
@@ -156,7 +156,7 @@ def _http_date(value: dt.date | dt.datetime) -> dt.datetime:
 
 
 def lifecycle_headers(v1: Lifecycle) -> list[tuple[str, str]]:
-    """SPEC §9: Deprecation (RFC 9745), Link rel=deprecation, Sunset (RFC 8594)."""
+    """Contract §9: Deprecation (RFC 9745), Link rel=deprecation, Sunset (RFC 8594)."""
     if v1.status != "deprecated":
         return []
     out: list[tuple[str, str]] = []
@@ -221,7 +221,7 @@ def not_found_problem(pub: Publication, instance: str) -> ApiNotFound:
 
 
 def not_found_template(pub: Publication) -> NotFoundTemplate:
-    """The SPEC §7 body split around its `instance`, so a request only fills in the path."""
+    """The contract §7 body split around its `instance`, so a request only fills in the path."""
     problem = to_json(not_found_problem(pub, _INSTANCE_MARK)).decode("utf-8")
     prefix, suffix = problem.split(json.dumps(_INSTANCE_MARK))
     return NotFoundTemplate(PROBLEM_JSON, ERROR_HEADERS, prefix.encode(), suffix.encode())

@@ -1,4 +1,4 @@
-"""The SPEC §9 contract check of `diff`: two OpenAPI documents, each change breaking or not.
+"""The contract check of `diff` (contract §9): two OpenAPI documents, each change breaking or not.
 
 `contract_changes()` returns the changes a client of the old document would notice; `compare()`
 (in `catalogctl.diff.core`) puts them in a `DiffResult` beside the catalog's own changes.
@@ -23,13 +23,13 @@ class ContractChange:
     message: str
 
 
-# --- contract check (SPEC §9) ------------------------------------------------------------------
+# --- contract check (contract §9) ---------------------------------------------------------------
 #
 # The rules are oasdiff's (github.com/oasdiff/oasdiff, checker/rules.go; the check ids are
 # quoted beside each rule). A change is breaking when oasdiff's `breaking` command reports it,
 # that is at level ERR or WARN. What a schema may change depends on who reads it: a response
 # is read by the client, so it may gain fields (required or not: clients ignore unknown
-# fields, SPEC §9) but not lose one or widen its values; a request is written by the client,
+# fields, contract §9) but not lose one or widen its values; a request is written by the client,
 # so it may not demand more.
 
 MAX_SCHEMA_DEPTH = 64  # nested inline schemas compared at most this deep
@@ -110,7 +110,7 @@ class _Contract:
             at = f"{where}.responses.{status}"
             if status not in new_resp:
                 # response-success-status-removed (ERR); response-non-success-status-removed
-                # is INFO in oasdiff, but SPEC §7 fixes the error answers of this API too
+                # is INFO in oasdiff, but contract §7 fixes the error answers of this API too
                 self.breaking(at, f"response {status} removed")
             else:
                 self.response(at, _dict(resp), _dict(new_resp[status]))
@@ -409,5 +409,5 @@ def _params(item: dict[str, Any], op: dict[str, Any]) -> dict[tuple[str, str], d
 
 
 def contract_changes(old: dict[str, Any], new: dict[str, Any]) -> list[ContractChange]:
-    """SPEC §9 check of two OpenAPI documents: breaking changes need a new major version."""
+    """The contract §9 check of two OpenAPI documents: breaking changes need a new major version."""
     return _Contract(old, new).run()

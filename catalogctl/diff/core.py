@@ -2,7 +2,7 @@
 
 `compare()` takes two loaded sources (see `sources.py`) and returns a `DiffResult`: games
 added, removed, changed (field by field) and reordered, the release warnings that matter to
-this API's clients, and the SPEC §9 contract check of the two OpenAPI documents. Nothing
+this API's clients, and the contract check (contract §9) of the two OpenAPI documents. Nothing
 here prints: `catalogctl.output.diff` renders a result in every report format.
 
 Why one module: the game changes and the release warnings read the same pairs of games through
@@ -40,7 +40,7 @@ class FailOn(StrEnum):
 
 
 SET_FIELDS = ("platforms", "genres")
-# Query parameters that identify API referrals in a store's reports (SPEC §2.4), and the
+# Query parameters that identify API referrals in a store's reports (contract §2.4), and the
 # usual campaign parameters of the same kind.
 ATTRIBUTION_KEYS = frozenset({"pt", "ct", "mt", "at", "referrer"})
 _PLATFORM_NAMES = {"ios": "iOS", "android": "Android"}
@@ -120,7 +120,7 @@ class DiffResult:
 
     @property
     def breaking(self) -> list[ContractChange]:
-        """The breaking contract changes (SPEC §9: they need a new major version)."""
+        """The breaking contract changes (contract §9: they need a new major version)."""
         return [c for c in self.contract if c.breaking]
 
     @property
@@ -348,7 +348,7 @@ def _removed(game: Game) -> CatalogBreak:
 def renamed_ids(removed: Sequence[Game], added: Sequence[Game]) -> list[CatalogBreak]:
     """A removed and an added game with the same name or store URL: probably a renamed id.
 
-    Breaking: clients key on the id (SPEC §2.3 calls it stable), so to them one game vanishes
+    Breaking: clients key on the id (contract §2.3 calls it stable), so to them one game vanishes
     and another appears.
     """
     if not removed or not added:

@@ -14,59 +14,71 @@ from typing import Any
 
 from catalogctl.diff.core import DiffResult, FailOn
 from catalogctl.findings import Rule
-from catalogctl.output.diff_views import markdown, summary, tables
+from catalogctl.output.diff_views import lines, markdown, summary, tables
 from catalogctl.output.envelope import envelope
 from catalogctl.output.model import Case, Level, Location, Report, Result
 from catalogctl.text import clean
 
-# The rules of diff, as SARIF, GitHub annotations and JUnit name them.
+# The rules of diff, as SARIF, GitHub annotations and JUnit name them; the diff page lists
+# them under "Formats".
+DOCS = "commands/diff.md#formats"
 BREAKING = Rule(
     "breaking-change",
     "error",
     "The published contract changes in a way that breaks existing clients.",
     "Keep the field or parameter in /api/v1 and make the change in a new version (/api/v2).",
+    docs=DOCS,
 )
 COMPATIBLE = Rule(
-    "compatible-change", "note", "The published contract changes in a way clients can ignore."
+    "compatible-change",
+    "note",
+    "The published contract changes in a way clients can ignore.",
+    docs=DOCS,
 )
-ADDED = Rule("added-game", "note", "A game is added to the catalog.")
+ADDED = Rule("added-game", "note", "A game is added to the catalog.", docs=DOCS)
 REMOVED = Rule(
     "removed-game",
     "note",
     "A game is removed from the catalog.",
     "Clients that kept its id lose it; say so in the release notes.",
+    docs=DOCS,
 )
-CHANGED = Rule("changed-game", "note", "A game's published fields change.")
-REORDERED = Rule("reordered-game", "note", "A game moves in the catalog order.")
+CHANGED = Rule("changed-game", "note", "A game's published fields change.", docs=DOCS)
+REORDERED = Rule("reordered-game", "note", "A game moves in the catalog order.", docs=DOCS)
 ID_RENAME = Rule(
     "id-rename",
     "error",
     "A game looks renamed: one id removed, another with the same name or store link added.",
     "Clients key games by id: keep the old id (slug) unless the rename is intended.",
+    docs=DOCS,
 )
 GAME_REMOVED = Rule(
     "game-removed",
     "error",
     "A game is removed: clients that kept its id will not find it again.",
     "Keep the game (as a draft page it stays out), or announce the removal.",
+    docs=DOCS,
 )
 STORE_APP_CHANGED = Rule(
     "store-app-changed",
     "error",
     "A store link now opens another app (another App Store id or Google Play package).",
     "Check the store URL: clients that match the app by its link lose it.",
+    docs=DOCS,
 )
 ATTRIBUTION = Rule(
     "attribution",
     "warning",
     "A store link's attribution parameters change.",
     "Check the store parameters in site.toml: install attribution depends on them.",
+    docs=DOCS,
 )
 PLATFORM_STORE = Rule(
     "platform-store",
     "warning",
     "A platform loses its store link.",
     "Add the store link back, or remove the platform from the game.",
+    docs=DOCS,
 )
 RULES = (
     BREAKING,
@@ -194,4 +206,5 @@ def diff_report(result: DiffResult, *, fail_on: FailOn) -> Report:
         markdown=lambda: markdown(result),
         tables=lambda width: tables(result, width),
         mark=mark,
+        lines=lambda: lines(result),
     )

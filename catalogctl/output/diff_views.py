@@ -179,6 +179,43 @@ def _md_field(name: str, change: dict[str, Any]) -> str:
     return f"{md_text(str(change['before']))} → {md_text(str(change['after']))}"
 
 
+# --- a pipe, a CI log, a file ------------------------------------------------------------------
+
+
+def lines(result: DiffResult) -> list[str]:
+    """One line per change, never wrapped, for grep: where (a game id or a contract member),
+    then what changed, as the tables say it."""
+    out = [f"{b.id}: breaking {b.kind} · {b.message}" for b in result.breaks]
+    out += [f"{c.where}: breaking · {c.message}" for c in result.breaking]
+    out += [f"{w.id}: warning {w.kind} · {w.message}" for w in result.warnings]
+    out += [f"{g.id}: added · {g.name}" for g in result.added]
+    out += [f"{g.id}: removed · {g.name}" for g in result.removed]
+    for game in result.changed:
+        out += [
+            f"{game.id}: changed {name} · {_plain_field(name, change)}"
+            for name, change in game.fields.items()
+        ]
+    out += [f"{m.id}: reordered · {m.name} · {m.before} → {m.after}" for m in result.reordered]
+    out += [f"{c.where}: compatible · {c.message}" for c in result.compatible]
+    return [clean(line) for line in out]
+
+
+def _plain_field(name: str, change: dict[str, Any]) -> str:
+    if name in SET_FIELDS:
+        return _set_change(change)
+    if name == "stores":
+        return "; ".join(_store_lines(change))
+    if name == "description":
+        return "".join(
+            t
+            if op == "="
+            else _wrap(t, "[-" if op == "-" else "{+", close="-]" if op == "-" else "+}")
+            for op, t in word_diff(change["before"], change["after"])
+            if t.strip() or op == "="
+        )
+    return f"{change['before']} → {change['after']}"
+
+
 # --- the terminal -------------------------------------------------------------------------------
 
 # Below this many columns tables would cut words: sections of indented lines instead.

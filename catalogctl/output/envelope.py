@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from catalogctl import docs_url
+from catalogctl.findings import rule_docs
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -47,6 +50,7 @@ def finding_json(f: Finding) -> dict[str, Any]:
         "column": f.column,
         "field": f.field,
         "message": f.message,
+        "docs_url": docs_url(rule_docs(f.rule)),
     }
 
 

@@ -1,15 +1,17 @@
 """GitHub Actions workflow commands: `::error file=…,line=…,col=…,title=<rule>::<message>`.
 
 Each result becomes an annotation that GitHub shows on the pull request's diff (when the file
-is in it) and in the run's summary. Escaping follows GitHub's runner (actions/toolkit
-`command.ts`): in the message `%`, CR and LF are percent-encoded; in a property also `:` and
-`,`. Text from content or from the network is cleaned of control characters first, so it
-cannot end the line and start a workflow command of its own. May import: the base layer.
+is in it) and in the run's summary; its title is the rule id, and its message ends with the
+address of the rule's section of the docs when the rule has one. Escaping follows GitHub's
+runner (actions/toolkit `command.ts`): in the message `%`, CR and LF are percent-encoded; in a
+property also `:` and `,`. Text from content or from the network is cleaned of control
+characters first, so it cannot end the line and start a workflow command of its own. May
+import: the base layer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from catalogctl.output.model import Result
 from catalogctl.text import clean
@@ -25,7 +27,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(result: Result, *, title: str | None = None) -> str:
+def annotation(result: Result, *, title: str | None = None, docs: str | None = None) -> str:
     loc = result.location
     props: list[tuple[str, str]] = []
     if loc.file:
@@ -38,13 +40,17 @@ def annotation(result: Result, *, title: str | None = None) -> str:
     message = result.message
     if loc.logical and not loc.file:
         message = f"{loc.logical}: {message}"
+    if docs:
+        message = f"{message} · {docs}"
     level = _COMMAND[result.level]
     head = ",".join(f"{k}={escape_property(v)}" for k, v in props)
     return f"::{level} {head}::{escape_data(message)}"
 
 
-def workflow_commands(results: Iterable[Result]) -> str:
-    return "".join(annotation(r) + "\n" for r in results)
+def workflow_commands(results: Iterable[Result], docs: Mapping[str, str] | None = None) -> str:
+    """One annotation a line; `docs`: the docs address of each rule id that has one."""
+    docs = docs or {}
+    return "".join(annotation(r, docs=docs.get(r.rule)) + "\n" for r in results)
 
 
 def error_command(command: str, message: str) -> str:

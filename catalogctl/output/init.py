@@ -82,9 +82,10 @@ def _text(result: InitResult) -> str:
         for key, files in lacking.items():
             named = ", ".join(clean(f) for f in files[:_SHOWN])
             more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""
+            pages = plural(p.keys.pages, "page")
             lines.append(
-                f"  - {clean(key)}: {len(files)} of {p.keys.pages} pages ({named}{more}): add it, "
-                "or map the key they use in [fields]"
+                f"  - {clean(key)}: {len(files)} of {pages} ({named}{more}): add it, or map the "
+                "key they use in [fields]"
             )
     others = [f for f in result.content.findings if f.rule != "missing-field"]
     if others:

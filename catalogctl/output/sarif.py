@@ -1,8 +1,9 @@
 """SARIF 2.1.0 (OASIS): one run of catalogctl with its rules and located results.
 
 Read by GitHub code scanning (`github/codeql-action/upload-sarif`), GitLab, Azure DevOps and
-SARIF viewers. Each rule carries its id, a PascalCase name, a short description, help text and
-its default level; each result its rule (`ruleId` and `ruleIndex`), level, message and a
+SARIF viewers. Each rule carries its id, a PascalCase name, a short description, help text, the
+address of its section of the docs (`helpUri`, which code scanning links to) and its default
+level; each result its rule (`ruleId` and `ruleIndex`), level, message and a
 location: the file with line and column for content, a logical location (a game, a URL, a
 contract path) otherwise. A command that could not run is an invocation that did not succeed,
 with the reason as a notification. May import: the base layer.
@@ -15,7 +16,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
-from catalogctl import __version__
+from catalogctl import DOCS_URL, __version__, docs_url
 from catalogctl.findings import Rule
 from catalogctl.output.model import Result
 from catalogctl.text import clean
@@ -23,7 +24,7 @@ from catalogctl.text import clean
 SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
-INFORMATION_URI = "https://pypi.org/project/catalogctl/"
+INFORMATION_URI = DOCS_URL
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 
 
@@ -48,6 +49,8 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
     }
     doc["help"] = {"text": rule.help or rule.summary}
+    if rule.docs:
+        doc["helpUri"] = docs_url(rule.docs)
     return doc
 
 

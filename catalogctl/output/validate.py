@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from catalogctl.findings import Finding, Rule
+from catalogctl import docs_url
+from catalogctl.findings import Finding, Rule, rule_docs
 from catalogctl.output.envelope import envelope, finding_json, findings_summary
 from catalogctl.output.model import Case, Level, Location, Report, Result
 from catalogctl.text import clean, md_code, md_text, plural
@@ -43,8 +44,9 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def content_rules(findings: Sequence[Finding]) -> list[Rule]:
-    """Every rule of the content registry (id, default severity, what it checks), and any
-    other rule `findings` name."""
+    """Every rule of the content registry (id, default severity, what it checks, how to fix
+    what it finds, its section of the rules reference), and any other rule `findings` name."""
+    from catalogctl.content.rules.explain import EXPLANATIONS
     from catalogctl.content.rules.registry import rules_table
 
     out: dict[str, Rule] = {}
@@ -55,7 +57,9 @@ def content_rules(findings: Sequence[Finding]) -> list[Rule]:
             else "Always an error: it guards what the catalog can publish."
         )
         summary = r.summary + "."
-        out[r.id] = Rule(r.id, r.severity, summary, f"{summary} {how}")
+        explained = EXPLANATIONS.get(r.id)
+        fix = f" How to fix it: {explained.fix}" if explained else ""
+        out[r.id] = Rule(r.id, r.severity, summary, f"{summary} {how}{fix}", rule_docs(r.id))
     for f in findings:
         if f.rule not in out:
             out[f.rule] = Rule(f.rule, f.severity, f.rule.replace("-", " ") + ".")
@@ -220,7 +224,8 @@ def findings_markdown(findings: Sequence[Finding], summary: str, *, ok: bool) ->
             field = f"{md_code(f.field, cell=True)}: " if f.field else ""
             lines.append(
                 f"| {md_code(f.file, cell=True)} | {'' if f.line is None else f.line} "
-                f"| {md_code(f.rule, cell=True)} | {mark} {f.severity} "
+                f"| [{md_code(f.rule, cell=True)}]({docs_url(rule_docs(f.rule))}) "
+                f"| {mark} {f.severity} "
                 f"| {field}{md_text(f.message)} |"
             )
         lines.append("")
@@ -249,6 +254,7 @@ def write_rules(rules: Sequence[ContentRule], fmt: str) -> None:
                 "severity": r.severity,
                 "configurable": r.configurable,
                 "summary": r.summary,
+                "docs_url": docs_url(rule_docs(r.id)),
             }
             for r in rules
         ]

@@ -11,7 +11,7 @@
 - `cloudflare/routes.json`: the route table as data, derived from the same `Site` that serve
   answers from and nginx is generated from: per path and encoding the asset file (with its
   size and SHA-256, checked when the Worker first reads it), the exact headers of the 200 and
-  of the 304, the problem template of SPEC §7, the HTML pages (403, 404) and the problem
+  of the 304, the problem template of contract §7, the HTML pages (403, 404) and the problem
   documents of the other errors (400, 412, 413, 417, 500);
 - `cloudflare/workerd.capnp`: the same Worker for a local `workerd serve`, with the files of
   `public/` behind the same `ASSETS` binding (no account and no network);

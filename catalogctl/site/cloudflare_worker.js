@@ -9,7 +9,7 @@
 // The decisions are those of `catalogctl serve` (docs/reference/http.md): an invalid Host is a
 // 400; an expectation other than 100-continue a 417; a method other than GET/HEAD the 403
 // page; content with GET/HEAD a 413; a request target with bytes outside printable ASCII a
-// 400; an unknown path under /api/ the SPEC §7 problem with the path as sent (`instance`);
+// 400; an unknown path under /api/ the contract's §7 problem with the path as sent (`instance`);
 // other unknown paths the 404 page; a known path the variant chosen by Accept-Encoding
 // (q-values; ties by the server's preference, br then gzip), a 412 when If-Match names none of
 // its ETags, or a 304 when If-None-Match names its ETag. Every answer carries a Date header

@@ -24,10 +24,10 @@ configuration instead, because `serve` makes them from the route table:
   modification time that makes nginx's ETag the one the manifest holds.
 - Routing: exact locations, plus a check on the raw request target (`$request_uri`), since
   nginx matches locations against the decoded, normalised path (`/api/%76%31`, `//api/v1`).
-- Errors: every status nginx itself can send ends in a problem document (or the SPEC §7 pages)
+- Errors: every status nginx itself can send ends in a problem document (or the contract's §7 pages)
   with the contract's error headers; nginx.conf sets them for the whole server, so the errors
   of nginx's parser get them too.
-- The SPEC §7 problem body: its `instance` is the raw path, JSON-escaped with `if`/`set`
+- The contract §7 problem body: its `instance` is the raw path, JSON-escaped with `if`/`set`
   (quotes and backslashes); a target with bytes outside printable ASCII is a bad request (400),
   as in `serve`; nginx itself rejects control bytes in the request line.
 """

@@ -4,7 +4,7 @@ Each route has three exact locations: the route itself, which answers the common
 a plain `Accept-Encoding`, no precondition, nothing to refuse) after one regex; an internal one
 for every other request, which checks it step by step (the parts nginx's own parser lets
 through, docs/reference/http.md), negotiates q-values and answers If-None-Match; and an internal
-one that sends the route's 304. Unknown paths end in the SPEC §7 problem or the 404 page, and
+one that sends the route's 304. Unknown paths end in the contract's §7 problem or the 404 page, and
 every status nginx itself can send ends in a problem document with the contract's error
 headers.
 
@@ -297,7 +297,7 @@ def _fast_regex(res: Resource) -> str:
     return rf"^(?:GET|HEAD)\n{request_line}\n{host}\n{target}\n0*\n[^;\n]*$"
 
 
-# The SPEC §7 answer for the request's own target (what the named location does).
+# The contract §7 answer for the request's own target (what the named location does).
 _NOT_FOUND_HERE = (
     f"set {V}target $request_uri; set {V}method $request_method; "
     f"rewrite ^ {INTERNAL}/not-found last;"
@@ -363,7 +363,7 @@ _QUOTE_OR_BACKSLASH = quote_regex('["\\\\]')
 
 
 def _not_found(site: Site) -> list[str]:
-    """Every 404 ends here: the SPEC §7 problem under /api/, the HTML page elsewhere.
+    """Every 404 ends here: the contract's §7 problem under /api/, the HTML page elsewhere.
 
     The named location takes the request target from `$request_uri`; the bad-request
     location from the request line, when nginx refused a target such as `/api/%00` or

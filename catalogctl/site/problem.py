@@ -1,7 +1,7 @@
 """The error answers the nginx configuration and the Worker send: RFC 9457 problem documents.
 
 Every error they produce (but the 403 page for methods and the 404 page outside /api/, which
-are HTML, SPEC §7) is `application/problem+json` with the contract's error headers
+are HTML, contract §7) is `application/problem+json` with the contract's error headers
 (`ERROR_HEADERS`: no-store, nosniff, CORS); docs/reference/http.md lists when each is sent.
 May import: catalogctl.contract.
 """

@@ -32,8 +32,8 @@ def check_duplicates(doc: Document, out: Findings) -> None:
         name = dotted((*dup.path, dup.key))
         out.add(
             "duplicate-key",
-            f"key {shown(dup.key)} is given twice in one mapping: on line {dup.first[0]} and "
-            f"line {dup.second[0]}; only one is read",
+            f"key {shown(dup.key)} is given twice in one mapping, on lines {dup.first[0]} and "
+            f"{dup.second[0]}, and only one of them is read; keep one",
             line=dup.second[0],
             column=dup.second[1],
             field=name,

@@ -102,7 +102,7 @@ def check_page(
     game_id, id_loc = _check_id(src, default_id, add) if "slug" not in missing else ("", ())
     for name in ("name", "description"):
         if name not in missing and not getattr(src, name).strip():
-            add("empty-value", (name,), "must not be blank")
+            add("empty-value", (name,), "is blank; give it a value")
     times = _check_times(src, missing, add)
     icon_url = check_icon(src.icon, ctx, add) if "icon" not in missing else ""
     for name in ("platforms", "genres"):
@@ -129,7 +129,7 @@ def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: F
         line, col = doc.value_pos(second)
         out.add(
             "duplicate-key",
-            f"store {key!r} is given twice: in {dotted(first)} and {dotted(second)}",
+            f"store {key!r} is given twice, in {dotted(first)} and {dotted(second)}; keep one",
             line=line,
             column=col,
             field=dotted(second),
@@ -177,21 +177,39 @@ def _partial(
     return _Page(src, missing, not bad_links and "stores" not in unknown, found, draft)
 
 
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug_for(game_id: str) -> str:
+    """A lowercase slug made of an id (`Moon Lander!` → `moon-lander`)."""
+    slug = _NOT_SLUG.sub("-", game_id.lower()).strip("-")
+    return slug[:MAX_ID_LENGTH].strip("-") or "game"
+
+
 def _check_id(src: GamePage, default_id: str, add: Add) -> tuple[str, tuple[Any, ...]]:
     """The game's id (its slug, else the file's name) and where it was given."""
     game_id = src.slug if src.slug is not None else default_id
     id_loc: tuple[Any, ...] = ("slug",) if src.slug is not None else ()
     if len(game_id) > MAX_ID_LENGTH:
-        add("invalid-id", id_loc, f"id is longer than {MAX_ID_LENGTH} characters")
+        add(
+            "invalid-id",
+            id_loc,
+            f"id is longer than {MAX_ID_LENGTH} characters; set a shorter slug",
+        )
     elif not _ID_RE.match(game_id) or game_id in (".", "..") or not game_id.isprintable():
         add(
             "invalid-id",
             id_loc,
-            f"id {shown(game_id)} cannot be a URL path segment "
-            "(no spaces, quotes, '/', '?', '#', '%' or control characters)",
+            f"id {shown(game_id)} cannot be a URL path segment (no spaces, quotes, '/', '?', "
+            f"'#', '%' or control characters); set a slug such as {slug_for(game_id)!r}",
         )
     elif not _CANONICAL_ID_RE.match(game_id):
-        add("id-style", id_loc, f"id {shown(game_id)} is not a lowercase slug (a-z, 0-9, '-')")
+        add(
+            "id-style",
+            id_loc,
+            f"id {shown(game_id)} is not a lowercase slug (a-z, 0-9, '-'); set slug to "
+            f"{slug_for(game_id)!r}, or rename the file",
+        )
     return game_id, id_loc
 
 
@@ -204,8 +222,8 @@ def _check_times(src: GamePage, missing: frozenset[str], add: Add) -> dict[str, 
             add(
                 "invalid-date",
                 (name,),
-                f"{shown(str(getattr(src, name)))} is not a date (2024-05-31) "
-                "or date-time (2024-05-31T10:00:00Z)",
+                f"{shown(str(getattr(src, name)))} is not a date; write a date (2024-05-31) "
+                "or a date-time (2024-05-31T10:00:00Z)",
             )
             value = None
         times[name] = value if isinstance(value, dt.datetime) else None

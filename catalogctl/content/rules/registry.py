@@ -69,7 +69,12 @@ RULES: dict[str, Rule] = {
         _r("base-url", ERROR, False, "base_url ends with '/' or carries a query or fragment"),
         _r("game-url", ERROR, False, "game_url does not contain {id}"),
         _r("store-params", ERROR, False, "an attribution parameter that cannot be published"),
-        _r("spec-params", WARNING, True, "attribution parameters differ from the SPEC's"),
+        _r(
+            "spec-params",
+            WARNING,
+            True,
+            "attribution parameters differ from those the API contract names",
+        ),
         _r("api-lifecycle", ERROR, False, "inconsistent deprecation and sunset settings"),
         _r("migration-link", WARNING, True, "a deprecated version without a migration guide"),
         _r("unknown-setting", ERROR, False, "a key of site.toml that catalogctl does not know"),

@@ -32,6 +32,7 @@ from catalogctl.content.settings import (
     StoreSettings,
     validator,
 )
+from catalogctl.text import plural
 from catalogctl.urls import shown, url_problem
 
 _DIGITS_RE = re.compile(r"^[0-9]+$")
@@ -92,6 +93,8 @@ def _unknown(loc: tuple[Any, ...], doc: Document, out: Findings) -> None:
     if not hint and known:
         where = f"[{dotted(loc[:-1])}]" if loc[:-1] else "site.toml"
         hint = f"; {where} takes: {', '.join(known)}"
+    elif not hint:
+        hint = "; remove it (the settings reference lists every key)"
     line, col = doc.key_pos(loc)
     out.add(
         "unknown-setting",
@@ -144,7 +147,8 @@ def _check_rules(rules: Any, doc: Document, out: Findings) -> None:
         elif not rule.configurable:
             out.add(
                 "rule-config",
-                f"rule {key!r} cannot be changed: a catalog with this problem cannot be published",
+                f"rule {key!r} cannot be changed (a catalog with this problem cannot be "
+                "published); remove this line",
                 line=line,
                 column=col,
                 field=dotted(loc),
@@ -189,7 +193,8 @@ def _check_fields(fields: Any, stores: Any, doc: Document, out: Findings) -> Non
             elif store is not None and isinstance(stores, dict) and store not in stores:
                 out.add(
                     "unknown-store",
-                    f"maps store {shown(str(store))}, which [stores] does not define",
+                    f"maps store {shown(str(store))}, which [stores] does not define; add "
+                    f"[stores.{store}], or remove this line",
                     line=line,
                     column=col,
                     field=dotted(sub),
@@ -214,7 +219,7 @@ def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
 
     for name in ("title", "description"):
         if not getattr(site, name).strip():
-            add("empty-value", (name,), "must not be blank")
+            add("empty-value", (name,), "is blank; give it a value")
     _check_urls(site, add)
     _check_content(site.content, add)
     _check_store_params(site, add)
@@ -226,11 +231,16 @@ def _check_urls(site: SiteSettings, add: _Add) -> None:
     base = site.base_url
     problem = url_problem(base, loopback_http=True)
     if problem:
-        add("invalid-url", ("base_url",), f"must be an absolute https URL: {problem}")
+        add(
+            "invalid-url",
+            ("base_url",),
+            f"the base URL {problem} (the address the catalog is published at, such as "
+            "https://games.example.com)",
+        )
     elif base.endswith("/"):
         add("base-url", ("base_url",), f"must not end with '/': use {shown(base.rstrip('/'))}")
     elif "?" in base or "#" in base:
-        add("base-url", ("base_url",), "must not carry a query or fragment")
+        add("base-url", ("base_url",), "must not carry a query or fragment; remove the ?… or #…")
     if "{id}" not in site.game_url:
         add(
             "game-url",
@@ -244,7 +254,7 @@ def _check_urls(site: SiteSettings, add: _Add) -> None:
             add(
                 "invalid-url",
                 ("game_url",),
-                f"with {{base_url}} and {{id}} filled in, {game_problem}",
+                f"with {{base_url}} and {{id}} filled in, the game URL {game_problem}",
             )
 
 
@@ -272,60 +282,72 @@ def _check_content(content: ContentSettings, add: _Add) -> None:
 
 
 def _check_store_params(site: SiteSettings, add: _Add) -> None:
-    """Each store's attribution parameters, against SPEC §2.4's for its kind."""
+    """Each store's attribution parameters, against those the API contract (§2.4) names for
+    its kind."""
     for key, store in site.stores.items():
         loc = ("stores", key, "params")
         for name, _value in store.params.items():
             if not name.strip():
-                add("store-params", loc, "a parameter name must not be blank")
+                add("store-params", loc, "a parameter name is blank; name it, or remove it")
         pt = store.params.get("pt")
         if pt is not None and not _DIGITS_RE.match(pt):
             add(
                 "store-params",
                 (*loc, "pt"),
-                f"the provider token 'pt' must be numeric, got {shown(pt)}",
+                f"the provider token pt is {shown(pt)}, and it must be digits only (the App "
+                "Store's provider token of the studio)",
             )
         for name, expected in SPEC_STORE_PARAMS.get(store_kind(key, store), {}).items():
             have = store.params.get(name)
+            value = '"…"' if expected is None else f'"{expected}"'
             if have is None:
                 add(
                     "spec-params",
                     loc,
-                    f"SPEC §2.4 expects the attribution parameter {name!r} on this store",
+                    f"the API contract (§2.4) names the attribution parameter {name!r} for "
+                    f"this store; add {name} = {value} to its params",
                 )
             elif expected is not None and have != expected:
                 add(
                     "spec-params",
                     (*loc, name),
-                    f"SPEC §2.4 expects {name}={expected!r}, got {shown(have)}",
+                    f"{name} is {shown(have)}, and the API contract (§2.4) names {name} = "
+                    f"{value} for this store; set it to {value}",
                 )
 
 
 def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
-    """[api.v1]: status, deprecation, sunset and migration agree (RFC 9745, SPEC §9)."""
+    """[api.v1]: status, deprecation, sunset and migration agree (RFC 9745, the API
+    contract's §9)."""
     api: tuple[str, ...] = ("api", "v1")
     if v1.status == "deprecated" and v1.deprecation is None:
         add(
             "api-lifecycle",
             (*api, "deprecation"),
-            "a 'deprecated' status needs a deprecation date (RFC 9745)",
+            "status is 'deprecated' but no deprecation date is set; add deprecation = "
+            "YYYY-MM-DD, the day the deprecation is announced (RFC 9745)",
         )
     if v1.status == "deprecated" and v1.migration is None:
         add(
             "migration-link",
             (*api, "migration"),
-            "a deprecated version should link a migration guide",
+            "status is 'deprecated' but no migration guide is linked; set migration to the "
+            "address of a guide to the next version",
         )
     if v1.status == "supported" and v1.deprecation is not None:
         add(
-            "api-lifecycle", (*api, "status"), "a deprecation date is set but status is 'supported'"
+            "api-lifecycle",
+            (*api, "status"),
+            "a deprecation date is set but status is 'supported'; set status = "
+            '"deprecated", or remove the deprecation date',
         )
     if v1.sunset is not None:
         if v1.deprecation is None:
             add(
                 "api-lifecycle",
                 (*api, "sunset"),
-                "a sunset needs a deprecation date first (SPEC §9)",
+                "a sunset date is set without a deprecation date; add deprecation, at least "
+                "90 days before the sunset (the API contract, §9)",
             )
         else:
             notice = (_as_date(v1.sunset) - _as_date(v1.deprecation)).days
@@ -333,9 +355,15 @@ def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
                 add(
                     "api-lifecycle",
                     (*api, "sunset"),
-                    f"sunset is {notice} days after deprecation; SPEC §9 requires at least 90",
+                    f"sunset is {plural(notice, 'day')} after deprecation, and the API "
+                    "contract (§9) gives clients at least 90; set sunset to "
+                    f"{_as_date(v1.deprecation) + dt.timedelta(days=90)} or later",
                 )
     if v1.migration is not None:
         problem = url_problem(v1.migration, loopback_http=True)
         if problem:
-            add("invalid-url", (*api, "migration"), f"must be an absolute https URL: {problem}")
+            add(
+                "invalid-url",
+                (*api, "migration"),
+                f"the migration guide's address {problem} (an https:// URL)",
+            )

@@ -27,7 +27,7 @@ _WORDS = re.compile(r"[a-z0-9]+")
 _SPLIT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
 KIND_NAMES = {"apple": "Apple", "google-play": "Google Play", "other": "other"}
 
-# SPEC §2.4: the attribution parameters each kind of store carries (None: any value).
+# contract §2.4: the attribution parameters each kind of store carries (None: any value).
 SPEC_STORE_PARAMS: dict[str, dict[str, str | None]] = {
     "apple": {"pt": None, "ct": "service_api_game_catalog", "mt": "8"},
     "google-play": {"utm_source": "service_api", "utm_campaign": "game_catalog"},

@@ -40,34 +40,39 @@ def kind_of(value: object) -> str:
     return names.get(type(value), f"a {type(value).__name__}")
 
 
-def pydantic_message(err: Any) -> str:
+def pydantic_message(err: Any, path: Path = ()) -> str:
+    """What a validation error means for the value at `path`, and what to write instead."""
     kind, value = err["type"], err.get("input")
     loc = err["loc"]
+    name = repr(str(path[-1])) if path else "a"
     if kind == "missing":
-        return "required field is missing"
+        return f"the required key {name} is missing; add it"
     if kind in UNKNOWN:
-        return "unknown key"
+        return "unknown key; remove it (the settings reference lists every key)"
     if kind == "too_short":
-        return "must not be empty" if isinstance(value, str) else "must have at least 1 item"
+        if isinstance(value, str):
+            return "is blank; give it a value"
+        return "is empty; list at least one item"
+    got = kind_of(value)
     if kind in ("string_type", "string_sub_type"):
         if loc and loc[-1] == "[key]":
-            return f"key must be a string, not {kind_of(value)}"
-        return f"must be a string, not {kind_of(value)}"
+            return f"a key must be text, not {got}; quote it"
+        return f"must be text, not {got}; quote it to keep it as text"
     if kind == "list_type":
-        return f"must be a list, not {kind_of(value)}"
+        return f"must be a list, not {got}; write it as a list: [a, b]"
     if kind == "dict_type":
-        return f"must be a mapping, not {kind_of(value)}"
+        return f"must be a mapping of keys to values, not {got}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
-        return f"must be a whole number, not {kind_of(value)}"
+        return f"must be a whole number, not {got}"
     if kind == "bool_type":
-        return f"must be true or false, not {kind_of(value)}"
+        return f"must be true or false, not {got}"
     if kind in ("model_type", "dataclass_type", "dataclass_exact_type"):
-        return f"must be a table, not {kind_of(value)}"
+        return f"must be a table of keys, not {got}"
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
         return f"must be one of {expected}, not {shown(str(value))}"
     if kind.startswith(("date", "datetime")) or kind == "union_tag_invalid":
-        return f"must be a date (2024-05-31) or date-time, not {kind_of(value)}"
+        return f"must be a date (2024-05-31) or a date-time (2024-05-31T10:00:00Z), not {got}"
     return str(err["msg"])
 
 
@@ -87,4 +92,5 @@ def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: A
         line, col = doc.key_pos(path) if rule == "unknown-setting" else doc.value_pos(path)
         if err["type"] == "missing":
             line, col = doc.start
-        out.add(rule, pydantic_message(err), line=line, column=col, field=dotted(path))
+        message = pydantic_message(err, path)
+        out.add(rule, message, line=line, column=col, field=dotted(path))

@@ -124,7 +124,8 @@ def check_icon(icon: str, ctx: PageContext, add: Add) -> str:
             add(
                 "invalid-url",
                 ("icon",),
-                f"must be an absolute https:// URL or a site path like /icons/x.png: {problem}",
+                "an icon must be an https:// URL or a path on the site such as /icons/x.png, "
+                f"and this one {problem}",
             )
         return icon
     # A plain path after a base that passes cannot change the verdict: the common case
@@ -145,15 +146,19 @@ def check_vocabulary(vocab_name: str, values: list[str], ctx: PageContext, add: 
     seen: set[str] = set()
     for i, value in enumerate(values):
         if value in seen:
-            add("duplicate-value", (vocab_name, i), f"{shown(value)} is listed twice")
+            add("duplicate-value", (vocab_name, i), f"{shown(value)} is listed twice; remove one")
         seen.add(value)
         if vocab is not None and value not in vocab[0]:
             close = vocab[1](value)
-            hint = f"; did you mean {close!r}?" if close else ""
+            hint = (
+                f"did you mean {close!r}?"
+                if close
+                else f"use one of them, or add it to {vocab_name} in site.toml"
+            )
             add(
                 "vocabulary",
                 (vocab_name, i),
-                f"{shown(value)} is not in the {vocab_name} of site.toml{hint}",
+                f"{shown(value)} is not in the {vocab_name} of site.toml; {hint}",
             )
 
 
@@ -166,17 +171,26 @@ def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str,
         known = key in ctx.kinds
         if ctx.stores_known and not known and key not in ctx.broken_stores:
             close = ctx.stores(key)
-            hint = f"did you mean {close!r}? " if close else ""
             defined = ", ".join(ctx.kinds) or "none"
+            hint = (
+                f"did you mean {close!r}?"
+                if close
+                else f"use one of them, or add [stores.{key}] to site.toml"
+            )
             add(
                 "unknown-store",
                 loc,
-                f"unknown store key {shown(key)}; {hint}site.toml defines: {defined}",
+                f"unknown store key {shown(key)} (site.toml defines: {defined}); {hint}",
             )
             continue
         problem = url_problem(url, loopback_http=True)
         if problem:
-            add("invalid-url", loc, f"store URL {problem}")
+            add(
+                "invalid-url",
+                loc,
+                f"a store link must be the app's https:// address on its store, and this one "
+                f"{problem}",
+            )
             continue
         if not known:
             continue  # its store failed in site.toml: its kind is not known
@@ -206,8 +220,9 @@ def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:
             add(
                 "store-platform",
                 ("platforms", i),
-                f"lists platform {src.platforms[i]!r} but has no {KIND_NAMES[kind]} link "
-                f"(a store of kind {kind!r} in site.toml)",
+                f"lists platform {src.platforms[i]!r} but has no {KIND_NAMES[kind]} link (a "
+                f"store of kind {kind!r} in site.toml); add the link under stores, or remove "
+                "the platform",
             )
     for kind, key in have.items():
         sold = SOLD_BY.get(kind)
@@ -216,7 +231,7 @@ def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:
                 "store-platform",
                 ("stores", key),
                 f"has a {KIND_NAMES[kind]} link ({key!r}) but lists none of its platforms "
-                f"({', '.join(KIND_PLATFORMS[kind])})",
+                f"({', '.join(KIND_PLATFORMS[kind])}); add the platform, or remove the link",
             )
 
 

@@ -83,7 +83,7 @@ CANDIDATES: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
 }
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _SELECT_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]*")
-# Parameters of SPEC §2.4 that are the same for every site (pt is the studio's own).
+# Parameters of contract §2.4 that are the same for every site (pt is the studio's own).
 SPEC_PARAMS = {
     "apple": '{ ct = "service_api_game_catalog", mt = "8" }',
     "google-play": '{ utm_source = "service_api", utm_campaign = "game_catalog" }',
@@ -124,7 +124,10 @@ def propose(root: Path, games: str | None = None) -> Proposal:
                 "name the games folder with --games FOLDER"
             )
     elif not (root / games).is_dir():
-        raise InputError(f"the games folder {games} does not exist in {root}")
+        raise InputError(
+            f"the games folder {games} does not exist in {root}: give --games the folder of "
+            "the game pages, relative to the website's root"
+        )
     keys = read_keys(root, games, gen.language or "en")
     if keys.pages == 0:
         raise InputError(f"no page in {games} could be read: run `catalogctl validate` after init")
@@ -303,7 +306,7 @@ def _text(
     lines += [
         "",
         "[content]",
-        f"games = {toml_str(games)}  # {keys.games} of {n} pages link a store",
+        f"games = {toml_str(games)}  # {keys.games} of {plural(n, 'page')} link a store",
     ]
     if gen.language and gen.language != "en":
         lines.append(f"language = {toml_str(gen.language)}  # from {gen.config}")
@@ -315,7 +318,7 @@ def _text(
     mapped = {k: v for k, v in fields.items() if v[0] != k}
     lines += ["", "[fields]  # the front-matter key of each catalog key, where it is not its own"]
     for key, (path, count) in mapped.items():
-        lines.append(f"{key} = {toml_str(path)}  # in {count} of {n} pages")
+        lines.append(f"{key} = {toml_str(path)}  # in {count} of {plural(n, 'page')}")
     if table is not None:
         lines.append(f"stores = {toml_str(table)}  # the pages' table of store links")
     for key in ("name", "description", "platforms", "genres", "icon"):
@@ -327,7 +330,7 @@ def _text(
         for s in per_store:
             lines.append(
                 f"{toml_key(s.key)} = {toml_str(s.path or '')}  # {s.host} links in "
-                f"{s.links} of {n} pages"
+                f"{s.links} of {plural(n, 'page')}"
             )
     if not stores:
         notes.append("no store link found: add [stores.<key>] tables and the pages' links")
@@ -341,6 +344,8 @@ def _text(
         if s.kind in SPEC_PARAMS:
             lines.append(f"params = {SPEC_PARAMS[s.kind]}")
         if s.kind == "apple":
-            lines.append('# pt = "…": your App Store provider token (SPEC §2.4): add it to params')
+            lines.append(
+                '# pt = "…": your App Store provider token (API contract §2.4): add it to params'
+            )
             notes.append(f"add your App Store provider token (pt) to [stores.{s.key}] params")
     return "\n".join(lines) + "\n", notes

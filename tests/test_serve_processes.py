@@ -24,7 +24,7 @@ import pytest
 from catalogctl.serve.options import ENGINES
 from tests import conformance
 from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
-from tests.processes import Program, children, cli, port_answers, wait_until
+from tests.processes import Program, children, cli, port_answers, run_cli, wait_until
 from tests.serve_process import ServeProcess
 
 
@@ -176,7 +176,7 @@ def test_serve_workers_accept_from_sockets_of_their_own(tmp_path: Path) -> None:
     proc = ServeProcess(str(SAMPLE), "--workers", "2", access_log=log)
     try:
         host, port, netloc = conformance._address(proc.url)
-        workers = _children(proc.proc.pid)
+        workers = children(proc.proc.pid)
         first, second = (_listening_sockets(pid, port) for pid in workers)
         assert len(first) == len(second) == 1 and first != second, (first, second)
         conns = [socket.create_connection((host, port), timeout=10) for _ in range(32)]
@@ -186,13 +186,8 @@ def test_serve_workers_accept_from_sockets_of_their_own(tmp_path: Path) -> None:
                 assert conn.recv(64).startswith(b"HTTP/1.1 200 ")
         assert _pids(log, 0, 32)[0] == workers  # (all 32 on one: a chance of 1 in 2^31)
 
-        serve = [sys.executable, "-m", "catalogctl", "serve", str(SAMPLE), "--workers", "2"]
-        other = subprocess.run(
-            [*serve, "--host", host, "--port", str(port), "--quiet"],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=60,
+        other = run_cli(
+            "serve", SAMPLE, "--workers", "2", "--host", host, "--port", str(port), "--quiet"
         )
         assert other.returncode != 0 and "cannot listen" in other.stderr, other.stderr
     finally:
@@ -207,16 +202,16 @@ def test_serve_worker_in_a_crash_loop_leaves_its_connections_to_the_others(
     log = tmp_path / "access.log"
     proc = ServeProcess(str(SAMPLE), "--workers", "2", access_log=log)
     try:
-        survivor, victim = sorted(_children(proc.proc.pid))
+        survivor, victim = sorted(children(proc.proc.pid))
         killed = {victim}
         os.kill(victim, signal.SIGKILL)
         proc.wait_for(f" {victim} exited")
         for _ in range(3):  # the 4th exit within a minute: restarted after 2 s
-            deadline = time.monotonic() + 30
-            while not _children(proc.proc.pid) - {survivor} - killed:
-                assert time.monotonic() < deadline, "the worker was not restarted"
-                time.sleep(0.01)
-            victim = (_children(proc.proc.pid) - {survivor} - killed).pop()
+            proc.wait_until(
+                lambda: children(proc.proc.pid) - {survivor} - killed,
+                what="the worker restarted",
+            )
+            victim = (children(proc.proc.pid) - {survivor} - killed).pop()
             killed.add(victim)
             os.kill(victim, signal.SIGKILL)
             message = str(proc.wait_for(f" {victim} exited")["message"])

@@ -11,6 +11,7 @@ import pytest
 
 from catalogctl.links.http import MAX_FIELDS, Client, RequestFailed, target
 from catalogctl.sources.net import NetworkPolicy, PolicyResolver
+from tests.processes import wait_until_async
 
 Answerer = Callable[[bytes], bytes]  # request head → raw answer
 
@@ -22,6 +23,7 @@ class RawServer:
     answers: dict[str, bytes | Answerer]
     requests: list[bytes] = field(default_factory=list)
     connections: int = 0
+    hung_up: int = 0  # connections the client closed (or the server did)
     close_after: set[str] = field(default_factory=set)  # paths after which it hangs up
     port: int = 0
 
@@ -40,6 +42,7 @@ class RawServer:
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         writer.close()
+        self.hung_up += 1
 
     @property
     def base(self) -> str:
@@ -122,6 +125,12 @@ async def test_client_does_not_reuse_a_connection_after_a_body_to_head(
     assert await ask(client, raw.base + "/") == 200
     assert await ask(client, raw.base + "/") == 200
     assert raw.connections == 2
+    # The first connection is closed at once, not left open until it is collected.
+    await wait_until_async(lambda: _true(raw.hung_up == 1), what="the first connection closed")
+
+
+async def _true(value: bool) -> bool:
+    return value
 
 
 async def test_client_counts_a_body_that_ends_with_the_connection(

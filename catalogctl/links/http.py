@@ -297,6 +297,8 @@ class Client:
                 raise
             if conn.reusable and not conn.closed:
                 self._idle.setdefault(t.key, []).append(conn)
+            else:
+                conn.close()  # not kept for another request: closed now, not when collected
             return answer
 
     async def refusal(self, host: str) -> str | None:

@@ -55,48 +55,48 @@ _catalogctl() {
             return ;;
         check-links)
             case "$prev" in
-                --max-concurrency) COMPREPLY=(); return ;;
-                --host-concurrency) COMPREPLY=(); return ;;
                 --timeout) COMPREPLY=(); return ;;
-                --retries) COMPREPLY=(); return ;;
-                --max-retry-wait) COMPREPLY=(); return ;;
-                --rate-limit-wait) COMPREPLY=(); return ;;
-                --max-redirects) COMPREPLY=(); return ;;
                 --accept) COMPREPLY=(); return ;;
                 --exclude) COMPREPLY=(); return ;;
                 --include) COMPREPLY=(); return ;;
                 --cache) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --max-cache-age) COMPREPLY=(); return ;;
+                --format|-f) COMPREPLY=($(compgen -W 'table json github sarif junit markdown' -- "$cur")); return ;;
+                --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --max-concurrency) COMPREPLY=(); return ;;
+                --host-concurrency) COMPREPLY=(); return ;;
+                --retries) COMPREPLY=(); return ;;
+                --max-retry-wait) COMPREPLY=(); return ;;
+                --rate-limit-wait) COMPREPLY=(); return ;;
+                --max-redirects) COMPREPLY=(); return ;;
                 --user-agent) COMPREPLY=(); return ;;
                 --max-icon-size) COMPREPLY=(); return ;;
                 --max-body) COMPREPLY=(); return ;;
-                --format|-f) COMPREPLY=($(compgen -W 'table json github sarif junit markdown' -- "$cur")); return ;;
-                --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--max-concurrency --host-concurrency --timeout --retries --max-retry-wait --rate-limit-wait --max-redirects --accept --exclude --include --cache --max-cache-age --offline --user-agent --allow-private --max-icon-size --max-body --strict --format -f --output' -- "$cur"))
+                COMPREPLY=($(compgen -W '--offline --timeout --accept --exclude --include --cache --max-cache-age --strict --format -f --output --max-concurrency --host-concurrency --retries --max-retry-wait --rate-limit-wait --max-redirects --user-agent --max-icon-size --max-body --allow-private' -- "$cur"))
             fi
             return ;;
         serve)
             case "$prev" in
                 --host) COMPREPLY=(); return ;;
                 --port|-p) COMPREPLY=(); return ;;
-                --http) COMPREPLY=($(compgen -W 'httptools aiohttp' -- "$cur")); return ;;
                 --base-url) COMPREPLY=(); return ;;
-                --cache-control) COMPREPLY=(); return ;;
-                --unix) COMPREPLY=($(compgen -f -- "$cur")); return ;;
                 --workers|-w) COMPREPLY=(); return ;;
                 --log-format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
                 --access-log) COMPREPLY=(); return ;;
                 --access-log-format) COMPREPLY=($(compgen -W 'text json common combined' -- "$cur")); return ;;
                 --forwarded-allow-ips) COMPREPLY=(); return ;;
                 --metrics) COMPREPLY=(); return ;;
+                --http) COMPREPLY=($(compgen -W 'httptools aiohttp' -- "$cur")); return ;;
+                --unix) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+                --cache-control) COMPREPLY=(); return ;;
                 --keepalive-timeout) COMPREPLY=(); return ;;
                 --shutdown-timeout) COMPREPLY=(); return ;;
                 --max-header-size) COMPREPLY=(); return ;;
             esac
             if [[ "$cur" == -* ]]; then
-                COMPREPLY=($(compgen -W '--host --port -p --http --base-url --cache-control --unix --workers -w --watch --quiet -q --log-format --access-log --access-log-format --forwarded-allow-ips --metrics --keepalive-timeout --shutdown-timeout --max-header-size' -- "$cur"))
+                COMPREPLY=($(compgen -W '--host --port -p --base-url --watch --workers -w --quiet -q --log-format --access-log --access-log-format --forwarded-allow-ips --metrics --http --unix --cache-control --keepalive-timeout --shutdown-timeout --max-header-size' -- "$cur"))
             else
                 COMPREPLY=($(compgen -f -- "$cur"))
             fi

@@ -23,11 +23,6 @@ ROOT_COMMAND = typer.main.get_command(app)
 COMMANDS = ["", *ROOT_COMMAND.list_commands(ROOT_COMMAND.context_class(ROOT_COMMAND))]  # type: ignore[attr-defined]
 BOX = "│╭╮╰╯─┃━┏┓┗┛"
 SCREEN = 60  # lines at 100 columns
-# Temporary, until their branches are merged: serve and check-links are being rewritten
-# elsewhere; their help is still longer than a screen, check-links has no docs page yet, and
-# both still write their Examples heading as rich markup (`[bold]Examples[/]`).
-PENDING = {"serve", "check-links"}
-PENDING_WHY = "serve and check-links are being rewritten on their own branches"
 
 
 @cache
@@ -50,8 +45,6 @@ def tokens(text: str) -> set[str]:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_fits_a_screen_at_100_columns(command: str) -> None:
-    if command in PENDING:
-        pytest.skip(PENDING_WHY)
     lines = render(command, 100).splitlines()
     assert len(lines) <= SCREEN, f"`catalogctl {command} --help` is {len(lines)} lines"
 
@@ -66,8 +59,6 @@ def test_help_shows_an_example(command: str) -> None:
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help_links_its_docs_page(command: str) -> None:
     page = ROOT / "docs" / DOCS_PAGES[command]
-    if command in PENDING and not page.is_file():
-        pytest.skip(PENDING_WHY)
     assert page.is_file(), f"{command}: no docs page {page.relative_to(ROOT)}"
     lines = [line.rstrip() for line in render(command, 100).splitlines()]
     assert f" Docs: {docs_url(DOCS_PAGES[command])}" in lines
@@ -80,7 +71,7 @@ def written_texts(command: str) -> list[str]:
     texts = [cmd.help or "", *(p.help or "" for p in cmd.params if getattr(p, "help", None))]
     if not command:
         texts += [(c.help or "").split("\n")[0] for c in map(click_command, COMMANDS[1:])]
-    return [text.replace("[bold]Examples[/]", "Examples") for text in texts]  # see PENDING
+    return texts
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -103,8 +94,6 @@ def test_help_keeps_brackets_that_look_like_markup() -> None:
 def test_help_puts_advanced_options_in_their_own_panel(command: str) -> None:
     """A command with many options shows the everyday ones under Options, the others in
     panels of their own."""
-    if command in PENDING:
-        pytest.skip(PENDING_WHY)
     options = [p for p in click_command(command).params if p.param_type_name == "option"]
     panels = set(re.findall(r"^╭─ (.+?) ─", render(command, 100), re.M)) - {"Arguments"}
     if len(options) > 6:

@@ -57,7 +57,6 @@ def markup_escaped(text: str) -> str:
     `[fields]` for a style and drop it), and the line `Examples` in bold."""
     from rich.markup import escape
 
-    text = text.replace("[bold]Examples[/]", "Examples")  # as serve and check-links write it
     return _EXAMPLES.sub(r"[bold]\1[/]", escape(text))
 
 

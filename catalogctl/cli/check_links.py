@@ -6,10 +6,8 @@ from typing import Annotated
 import typer
 
 from catalogctl.cli.common import (
-    CONTENT_HELP,
-    AllowPrivateOpt,
-    FormatOpt,
-    OutputOpt,
+    ADVANCED_PANEL,
+    REPORT_PANEL,
     StrictOpt,
     check_regex,
     check_seconds,
@@ -21,38 +19,113 @@ from catalogctl.errors import ExitCode
 from catalogctl.output.console import Format, err, err_is_terminal, use_format
 from catalogctl.sources.core import DEFAULT_MAX_BODY
 
+PACE_PANEL = "Pace and retries"
+
 
 def check_links(
     source: Annotated[
         str | None,
         typer.Argument(
-            help=CONTENT_HELP
-            + " A build directory, a games JSON file or a deployment's base URL works too.",
+            help="The site (default: this folder's, else ./content), a build directory, a "
+            "games JSON file or a deployment's base URL.",
             show_default=False,
         ),
     ] = None,
-    max_concurrency: Annotated[
-        int, typer.Option("--max-concurrency", min=1, help="Requests in flight at most.")
-    ] = 64,
-    host_concurrency: Annotated[
-        int,
-        typer.Option("--host-concurrency", min=1, help="Requests in flight to one host at most."),
-    ] = 8,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Check URL syntax only; send no request.")
+    ] = False,
     timeout: Annotated[
         float,
         typer.Option(
             "--timeout",
             min=0.001,
+            metavar="S",
             callback=check_seconds,
-            help="Seconds one request may take in all (lookup, connect, answer, an icon's body).",
+            help="Seconds one request may take in all.",
         ),
     ] = 10.0,
+    accept: Annotated[
+        str,
+        typer.Option("--accept", metavar="CODES", help="Status codes that mean fine."),
+    ] = "200..299",
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exclude",
+            metavar="REGEX",
+            help="Skip URLs matching (repeatable).",
+            callback=check_regex,
+        ),
+    ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--include",
+            metavar="REGEX",
+            help="Check only URLs matching (repeatable).",
+            callback=check_regex,
+        ),
+    ] = None,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache", metavar="FILE", help="Remember links found fine; skip them next time."
+        ),
+    ] = None,
+    max_cache_age: Annotated[
+        str,
+        typer.Option(
+            "--max-cache-age", metavar="AGE", help="How long a cached fine link is trusted."
+        ),
+    ] = "1d",
+    strict: StrictOpt = False,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format",
+            "-f",
+            metavar="FORMAT",
+            help="Report format: table, json, github, sarif, junit or markdown.",
+            rich_help_panel=REPORT_PANEL,
+        ),
+    ] = Format.table,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            metavar="FILE",
+            help="Write the report to FILE; the terminal gets the summary line.",
+            rich_help_panel=REPORT_PANEL,
+        ),
+    ] = None,
+    max_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--max-concurrency",
+            min=1,
+            metavar="N",
+            help="Requests in flight at most.",
+            rich_help_panel=PACE_PANEL,
+        ),
+    ] = 64,
+    host_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--host-concurrency",
+            min=1,
+            metavar="N",
+            help="Requests in flight to one host at most.",
+            rich_help_panel=PACE_PANEL,
+        ),
+    ] = 8,
     retries: Annotated[
         int,
         typer.Option(
             "--retries",
             min=0,
-            help="Retries after connection errors, 408, 425 and 5xx answers (backoff).",
+            metavar="N",
+            help="Retries after connection errors and 5xx.",
+            rich_help_panel=PACE_PANEL,
         ),
     ] = 3,
     max_retry_wait: Annotated[
@@ -60,9 +133,10 @@ def check_links(
         typer.Option(
             "--max-retry-wait",
             min=0,
+            metavar="S",
             callback=check_seconds,
-            help="Longest pause before a retry (a 503's Retry-After), and longest backoff of a "
-            "host answering 429 without Retry-After.",
+            help="Longest pause before a retry.",
+            rich_help_panel=PACE_PANEL,
         ),
     ] = 10.0,
     rate_limit_wait: Annotated[
@@ -70,50 +144,32 @@ def check_links(
         typer.Option(
             "--rate-limit-wait",
             min=0,
+            metavar="S",
             callback=check_seconds,
-            help="Seconds a host answering 429 may hold one link back before it counts as "
-            "broken (429 slows that host; it never counts against --retries).",
+            help="Longest wait for a host answering 429.",
+            rich_help_panel=PACE_PANEL,
         ),
     ] = 60.0,
     max_redirects: Annotated[
-        int, typer.Option("--max-redirects", min=0, help="Redirects followed at most.")
+        int,
+        typer.Option(
+            "--max-redirects",
+            min=0,
+            metavar="N",
+            help="Redirects followed at most.",
+            rich_help_panel=PACE_PANEL,
+        ),
     ] = 10,
-    accept: Annotated[
-        str, typer.Option("--accept", help="Status codes that mean fine, e.g. '200..299,403'.")
-    ] = "200..299",
-    exclude: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--exclude", help="Skip URLs matching this regex (repeatable).", callback=check_regex
-        ),
-    ] = None,
-    include: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--include",
-            help="Check only URLs matching this regex (repeatable).",
-            callback=check_regex,
-        ),
-    ] = None,
-    cache: Annotated[
-        Path | None,
-        typer.Option("--cache", help="Remember links found fine in FILE; skip them next time."),
-    ] = None,
-    max_cache_age: Annotated[
-        str, typer.Option("--max-cache-age", help="How long a cached fine link is trusted.")
-    ] = "1d",
-    offline: Annotated[
-        bool, typer.Option("--offline", help="Check URL syntax only; send no request.")
-    ] = False,
     user_agent: Annotated[
         str | None,
         typer.Option(
             "--user-agent",
+            metavar="UA",
             help="User-Agent header (default names catalogctl).",
             callback=check_user_agent,
+            rich_help_panel=ADVANCED_PANEL,
         ),
     ] = None,
-    allow_private: AllowPrivateOpt = False,
     max_icon_size: Annotated[
         int,
         typer.Option(
@@ -121,8 +177,8 @@ def check_links(
             parser=parse_size,
             metavar="SIZE",
             show_default="4MiB",
-            help="Largest icon: a larger one is a finding. The size an answer declares, or "
-            "its body read up to SIZE when it declares none.",
+            help="Largest icon; a larger one is a finding.",
+            rich_help_panel=ADVANCED_PANEL,
         ),
     ] = 4 * 1024 * 1024,
     max_body: Annotated[
@@ -132,34 +188,30 @@ def check_links(
             parser=parse_size,
             metavar="SIZE",
             show_default="64MiB",
-            help="Largest catalog document read when SOURCE is a URL.",
+            help="Largest catalog read from a URL.",
+            rich_help_panel=ADVANCED_PANEL,
         ),
     ] = DEFAULT_MAX_BODY,
-    strict: StrictOpt = False,
-    fmt: FormatOpt = Format.table,
-    output: OutputOpt = None,
+    allow_private: Annotated[
+        bool,
+        typer.Option(
+            "--allow-private",
+            help="Follow redirects to loopback and private addresses (an intranet).",
+            rich_help_panel=ADVANCED_PANEL,
+        ),
+    ] = False,
 ) -> None:
     """Check every game page, icon and store link of the published catalog.
 
-    Each distinct URL is requested once: HEAD, and GET before any 4xx answer (but 429) is
-    believed; the report names the method of each verdict. A global and a per-host limit of
-    requests in flight; redirects followed; connection errors and 5xx retried. A 429 slows
-    that host alone (fewer requests, a pause) and the link waits its turn, up to
-    --rate-limit-wait. An icon must be an image of at most --max-icon-size; a game page that
-    redirects is a warning. Only heads are read, and an icon's body when its size is not
-    declared. Link-local, multicast and unspecified addresses are never connected to, and a
-    redirect from a public host to a private or loopback address is refused unless
-    --allow-private.
+    Each distinct URL is requested once, HEAD confirmed by GET; a host answering 429 is slowed
+    down, not called broken; an icon must be an image. Exit 0 when every link is fine
+    (warnings too, unless --strict), 1 when any is broken, 2 for usage or input errors.
 
-    Exit 0 when every link is fine (warnings too, unless --strict), 1 when any is broken,
-    2 for usage or input errors.
-
-    [bold]Examples[/]
+    Examples
 
       catalogctl check-links                             # ./content
       catalogctl check-links dist --cache .linkcache     # a build; cached links
       catalogctl check-links --exclude 'apps\\.apple\\.com' --timeout 5
-      catalogctl check-links --format markdown > links.md
       catalogctl check-links --format github       # pull request annotations
       catalogctl check-links --format junit --output links.xml
       catalogctl check-links --offline                   # URL syntax only

@@ -8,14 +8,15 @@ from typing import Annotated
 import typer
 
 from catalogctl.cli.common import (
-    BASE_URL_HELP,
-    CACHE_CONTROL_HELP,
+    ADVANCED_PANEL,
     check_base_url,
     check_cache_control,
     check_seconds,
     resolve_source,
 )
 from catalogctl.output.console import use_format
+
+LOG_PANEL = "Logs and metrics"
 
 
 class LogFormat(StrEnum):
@@ -64,79 +65,77 @@ def serve(
     source: Annotated[
         Path | None,
         typer.Argument(
-            help="The site (the folder of site.toml, or a folder inside it; rendered in "
-            "memory) or a build directory (answered from its manifest). Default: the site "
-            "here or around, else ./content, else the bundled sample content.",
+            help="A site (rendered in memory) or a build directory. Default: the site here, "
+            "else ./content, else the bundled sample.",
             show_default=False,
         ),
     ] = None,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[
-        int, typer.Option("--port", "-p", min=0, max=65535, help="Port (0: any free port).")
-    ] = 8000,
-    http: Annotated[
-        HttpEngine,
+        int,
         typer.Option(
-            "--http",
-            help="HTTP engine: httptools (serve's own protocol on llhttp, the fastest) or "
-            "aiohttp (the catalog as an aiohttp application). Both answer alike.",
+            "--port", "-p", min=0, max=65535, metavar="PORT", help="Port (0: any free port)."
         ),
-    ] = HttpEngine.httptools,
+    ] = 8000,
     base_url: Annotated[
         str | None,
         typer.Option(
             "--base-url",
-            help=BASE_URL_HELP + " Content trees only: a build keeps its own (build --base-url).",
+            metavar="URL",
+            help="Publish under this base URL (content only: a build keeps its own).",
             callback=check_base_url,
         ),
     ] = None,
-    cache_control: Annotated[
-        str | None,
-        typer.Option(
-            "--cache-control",
-            help=CACHE_CONTROL_HELP + " Default: the build's, or 'public, max-age=300'.",
-            show_default=False,
-            callback=check_cache_control,
-        ),
-    ] = None,
-    unix: Annotated[
-        Path | None,
-        typer.Option("--unix", help="Listen on this Unix socket instead of --host/--port."),
-    ] = None,
-    workers: Annotated[
-        int,
-        typer.Option(
-            "--workers", "-w", min=1, max=64, help="Worker processes sharing the listener."
-        ),
-    ] = 1,
     watch: Annotated[
         bool, typer.Option("--watch", help="Reload when the content changes (development).")
     ] = False,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            "-w",
+            min=1,
+            max=64,
+            metavar="N",
+            help="Worker processes sharing the listener.",
+        ),
+    ] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No access log.")] = False,
     log_format: Annotated[
-        LogFormat, typer.Option("--log-format", help="Server log lines (stderr): text or JSON.")
+        LogFormat,
+        typer.Option(
+            "--log-format",
+            help="Server messages (stderr): text or json.",
+            rich_help_panel=LOG_PANEL,
+        ),
     ] = LogFormat.text,
     access_log: Annotated[
         str,
-        typer.Option("--access-log", help="Access log file ('-': standard output)."),
+        typer.Option(
+            "--access-log",
+            metavar="FILE",
+            help="Access log file ('-': stdout).",
+            rich_help_panel=LOG_PANEL,
+        ),
     ] = "-",
     access_log_format: Annotated[
         AccessLogFormat | None,
         typer.Option(
             "--access-log-format",
             metavar="FORMAT",
-            help="Access lines: text (combined + time taken), json, common or combined. "
-            "Default: as --log-format.",
+            help="text, json, common or combined (default: as --log-format).",
             show_default=False,
+            rich_help_panel=LOG_PANEL,
         ),
     ] = None,
     forwarded_allow_ips: Annotated[
         str,
         typer.Option(
             "--forwarded-allow-ips",
-            help="Proxies (IPs, networks, 'unix' or '*') whose X-Forwarded-For or Forwarded "
-            "header names the client in the access log.",
+            metavar="IPS",
+            help="Proxies trusted to name the client (X-Forwarded-For).",
             callback=_proxies,
+            rich_help_panel=LOG_PANEL,
         ),
     ] = "",
     metrics: Annotated[
@@ -144,8 +143,37 @@ def serve(
         typer.Option(
             "--metrics",
             metavar="HOST:PORT",
-            help="Serve Prometheus metrics on this separate address.",
+            help="Prometheus metrics on this separate address.",
             callback=_address,
+            rich_help_panel=LOG_PANEL,
+        ),
+    ] = None,
+    http: Annotated[
+        HttpEngine,
+        typer.Option(
+            "--http",
+            help="HTTP engine (both answer alike).",
+            rich_help_panel=ADVANCED_PANEL,
+        ),
+    ] = HttpEngine.httptools,
+    unix: Annotated[
+        Path | None,
+        typer.Option(
+            "--unix",
+            metavar="PATH",
+            help="Listen on this Unix socket, not --host/--port.",
+            rich_help_panel=ADVANCED_PANEL,
+        ),
+    ] = None,
+    cache_control: Annotated[
+        str | None,
+        typer.Option(
+            "--cache-control",
+            metavar="VALUE",
+            help="Cache-Control of successful responses (default: the build's).",
+            show_default=False,
+            callback=check_cache_control,
+            rich_help_panel=ADVANCED_PANEL,
         ),
     ] = None,
     keepalive_timeout: Annotated[
@@ -153,8 +181,10 @@ def serve(
         typer.Option(
             "--keepalive-timeout",
             min=0.1,
+            metavar="S",
             callback=check_seconds,
-            help="Seconds an idle connection (or one still sending its request head) stays open.",
+            help="Seconds an idle connection stays open.",
+            rich_help_panel=ADVANCED_PANEL,
         ),
     ] = 15.0,
     shutdown_timeout: Annotated[
@@ -162,37 +192,35 @@ def serve(
         typer.Option(
             "--shutdown-timeout",
             min=0,
+            metavar="S",
             callback=check_seconds,
-            help="Seconds in-flight responses get to finish on stop (0: close at once).",
+            help="Seconds in-flight responses get on stop.",
+            rich_help_panel=ADVANCED_PANEL,
         ),
     ] = 10.0,
     max_header_size: Annotated[
         int,
         typer.Option(
-            "--max-header-size", min=256, help="Longest request line or header line, in bytes."
+            "--max-header-size",
+            min=256,
+            metavar="BYTES",
+            help="Longest request or header line.",
+            rich_help_panel=ADVANCED_PANEL,
         ),
     ] = 8190,
 ) -> None:
     """Answer the HTTP contract from memory, exactly as `build` writes it.
 
-    Every response is prepared at start: ETags and 304s, brotli and gzip,
-    404 problem details under /api/, 403 for methods but GET and HEAD.
-    SIGHUP (or --watch) reloads: the catalog is rendered once and new
-    workers replace the old ones; invalid content is logged and every
-    worker keeps the previous catalog. SIGTERM/SIGINT let in-flight
-    responses finish, within --shutdown-timeout. Under systemd socket
-    activation (LISTEN_FDS) the passed socket is used.
+    Every response is prepared at start. SIGHUP (or --watch) reloads; invalid content keeps
+    the previous catalog. SIGTERM lets in-flight responses finish. Exit 1 when the content is
+    invalid, 2 when the source or the address cannot be used.
 
-    Exit 1 when the content is invalid, 2 when the source or the address
-    cannot be used.
-
-    [bold]Examples[/]
+    Examples
 
       catalogctl serve                   # the site here, or the sample; port 8000
       catalogctl serve content --watch --base-url http://127.0.0.1:8000
       catalogctl serve dist --host 0.0.0.0 --workers 2 --metrics 127.0.0.1:9100
       catalogctl serve dist --unix /run/catalogctl/http.sock --quiet
-      catalogctl serve dist --http aiohttp      # the aiohttp application
       catalogctl serve dist --access-log-format json | jq .status
     """
     from catalogctl.cli.collector import for_server

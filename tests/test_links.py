@@ -483,16 +483,22 @@ def test_check_links_include_checks_only_matching(misbehaving: Path, server: Lin
     assert server.count("/missing") == 0
 
 
-def test_check_links_bounds_redirects(make_content: ContentFactory, server: LinkServer) -> None:
+@pytest.mark.parametrize(
+    ("most", "error"), [(3, "more than 3 redirects"), (1, "more than 1 redirect")]
+)
+def test_check_links_bounds_redirects(
+    make_content: ContentFactory, server: LinkServer, most: int, error: str
+) -> None:
     root = make_content(
         {"a": local_game(server, "A", icon="/icons/a.png", ios="/chain/0", android="/ok")},
         site=local_site(server),
     )
-    code, doc = links_json(str(root), "--max-redirects", "3")
+    code, doc = links_json(str(root), "--max-redirects", str(most))
     assert code == 1
     (chained,) = [e for e in doc["links"] if "/chain/0" in e["url"]]
-    assert chained["error"] == "more than 3 redirects"
-    assert server.count("/chain/4") == 0
+    assert chained["error"] == error
+    assert server.count(f"/chain/{most}") == 1
+    assert server.count(f"/chain/{most + 1}") == 0
 
 
 def test_check_links_cache_skips_recent_fine_links(
@@ -669,6 +675,22 @@ def test_check_links_connection_refused_is_broken(tmp_path: Path) -> None:
     (entry,) = doc["links"]
     assert entry["error"].startswith("cannot connect")
     assert entry["field"] == "url, icon, stores.S"
+
+
+@pytest.mark.parametrize(
+    ("retries", "after"), [("0", "after 1 attempt"), ("1", "after 2 attempts")]
+)
+def test_check_links_counts_the_attempts_of_a_failing_server(
+    tmp_path: Path, server: LinkServer, retries: str, after: str
+) -> None:
+    url = server.base + "/broken-server"
+    path = games_file(
+        tmp_path, {"id": "x", "url": url, "icon": url, "stores": [{"name": "S", "url": url}]}
+    )
+    code, doc = links_json(str(path), "--retries", retries)
+    assert code == 1
+    (entry,) = doc["links"]
+    assert entry["error"] == f"500 Internal Server Error ({after})"
 
 
 @pytest.mark.parametrize(

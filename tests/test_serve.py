@@ -694,6 +694,28 @@ async def test_serve_reload_good_and_bad_content(
     assert "gamma.md" in caplog.text
 
 
+async def test_serve_reload_log_words_one_game_in_the_singular(
+    make_content: ContentFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = make_content({"solo": game_yaml("Solo")})
+    caplog.set_level("INFO", logger="catalogctl.serve")
+    import logging
+
+    logger = logging.getLogger("catalogctl.serve")
+    logger.addHandler(caplog.handler)
+    try:
+        async with running(root, reloads=True) as srv:
+            srv.worker.request_reload()
+
+            async def reloaded() -> bool:
+                return "reloaded" in caplog.text
+
+            await wait_until_async(reloaded)
+            assert f"reloaded {root}: 1 game, ETag {srv.table.etag}" in caplog.text
+    finally:
+        logger.removeHandler(caplog.handler)
+
+
 async def test_serve_watch_reloads_on_change(make_content: ContentFactory, engine: str) -> None:
     root = make_content()
     async with running(root, http=engine, reloads=True, watch=True, watch_interval=0.05) as srv:

@@ -31,6 +31,7 @@ from catalogctl.links.http import Answer, Client, RequestFailed, Target, target
 from catalogctl.links.options import CheckOptions, size_text
 from catalogctl.links.pacing import HostPace, Pacing, retry_after
 from catalogctl.links.result import LinkResult, Method
+from catalogctl.text import plural
 
 # Worth asking again after a pause: slow, overloaded or briefly failing servers.
 RETRY_STATUSES = frozenset({408, 425, 500, 502, 503, 504})
@@ -156,7 +157,8 @@ class Checker:
             return Reply(ask.method, error=f"invalid HTTP response: {exc}")
         message = str(exc) if exc.kind == "connect" else f"connection failed: {exc}"
         if ask.retries >= self.options.retries:
-            return Reply(ask.method, error=f"{message} (after {ask.retries + 1} attempts)")
+            attempts = plural(ask.retries + 1, "attempt")
+            return Reply(ask.method, error=f"{message} (after {attempts})")
         if exc.kind == "dropped" and ask.method == "HEAD":
             ask.method = "GET"  # some servers choke on HEAD: the retry asks with GET
         return self._pause(ask, None)
@@ -178,7 +180,8 @@ class Checker:
         if status not in RETRY_STATUSES or status in opts.accept:
             return Reply(ask.method, answer)
         if ask.retries >= opts.retries:
-            return Reply(ask.method, answer, f"{reason(status)} (after {ask.retries + 1} attempts)")
+            attempts = plural(ask.retries + 1, "attempt")
+            return Reply(ask.method, answer, f"{reason(status)} (after {attempts})")
         if status == 500 and ask.method == "HEAD":
             ask.method = "GET"  # a server error on HEAD alone is common: retry with GET
         return self._pause(ask, retry_after(answer.fields.get("retry-after")))
@@ -249,7 +252,8 @@ class Checker:
                 loop = " → ".join(_shown(u, link.url) for u in hops)
                 return _broken(link, reply, f"redirect loop: {loop}", chain)
             if len(chain) > opts.max_redirects:
-                return _broken(link, reply, f"more than {opts.max_redirects} redirects", chain)
+                most = plural(opts.max_redirects, "redirect")
+                return _broken(link, reply, f"more than {most}", chain)
             problem = url_problem(target)
             if problem is not None:
                 return _broken(link, reply, f"redirects to {target!r}: {problem}", chain)

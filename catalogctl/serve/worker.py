@@ -28,6 +28,7 @@ from catalogctl.serve.protocol import HttptoolsEngine
 from catalogctl.serve.responses import Table
 from catalogctl.serve.traffic import Traffic
 from catalogctl.sources.isolated import IsolatedLoad as Load
+from catalogctl.text import plural
 
 log = logging.getLogger("catalogctl.serve")
 
@@ -68,7 +69,7 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 
 
 def describe_table(table: Table) -> str:
-    return f"{table.games} games, ETag {table.etag or '-'}"
+    return f"{plural(table.games, 'game')}, ETag {table.etag or '-'}"
 
 
 def make_engine(table: Table, options: ServeOptions, access: AccessLog | None) -> Engine:

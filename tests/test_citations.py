@@ -17,9 +17,6 @@ from tests.conftest import ROOT
 from tests.processes import run_cli
 
 CITATION = re.compile(r"\bSPEC\b")  # "SPEC §2.4", "SPEC.md", "the SPEC's"; not AF_UNSPEC
-# Temporary, until its branch is merged: serve is being rewritten elsewhere, and this file
-# still cites the document in its docstring.
-PENDING = {"catalogctl/serve/server.py"}
 SHIPPED = [
     *sorted((ROOT / "catalogctl").rglob("*")),
     *sorted((ROOT / "docs").rglob("*.md")),
@@ -41,8 +38,6 @@ def citations(text: str) -> list[str]:
 def test_no_file_cites_a_spec_that_does_not_ship(path: Path) -> None:
     name = str(path.relative_to(ROOT))
     found = citations(path.read_text(encoding="utf-8", errors="replace"))
-    if name in PENDING:
-        pytest.skip("serve is being rewritten on its own branch")
     assert found == [], f"{name} cites a document that does not ship: {found}"
 
 

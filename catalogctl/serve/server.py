@@ -1,4 +1,4 @@
-"""`catalogctl serve`: the HTTP contract (SPEC §4, §7, §9) from prepared bytes.
+"""`catalogctl serve`: the HTTP contract (contract §4, §7, §9) from prepared bytes.
 
 `serve()` loads and renders the catalog once, prepares every response (`Table`), opens the
 listener (TCP, `--unix`, or systemd's socket) and then either serves in this process

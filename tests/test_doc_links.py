@@ -20,6 +20,7 @@ from markdown.extensions.toc import slugify
 from catalogctl import DOCS_URL, docs_url
 from catalogctl.content.rules.registry import RULES
 from catalogctl.findings import rule_docs
+from catalogctl.links.result import RULES as LINK_RULES
 from catalogctl.output.diff import RULES as DIFF_RULES
 from tests.conftest import ROOT
 from tests.processes import run_cli
@@ -74,6 +75,12 @@ def test_each_content_rule_links_to_its_section_of_the_rules_page(rule_id: str) 
 
 @pytest.mark.parametrize("rule", DIFF_RULES, ids=lambda r: r.id)
 def test_each_diff_rule_links_to_the_diff_page(rule: object) -> None:
+    lands(docs_url(rule.docs))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("rule", LINK_RULES, ids=lambda r: r.id)
+def test_each_link_rule_links_to_how_check_links_judges_a_link(rule: object) -> None:
+    assert rule.docs == "commands/check-links.md#how-a-link-is-judged"  # type: ignore[attr-defined]
     lands(docs_url(rule.docs))  # type: ignore[attr-defined]
 
 

@@ -13,42 +13,50 @@ State = Literal["ok", "warning", "broken", "excluded"]
 Origin = Literal["network", "cache", "offline", "excluded", "syntax"]
 Method = Literal["HEAD", "GET"]
 
-# The rules of check-links, as SARIF, GitHub annotations and JUnit name them.
+# The rules of check-links, as SARIF, GitHub annotations and JUnit name them; the check-links
+# page says how a link is judged.
+DOCS = "commands/check-links.md#how-a-link-is-judged"
 INVALID_URL = Rule(
     "invalid-url",
     "error",
     "A link cannot be requested as written.",
     "Write an absolute http(s) URL with a host and no spaces.",
+    docs=DOCS,
 )
 UNREACHABLE = Rule(
     "unreachable",
     "error",
     "A link gets no HTTP answer (connection refused, DNS, TLS, timeout).",
     "Check the host name and that the server is up; --timeout and --retries tune the patience.",
+    docs=DOCS,
 )
 BROKEN_LINK = Rule(
     "broken-link",
     "error",
     "A link answers with a status that is not accepted, or its redirects go wrong.",
     "Fix or replace the URL; --accept lists the status codes that mean fine (default 2xx).",
+    docs=DOCS,
 )
 NOT_AN_IMAGE = Rule(
     "not-an-image",
     "error",
     "An icon is not served with an image/* Content-Type.",
     "Point the icon at the image itself, not at a page that shows it.",
+    docs=DOCS,
 )
 ICON_TOO_LARGE = Rule(
     "icon-too-large",
     "error",
     "An icon's body is larger than --max-icon-size (4 MiB unless set).",
     "Serve a smaller image, or raise --max-icon-size.",
+    docs=DOCS,
 )
 REDIRECT = Rule(
     "redirect",
     "warning",
     "A game page redirects; a canonical URL should answer itself.",
     "Use the URL the redirect ends at, or fix game_url in site.toml.",
+    docs=DOCS,
 )
 RULES = (INVALID_URL, UNREACHABLE, BROKEN_LINK, NOT_AN_IMAGE, ICON_TOO_LARGE, REDIRECT)
 _BY_ID = {r.id: r for r in RULES}

@@ -7,7 +7,6 @@ or every worker on the old one), SIGTERM against clients that never read, a work
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import select
@@ -24,7 +23,7 @@ import pytest
 from catalogctl.serve.options import ENGINES
 from tests import conformance
 from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
-from tests.processes import Program, children, cli, port_answers, run_cli, wait_until
+from tests.processes import Program, children, cli, port_answers, wait_until
 from tests.serve_process import ServeProcess
 
 
@@ -134,90 +133,6 @@ def test_serve_workers_reload_as_one(tmp_path: Path, engine: str) -> None:
         assert figures[ok] == 121  # the 10 after the kill came from live workers
         # the public port does not answer for metrics
         assert conformance.request(proc.url, "/metrics").status == 404
-    finally:
-        assert proc.stop() == 0
-
-
-def _get_all(url: str, count: int) -> list[int]:
-    """`count` connections opened before any is answered, then one request on each."""
-    host, port, netloc = conformance._address(url)
-    conns = [socket.create_connection((host, port), timeout=10) for _ in range(count)]
-    statuses = []
-    for conn in conns:
-        with conn:
-            conn.sendall(f"GET /api/v1 HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode())
-            statuses.append(int(conn.recv(64).split()[1]))
-    return statuses
-
-
-def _listening_sockets(pid: int, port: int) -> set[int]:
-    """The listening TCP sockets on `port` that process `pid` holds, by inode (Linux)."""
-    listening = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for row in Path(table).read_text().splitlines()[1:]:
-            fields = row.split()
-            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                listening.add(int(fields[9]))
-    held = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        with contextlib.suppress(OSError):
-            target = str(fd.readlink())
-            if target.startswith("socket:[") and int(target[8:-1]) in listening:
-                held.add(int(target[8:-1]))
-    return held
-
-
-def test_serve_workers_accept_from_sockets_of_their_own(tmp_path: Path) -> None:
-    """--workers 2 on TCP: each worker accepts from a socket of its own (SO_REUSEPORT, as
-    `ss -ltnp` shows), so the kernel spreads connections opened at once across the workers
-    (from one shared socket, the worker that wakes first may take every one); the port stays
-    refused to another server."""
-    log = tmp_path / "access.log"
-    proc = ServeProcess(str(SAMPLE), "--workers", "2", access_log=log)
-    try:
-        host, port, netloc = conformance._address(proc.url)
-        workers = children(proc.proc.pid)
-        first, second = (_listening_sockets(pid, port) for pid in workers)
-        assert len(first) == len(second) == 1 and first != second, (first, second)
-        conns = [socket.create_connection((host, port), timeout=10) for _ in range(32)]
-        for conn in conns:
-            with conn:
-                conn.sendall(f"GET /api/v1 HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode())
-                assert conn.recv(64).startswith(b"HTTP/1.1 200 ")
-        assert _pids(log, 0, 32)[0] == workers  # (all 32 on one: a chance of 1 in 2^31)
-
-        other = run_cli(
-            "serve", SAMPLE, "--workers", "2", "--host", host, "--port", str(port), "--quiet"
-        )
-        assert other.returncode != 0 and "cannot listen" in other.stderr, other.stderr
-    finally:
-        assert proc.stop() == 0
-
-
-def test_serve_worker_in_a_crash_loop_leaves_its_connections_to_the_others(
-    tmp_path: Path,
-) -> None:
-    """While a crashing worker waits to be restarted, its socket is closed: every new
-    connection is answered by the workers that run, none waits for the restart."""
-    log = tmp_path / "access.log"
-    proc = ServeProcess(str(SAMPLE), "--workers", "2", access_log=log)
-    try:
-        survivor, victim = sorted(children(proc.proc.pid))
-        killed = {victim}
-        os.kill(victim, signal.SIGKILL)
-        proc.wait_for(f" {victim} exited")
-        for _ in range(3):  # the 4th exit within a minute: restarted after 2 s
-            proc.wait_until(
-                lambda: children(proc.proc.pid) - {survivor} - killed,
-                what="the worker restarted",
-            )
-            victim = (children(proc.proc.pid) - {survivor} - killed).pop()
-            killed.add(victim)
-            os.kill(victim, signal.SIGKILL)
-            message = str(proc.wait_for(f" {victim} exited")["message"])
-        assert "crash loop" in message and "restarting in 2 s" in message, message
-        assert _get_all(proc.url, 20) == [200] * 20
-        assert _pids(log, 0, 20)[0] == {survivor}
     finally:
         assert proc.stop() == 0
 

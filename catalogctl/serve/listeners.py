@@ -1,14 +1,7 @@
-"""The listening sockets: TCP, a Unix socket, or one handed over by systemd (LISTEN_FDS).
+"""The listening socket: TCP, a Unix socket, or one handed over by systemd (LISTEN_FDS).
 
-They are opened once, before the workers start, and held until the server exits. On TCP with
-`--workers N`, there is one socket per worker, all bound to the address with SO_REUSEPORT
-(as nginx's `listen ... reuseport`): the kernel spreads new connections evenly across them.
-With one socket shared by every worker, whichever worker wakes first accepts every connection
-waiting, so a client that opens its connections at once (a proxy, a load tester) can land
-them all on one worker while the others idle. Worker k of every generation accepts from
-socket k, so a reload (the new worker and the old one accept from the same socket, then the
-old one stops) loses no connection. A Unix socket or systemd's socket is shared by the
-workers.
+The supervisor opens it once; every worker inherits it and accepts from it, so a worker that
+stops accepting (on reload or stop) leaves the connections still queued to the others.
 """
 
 from __future__ import annotations
@@ -18,7 +11,7 @@ import errno
 import os
 import socket
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from catalogctl.errors import InputError
@@ -31,35 +24,9 @@ class Listener:
     sock: socket.socket
     url: str  # how the ready message names it
     unix_path: Path | None = None  # removed on exit (we created it)
-    # One socket per worker (SO_REUSEPORT; `sock` first), None while released. Empty: every
-    # worker accepts from `sock`.
-    spread: list[socket.socket | None] = field(default_factory=list)
-    backlog: int = 1024
-    address: tuple[str, int] | tuple[str, int, int, int] = ("", 0)  # what `spread` is bound to
-
-    def for_worker(self, index: int) -> socket.socket:
-        """The socket worker `index` accepts from (opened again if it was released); raises
-        `InputError` when it cannot be."""
-        if not self.spread:
-            return self.sock
-        sock = self.spread[index]
-        if sock is None:
-            sock = self.spread[index] = _reuseport(self.sock.family, self.address, self.backlog)
-        return sock
-
-    def release(self, index: int) -> None:
-        """Close worker `index`'s socket while no worker accepts from it: the kernel then
-        spreads new connections across the others."""
-        sock = self.spread[index] if self.spread else None
-        if sock is not None:
-            self.spread[index] = None
-            sock.close()
 
     def close(self) -> None:
-        for sock in self.spread:
-            if sock is not None:
-                sock.close()
-        self.sock.close()  # (closing a socket twice does nothing)
+        self.sock.close()
         if self.unix_path is not None:
             with contextlib.suppress(OSError):
                 self.unix_path.unlink()
@@ -95,11 +62,8 @@ def systemd_socket() -> socket.socket | None:
     return sock
 
 
-def open_listener(
-    host: str, port: int, unix: Path | None, backlog: int, workers: int = 1
-) -> Listener:
-    """The sockets to serve on: systemd's, else `--unix PATH`, else `host:port` (one per
-    worker when `workers` > 1)."""
+def open_listener(host: str, port: int, unix: Path | None, backlog: int) -> Listener:
+    """The socket to serve on: systemd's, else `--unix PATH`, else `host:port`."""
     activated = systemd_socket()
     if activated is not None:
         activated.setblocking(False)
@@ -107,42 +71,8 @@ def open_listener(
     if unix is not None:
         return _unix(unix, backlog)
     sock = _tcp(host, port)
-    if workers > 1 and hasattr(socket, "SO_REUSEPORT"):
-        # `sock` was bound without SO_REUSEPORT: a port in use is refused (EADDRINUSE), even
-        # one held by another server's SO_REUSEPORT sockets, and port 0 got its number.
-        family, address = sock.family, sock.getsockname()
-        sock.close()
-        opened: list[socket.socket] = []
-        try:
-            for _ in range(workers):
-                opened.append(_reuseport(family, address, backlog))
-        except InputError:
-            for each in opened:
-                each.close()
-            raise
-        spread: list[socket.socket | None] = [*opened]
-        return Listener(opened[0], _url(host, address[1]), None, spread, backlog, address)
     sock.listen(backlog)
     return Listener(sock, _url(host, sock.getsockname()[1]))
-
-
-def _reuseport(
-    family: int, address: tuple[str, int] | tuple[str, int, int, int], backlog: int
-) -> socket.socket:
-    """Another listening socket on the address of a SO_REUSEPORT group."""
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind(address)
-        sock.listen(backlog)
-    except OSError as exc:
-        sock.close()
-        raise InputError(
-            f"cannot listen on {_url(address[0], address[1])}: {exc.strerror or exc}"
-        ) from exc
-    sock.setblocking(False)
-    return sock
 
 
 def _tcp(host: str, port: int) -> socket.socket:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     import socket
 
-    from catalogctl.serve.listeners import Listener
     from catalogctl.serve.metrics import Counters
     from catalogctl.sources.served import SiteInput
 
@@ -55,7 +54,6 @@ class Setup:
     counters: Counters  # shared with every worker (metrics)
     access_fd: int | None = None  # where access lines go (None: no access log)
     metrics_sock: socket.socket | None = None  # --metrics
-    listener: Listener | None = None  # `sock` and, on TCP with workers, one socket each
 
 
 @dataclass(frozen=True, slots=True)

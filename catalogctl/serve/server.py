@@ -47,9 +47,7 @@ def serve(
     table = Table(site)
     access_fd = open_access_fd(options)
     metrics_sock = _metrics_socket(options.metrics) if options.metrics else None
-    listener = open_listener(
-        options.host, options.port, options.unix, options.backlog, options.workers
-    )
+    listener = open_listener(options.host, options.port, options.unix, options.backlog)
     counters = Counters(slots=4 * options.workers + 4)
     counters.catalog(table.etag, table.games)
     ready = Ready(
@@ -70,7 +68,6 @@ def serve(
         counters=counters,
         access_fd=access_fd,
         metrics_sock=metrics_sock,
-        listener=listener,
     )
     try:
         if options.workers > 1:

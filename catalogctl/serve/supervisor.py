@@ -29,7 +29,6 @@ import logging
 import os
 import select
 import signal
-import socket
 import struct
 import time
 from collections import deque
@@ -96,7 +95,6 @@ class Child:
     generation: int
     slot: int
     started: float
-    index: int = -1  # which of the workers it is: the socket it accepts from
     listening: bool = False
     stopped_accepting: bool = False
     retiring: bool = False
@@ -130,17 +128,14 @@ class Supervisor:
         self.again = False
         self.pending: tuple[int, Table, float] | None = None  # generation, table, deadline
         self.switching: tuple[Table, set[int]] | None = None  # new table, old pids
-        self.restarts: list[tuple[float, str, int]] = []  # (when, kind, index)
+        self.restarts: list[tuple[float, str]] = []  # (when, kind)
         self.deaths: deque[float] = deque()
         self.inbox: SignalInbox | None = None
         self.events_r = self.events_w = -1
 
     # --- children ----------------------------------------------------------------------------
 
-    def _fork(self, kind: str, table: Table, generation: int, index: int = -1) -> int:
-        """Raises `CatalogError` when the worker's socket cannot be opened again."""
-        listener = self.setup.listener
-        sock = listener.for_worker(index) if listener is not None and index >= 0 else None
+    def _fork(self, kind: str, table: Table, generation: int) -> int:
         slot = self.counters.claim() if kind == "worker" else -1
         assert self.inbox is not None
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
@@ -156,7 +151,7 @@ class Supervisor:
                 _die_with_parent()
                 if kind == "worker":
                     self.counters.slot = slot
-                    self._run_worker(table, sock or self.setup.sock)
+                    self._run_worker(table)
                 else:
                     self._run_metrics()
             except CatalogError as exc:
@@ -172,26 +167,17 @@ class Supervisor:
                 os._exit(code)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         self.counters.set_pid(slot, pid)
-        self.children[pid] = Child(kind, generation, slot, time.monotonic(), index)
+        self.children[pid] = Child(kind, generation, slot, time.monotonic())
         return pid
 
     def _notify(self, code: int) -> None:
         with contextlib.suppress(OSError):
             os.write(self.events_w, _EVENT.pack(os.getpid(), code))
 
-    def _listening(self) -> list[socket.socket]:
-        """Every listening socket the supervisor holds (the public ones)."""
-        listener = self.setup.listener
-        spread = listener.spread if listener is not None else []
-        return [sock for sock in spread if sock is not None] or [self.setup.sock]
-
-    def _run_worker(self, table: Table, sock: socket.socket) -> None:
+    def _run_worker(self, table: Table) -> None:
         if self.setup.metrics_sock is not None:
             self.setup.metrics_sock.close()
-        for other in self._listening():
-            if other is not sock:  # its socket closes when the supervisor releases it
-                other.close()
-        worker = Worker(table, dataclasses.replace(self.setup, sock=sock))
+        worker = Worker(table, self.setup)
         loop = new_event_loop()
         try:
             loop.run_until_complete(
@@ -208,8 +194,7 @@ class Supervisor:
 
         metrics_sock = self.setup.metrics_sock
         assert metrics_sock is not None
-        for sock in self._listening():
-            sock.close()
+        self.setup.sock.close()
 
         async def serve_metrics() -> None:
             loop = asyncio.get_running_loop()
@@ -275,12 +260,7 @@ class Supervisor:
             )
         else:
             log.error("%s %d exited unexpectedly (%s); restarting it", child.kind, pid, how)
-        self.restarts.append((now + delay, child.kind, child.index))
-        listener = self.setup.listener
-        alone = not any(c.index == child.index for c in self.children.values())
-        if delay and listener is not None and child.index >= 0 and alone:
-            # Until the restart, the kernel sends new connections to the other sockets.
-            listener.release(child.index)
+        self.restarts.append((now + delay, child.kind))
 
     def _events(self) -> None:
         try:
@@ -317,12 +297,9 @@ class Supervisor:
             self._failed(exc.message)
             return
         generation = self.generation + 1
+        for _ in range(self.options.workers):
+            self._fork("worker", table, generation)
         self.pending = (generation, table, time.monotonic() + START_TIMEOUT)
-        try:
-            for index in range(self.options.workers):
-                self._fork("worker", table, generation, index)
-        except CatalogError as exc:  # a worker's socket could not be opened again
-            self._abandon_pending(exc.message)
 
     def _failed(self, reason: str) -> None:
         self.counters.add("failed")
@@ -403,8 +380,8 @@ class Supervisor:
             self.inbox.close()
 
     def _start(self, on_ready: Callable[[Ready], None] | None, ready: Ready) -> None:
-        for index in range(self.options.workers):
-            self._fork("worker", self.table, 0, index)
+        for _ in range(self.options.workers):
+            self._fork("worker", self.table, 0)
         if self.setup.metrics_sock is not None:
             self._fork("metrics", self.table, 0)
         deadline = time.monotonic() + START_TIMEOUT
@@ -468,7 +445,7 @@ class Supervisor:
         assert self.inbox is not None
         now = time.monotonic()
         due = [next_watch] if self.options.watch and not self.stopping else []
-        due += [when for when, _, _ in self.restarts]
+        due += [when for when, _ in self.restarts]
         if self.load is not None:
             due.append(self.load.deadline)
         if self.pending is not None:
@@ -518,10 +495,5 @@ class Supervisor:
         now = time.monotonic()
         due = [item for item in self.restarts if item[0] <= now]
         self.restarts = [item for item in self.restarts if item[0] > now]
-        for _, kind, index in due:
-            try:
-                self._fork(kind, self.table, self.generation, index)
-            except CatalogError as exc:
-                again = f"{kind} not restarted, trying again in {MAX_BACKOFF:g} s"
-                log.error("%s: %s", again, exc.message)  # noqa: TRY400 - a known error
-                self.restarts.append((now + MAX_BACKOFF, kind, index))
+        for _, kind in due:
+            self._fork(kind, self.table, self.generation)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import ssl
 import sys
 import threading
 from collections import Counter
@@ -20,7 +21,7 @@ from catalogctl.errors import InputError
 from catalogctl.links.catalog import url_problem
 from catalogctl.links.options import parse_accept, parse_duration
 from catalogctl.links.pacing import retry_after
-from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml, require_program
 from tests.processes import run, run_cli
 from tests.terminal import ON_A_TERMINAL, shown
 
@@ -28,7 +29,8 @@ from tests.terminal import ON_A_TERMINAL, shown
 class LinkServer:
     """An aiohttp server on 127.0.0.1 in its own thread, recording every request it gets."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls  # HTTPS with this server context, or plain HTTP
         self.hits: Counter[tuple[str, str]] = Counter()  # (method, path with query)
         self.user_agents: set[str] = set()
         self.in_flight = 0
@@ -40,7 +42,7 @@ class LinkServer:
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def count(self, path: str, method: str | None = None) -> int:
         """Requests for `path` (query ignored), of one method or all."""
@@ -154,7 +156,7 @@ class LinkServer:
         async def up() -> None:
             self._runner = web.AppRunner(self._app(), handle_signals=False, shutdown_timeout=0.1)
             await self._runner.setup()
-            site = web.TCPSite(self._runner, "127.0.0.1", 0)
+            site = web.TCPSite(self._runner, "127.0.0.1", 0, ssl_context=self.tls)
             await site.start()
             self.port = self._runner.addresses[0][1]
 
@@ -675,6 +677,55 @@ def test_check_links_connection_refused_is_broken(tmp_path: Path) -> None:
     (entry,) = doc["links"]
     assert entry["error"].startswith("cannot connect")
     assert entry["field"] == "url, icon, stores.S"
+
+
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 signed by its own key, made by openssl: (cert, key)."""
+    openssl = require_program("openssl", package="openssl")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    run(
+        [
+            *(openssl, "req", "-x509", "-nodes", "-days", "2"),
+            *("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"),
+            *("-keyout", key, "-out", cert),
+            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
+        ],
+        check=True,
+    )
+    return cert, key
+
+
+def test_check_links_verifies_https_certificates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An HTTPS link whose certificate no trusted authority signed is broken, with the TLS
+    error; trusted through SSL_CERT_FILE (docs/commands/check-links.md), the same link is fine."""
+    cert, key = self_signed_certificate(tmp_path)
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    server = LinkServer(tls)
+    server.start()
+    try:
+        url = f"{server.base}/ok"
+        path = games_file(
+            tmp_path,
+            {"id": "x", "url": url, "icon": f"{server.base}/icons/x.png"}
+            | {"stores": [{"name": "S", "url": url}]},
+        )
+        monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "no-authority.pem"))
+        code, doc = links_json(str(path), "--retries", "0")
+        assert code == 1
+        assert [e["ok"] for e in doc["links"]] == [False, False]
+        assert all("certificate verify failed" in e["error"] for e in doc["links"])
+        assert server.hits.total() == 0  # nothing was asked over a connection not trusted
+
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        code, doc = links_json(str(path), "--retries", "0")
+        assert code == 0, doc
+        assert [(e["ok"], e["status"]) for e in doc["links"]] == [(True, 200), (True, 200)]
+        assert server.count("/ok", "HEAD") == 1 and server.count("/icons/x.png") >= 1
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize(

@@ -527,6 +527,38 @@ async def test_serve_client_that_does_not_read_is_not_buffered_without_bound() -
         sock.close()
 
 
+async def test_serve_client_that_reads_late_gets_every_answer() -> None:
+    """A client that pipelines more than the server will buffer and only then reads: the
+    server stops writing (and reading) while the client is behind, then answers every request,
+    in order, once the client catches up."""
+    count = 3000
+    async with running() as srv:
+        engine = srv.worker.engine
+        assert isinstance(engine, HttptoolsEngine)
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        loop = asyncio.get_running_loop()
+        await asyncio.wait_for(loop.sock_connect(sock, (srv.host, srv.port)), 10)
+        requests = _request("GET", "/api/v1/games") * (count - 1)
+        data = requests + _request("GET", "/api/v1/games", "Connection: close")
+        sender = loop.create_task(loop.sock_sendall(sock, data))
+
+        async def paused() -> bool:
+            return any(conn.paused for conn in engine.conns.open)
+
+        await wait_until_async(paused, timeout=30)
+        received = bytearray()
+        while chunk := await asyncio.wait_for(loop.sock_recv(sock, 1 << 20), 30):
+            received += chunk
+        await asyncio.wait_for(sender, 10)
+        sock.close()
+    body = srv.table.site.resources["/api/v1/games"].identity.body
+    answers = bytes(received).split(b"HTTP/1.1 ")[1:]
+    assert len(answers) == count
+    assert all(a.startswith(b"200 OK\r\n") and a.endswith(b"\r\n\r\n" + body) for a in answers)
+
+
 # --- access log -----------------------------------------------------------------------------------
 
 
@@ -617,6 +649,37 @@ def test_serve_access_log_never_blocks_on_a_full_pipe() -> None:
     finally:
         os.close(read_fd)
         os.close(write_fd)
+
+
+async def test_serve_access_log_lines_wait_for_a_slow_reader() -> None:
+    """A pipe whose reader is behind: the lines it cannot take yet wait in memory, and are
+    written, whole and in order, when the reader catches up; none is dropped."""
+    read_fd, write_fd = os.pipe()
+    sink = Sink(write_fd)
+    lines = [b"%06d " % i + b"z" * 93 + b"\n" for i in range(3000)]  # more than a pipe holds
+    for line in lines:
+        sink.write(line)
+    assert sink.backlog  # the pipe is full: the rest waits
+    expected = b"".join(lines)
+    received = bytearray()
+    caught_up = asyncio.Event()
+
+    def readable() -> None:
+        received.extend(os.read(read_fd, 1 << 16))
+        if len(received) >= len(expected):
+            caught_up.set()
+
+    loop = asyncio.get_running_loop()
+    loop.add_reader(read_fd, readable)
+    try:
+        await asyncio.wait_for(caught_up.wait(), 30)
+    finally:
+        loop.remove_reader(read_fd)
+        sink.close()
+        os.close(read_fd)
+        os.close(write_fd)
+    assert bytes(received) == expected
+    assert sink.dropped == 0 and not sink.backlog
 
 
 def test_serve_access_log_lines_are_whole_on_a_shared_pipe() -> None:

@@ -3,11 +3,46 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from tests.processes import Arg, Server, cli
+from tests.processes import Arg, Server, children, cli, wait_until
 
 START_TIMEOUT = 60.0
+
+
+def loading_process(parent: int, timeout: float = 30.0) -> int:
+    """The pid of the process `parent` spawned to load a catalog for a reload (Linux: read from
+    /proc), once it exists; each reload loads in one (catalogctl/sources/isolated.py)."""
+    found: list[int] = []
+
+    def started() -> bool:
+        for child in children(parent):
+            try:
+                if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    found.append(child)
+                    return True
+            except FileNotFoundError:
+                continue
+        return False
+
+    wait_until(started, timeout=timeout, what=f"a loading process of {parent}")
+    return found[0]
+
+
+# Runs `python -m catalogctl serve ...` (the arguments after it) with reloads abandoned after
+# one second instead of five minutes: `ServeProcess(..., prefix=RELOAD_TIMEOUT_1S)`.
+RELOAD_TIMEOUT_1S = (
+    sys.executable,
+    "-c",
+    "import dataclasses, runpy, sys\n"
+    "import catalogctl.serve.server as server\n"
+    "serve = server.serve\n"
+    "server.serve = lambda source, options, **kw: serve(\n"
+    "    source, dataclasses.replace(options, reload_timeout=1.0), **kw)\n"
+    "sys.argv = ['catalogctl', *sys.argv[4:]]\n"
+    "runpy.run_module('catalogctl', run_name='__main__', alter_sys=True)\n",
+)
 
 
 class ServeProcess(Server):

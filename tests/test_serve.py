@@ -14,6 +14,7 @@ import gzip
 import json
 import os
 import re
+import signal
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,6 +39,7 @@ from catalogctl.sources.served import SiteInput
 from tests import conformance
 from tests.conftest import SAMPLE, ContentFactory, game_yaml
 from tests.processes import run_cli, wait_until_async
+from tests.serve_process import loading_process
 
 AVAILABLE = ("br", "gzip")
 ROOT = Path(__file__).resolve().parent.parent
@@ -775,6 +777,37 @@ async def test_serve_reload_log_words_one_game_in_the_singular(
 
             await wait_until_async(reloaded)
             assert f"reloaded {root}: 1 game, ETag {srv.table.etag}" in caplog.text
+    finally:
+        logger.removeHandler(caplog.handler)
+
+
+async def test_serve_abandons_a_reload_that_hangs(
+    make_content: ContentFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A reload whose loading hangs (stopped here, as on a disk that stops answering) is
+    abandoned after the reload timeout: logged, the loading process killed, the previous
+    catalog still served."""
+    import logging
+
+    root = make_content()
+    caplog.set_level("ERROR", logger="catalogctl.serve")
+    logger = logging.getLogger("catalogctl.serve")
+    logger.addHandler(caplog.handler)
+    try:
+        async with running(root, reloads=True, reload_timeout=1.0) as srv:
+            (root / "games" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
+            srv.worker.request_reload()
+            loader = loading_process(os.getpid(), timeout=10)
+            os.kill(loader, signal.SIGSTOP)
+
+            async def abandoned() -> bool:
+                return "loading took longer than 1 s" in caplog.text
+
+            await wait_until_async(abandoned, timeout=30)
+            assert "still serving the previous catalog (2 games" in caplog.text
+            assert not Path(f"/proc/{loader}").exists()  # killed and reaped
+            games = (await srv.request("/api/v1/games")).json()["games"]  # type: ignore[index]
+            assert len(games) == 2
     finally:
         logger.removeHandler(caplog.handler)
 

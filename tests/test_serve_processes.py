@@ -24,7 +24,7 @@ from catalogctl.serve.options import ENGINES
 from tests import conformance
 from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
 from tests.processes import Program, children, cli, port_answers, wait_until
-from tests.serve_process import ServeProcess
+from tests.serve_process import RELOAD_TIMEOUT_1S, ServeProcess, loading_process
 
 
 def _games(url: str) -> int:
@@ -278,6 +278,25 @@ def test_serve_reload_renders_once_not_per_worker(tmp_path: Path) -> None:
         assert "21 games" in str(proc.wait_for("reloaded")["message"])
         assert {_games(proc.url) for _ in range(20)} == {21}
         assert sum("reloaded" in str(e.get("message")) for e in proc.events) == 1
+    finally:
+        assert proc.stop() == 0
+
+
+def test_serve_workers_abandon_a_reload_that_hangs(tmp_path: Path) -> None:
+    """A reload whose loading hangs (stopped here, as on a disk that stops answering) is
+    abandoned after the reload timeout: the log says so, the loading process is killed, and
+    every worker still serves the previous catalog."""
+    root = generate_catalog(tmp_path / "content", 3)
+    proc = ServeProcess(str(root), "--workers", "2", prefix=RELOAD_TIMEOUT_1S)
+    try:
+        (root / "games" / "new.md").write_text(game_yaml("New"), encoding="utf-8")
+        proc.signal(signal.SIGHUP)
+        loader = loading_process(proc.proc.pid)
+        os.kill(loader, signal.SIGSTOP)
+        failed = str(proc.wait_for("failed")["message"])
+        assert "loading took longer than 1 s" in failed and "previous catalog (3 games" in failed
+        assert loader not in children(proc.proc.pid)  # killed and reaped
+        assert {_games(proc.url) for _ in range(10)} == {3}
     finally:
         assert proc.stop() == 0
 

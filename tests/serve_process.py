@@ -44,6 +44,24 @@ RELOAD_TIMEOUT_1S = (
     "runpy.run_module('catalogctl', run_name='__main__', alter_sys=True)\n",
 )
 
+# Runs `python -m catalogctl serve ...` with workers that crash as they start while the file
+# that environment variable FAIL_START_IF names exists (a fault no real catalog can cause on
+# demand): `ServeProcess(..., prefix=FAILING_WORKERS, env=...)`.
+FAILING_WORKERS = (
+    sys.executable,
+    "-c",
+    "import os, runpy, sys\n"
+    "from catalogctl.serve.worker import Worker\n"
+    "run = Worker.run\n"
+    "def failing_run(self, *args, **kw):\n"
+    "    if os.path.exists(os.environ['FAIL_START_IF']):\n"
+    "        raise MemoryError('the test made this worker fail as it started')\n"
+    "    return run(self, *args, **kw)\n"
+    "Worker.run = failing_run\n"
+    "sys.argv = ['catalogctl', *sys.argv[4:]]\n"
+    "runpy.run_module('catalogctl', run_name='__main__', alter_sys=True)\n",
+)
+
 
 class ServeProcess(Server):
     """`catalogctl serve ARGS --port 0 --log-format json`; `url` is read from its first event.

@@ -24,7 +24,12 @@ from catalogctl.serve.options import ENGINES
 from tests import conformance
 from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
 from tests.processes import Program, children, cli, port_answers, wait_until
-from tests.serve_process import RELOAD_TIMEOUT_1S, ServeProcess, loading_process
+from tests.serve_process import (
+    FAILING_WORKERS,
+    RELOAD_TIMEOUT_1S,
+    ServeProcess,
+    loading_process,
+)
 
 
 def _games(url: str) -> int:
@@ -297,6 +302,27 @@ def test_serve_workers_abandon_a_reload_that_hangs(tmp_path: Path) -> None:
         assert "loading took longer than 1 s" in failed and "previous catalog (3 games" in failed
         assert loader not in children(proc.proc.pid)  # killed and reaped
         assert {_games(proc.url) for _ in range(10)} == {3}
+    finally:
+        assert proc.stop() == 0
+
+
+def test_serve_workers_keep_the_catalog_when_new_workers_die_at_start(tmp_path: Path) -> None:
+    """A reload whose new workers die before they listen is abandoned: the log says why, and
+    the old workers go on serving the previous catalog."""
+    root = generate_catalog(tmp_path / "content", 3)
+    flag = tmp_path / "fail"
+    env = os.environ | {"FAIL_START_IF": str(flag)}
+    proc = ServeProcess(str(root), "--workers", "2", prefix=FAILING_WORKERS, env=env)
+    try:
+        old = children(proc.proc.pid)
+        (root / "games" / "new.md").write_text(game_yaml("New"), encoding="utf-8")
+        flag.touch()
+        proc.signal(signal.SIGHUP)
+        failed = str(proc.wait_for("reload of")["message"])
+        assert "failed, every worker still serves the previous catalog (3 games" in failed
+        assert "a new worker exited before it listened (exit status 1)" in failed
+        assert {_games(proc.url) for _ in range(10)} == {3}
+        assert old <= children(proc.proc.pid)  # the old workers, not restarted
     finally:
         assert proc.stop() == 0
 

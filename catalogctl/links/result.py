@@ -83,7 +83,7 @@ def rule_of(r: LinkResult) -> Rule | None:
     return None if r.rule is None else _BY_ID[r.rule]
 
 
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True)
 class LinkReport:
     """Every link's verdict, in catalog order, and the figures of the run."""
 
@@ -93,10 +93,6 @@ class LinkReport:
     retries: int = 0  # requests sent again after a failure worth retrying
     rate_limited: int = 0  # 429 answers, each followed by a pause for that host
     seconds: float = 0.0
-
-    def __repr__(self) -> str:
-        # Short: a report may hold 100,000 results, and a full repr of them takes seconds.
-        return f"<LinkReport of {len(self.results)} links>"
 
     def count(self, state: State) -> int:
         return sum(r.state == state for r in self.results)

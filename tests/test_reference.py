@@ -4,6 +4,7 @@ tables, committed as generated, and every rule's example real."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from catalogctl.content.settings_notes import NOTES
 from catalogctl.findings import Finding, rule_docs
 from catalogctl.output import reference
 from tests.conftest import ROOT
-from tests.processes import run_cli
+from tests.processes import run, run_cli
 
 DOCS = ROOT / "docs"
 
@@ -40,6 +41,21 @@ def test_committed_reference_page_is_what_the_generator_writes(name: str) -> Non
     assert committed == reference.pages()[name], (
         f"docs/{name} is out of date: run `{reference.REGENERATE}` and commit the page"
     )
+
+
+def test_the_regenerate_command_writes_the_pages_into_a_docs_folder(tmp_path: Path) -> None:
+    """`python -m catalogctl.output.reference DOCS` (docs/contributing.md) writes both pages
+    under DOCS and names them; a DOCS that is not a folder is refused."""
+    module = reference.REGENERATE.split()[-1]
+    proc = run([sys.executable, "-m", module, str(tmp_path)])
+    assert proc.returncode == 0, proc.stderr
+    names = [reference.SETTINGS_PAGE, reference.RULES_PAGE]
+    assert proc.stdout.splitlines() == [f"wrote {tmp_path / name}" for name in names]
+    for name in names:
+        assert (tmp_path / name).read_text(encoding="utf-8") == (DOCS / name).read_text("utf-8")
+    proc = run([sys.executable, "-m", module, str(tmp_path / "nope")])
+    assert proc.returncode == 2
+    assert "is not a folder" in proc.stderr
 
 
 @pytest.mark.parametrize("rule_id", sorted(EXAMPLES))

@@ -204,6 +204,16 @@ def gzip_bomb(members: int = 160) -> bytes:
     return member * members
 
 
+def gzipped(body: bytes) -> Any:
+    """A handler answering `body` as gzip-encoded JSON."""
+
+    async def handler(_: web.Request) -> web.Response:
+        headers = {"Content-Encoding": "gzip"}
+        return web.Response(body=body, content_type="application/json", headers=headers)
+
+    return handler
+
+
 class HostileServer:
     """An aiohttp server on 127.0.0.1 (own thread) whose answers attack the client."""
 
@@ -281,6 +291,9 @@ class HostileServer:
         r = app.router
         r.add_get("/ok/api/v1/games", ok)
         r.add_get("/bomb/api/v1/games", bomb)
+        whole = gzip.compress(self.catalog, mtime=0)
+        r.add_get("/gzip/api/v1/games", gzipped(whole))
+        r.add_get("/cut-gzip/api/v1/games", gzipped(whole[: len(whole) // 2]))
         r.add_get("/endless/api/v1/games", endless)
         r.add_get("/drip/api/v1/games", drip)
         r.add_get("/huge/api/v1/games", huge)
@@ -393,6 +406,25 @@ def test_diff_gzip_bomb_is_cut_at_the_limit(hostile: HostileServer) -> None:
     assert "--max-body" in err
     assert peak < 250, f"peak RSS {peak:.0f} MiB"
     assert seconds < 30
+
+
+def test_diff_reads_a_gzip_encoded_catalog(hostile: HostileServer) -> None:
+    from catalogctl.sources.core import load_source
+
+    snapshot = load_source(f"{hostile.base}/gzip")
+    assert snapshot.games == json.loads(hostile.catalog)["games"]
+
+
+def test_diff_gzip_cut_off_midway_is_refused(hostile: HostileServer) -> None:
+    from catalogctl.errors import InputError
+    from catalogctl.sources.core import load_source
+
+    with pytest.raises(InputError) as info:
+        load_source(f"{hostile.base}/cut-gzip")
+    message = info.value.message
+    assert message.endswith(
+        "/cut-gzip/api/v1/games: the body ends in the middle of its compressed data"
+    )
 
 
 def test_diff_gzip_bomb_with_the_default_limit(hostile: HostileServer) -> None:

@@ -270,9 +270,8 @@ async def _get(
             try:
                 return await net.read_body(resp, max_body)
             except net.BodyError as exc:
-                raise InputError(
-                    f"{current}: the body {exc} (--max-body raises the limit)"
-                ) from None
+                hint = " (--max-body raises the limit)" if exc.over_limit else ""
+                raise InputError(f"{current}: the body {exc}{hint}") from None
     raise InputError(f"{url}: more than {net.MAX_REDIRECTS} redirects")
 
 

@@ -54,7 +54,12 @@ class NetworkRefused(Exception):
 
 
 class BodyError(Exception):
-    """A response body that is too large, truncated or in an encoding not asked for."""
+    """A response body that is too large, truncated or in an encoding not asked for;
+    `over_limit` when it is too large (a larger limit would read it)."""
+
+    def __init__(self, message: str, *, over_limit: bool = False) -> None:
+        super().__init__(message)
+        self.over_limit = over_limit
 
 
 # --- addresses ------------------------------------------------------------------------------------
@@ -266,7 +271,7 @@ class _Inflater:
             out = self.d.decompress(data, room)
             self.size += len(out)
             if self.size > self.limit:
-                raise BodyError(f"inflates to more than {size_text(self.limit)}")
+                raise BodyError(f"inflates to more than {size_text(self.limit)}", over_limit=True)
             self.parts.append(out)
             data = self.d.unconsumed_tail
             if self.d.eof and self.d.unused_data:  # the next gzip member
@@ -289,14 +294,16 @@ async def read_body(resp: aiohttp.ClientResponse, limit: int) -> bytes:
         raise BodyError(f"is sent with Content-Encoding {encoding!r}, which was not asked for")
     declared = resp.content_length
     if declared is not None and declared > limit:
-        raise BodyError(f"is {declared:,} bytes long; the limit is {size_text(limit)}")
+        raise BodyError(
+            f"is {declared:,} bytes long; the limit is {size_text(limit)}", over_limit=True
+        )
     inflater = None if encoding in ("identity", "") else _Inflater(encoding, limit)
     parts: list[bytes] = []
     wire = 0
     async for chunk in resp.content.iter_chunked(CHUNK):
         wire += len(chunk)
         if wire > limit:
-            raise BodyError(f"is longer than {size_text(limit)}")
+            raise BodyError(f"is longer than {size_text(limit)}", over_limit=True)
         if inflater is None:
             parts.append(chunk)
         else:

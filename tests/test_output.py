@@ -264,6 +264,17 @@ def test_a_failed_run_is_valid_sarif(tmp_path: Path) -> None:
     assert "missing" in invocation["toolExecutionNotifications"][0]["message"]["text"]
 
 
+def test_a_failed_run_in_markdown_says_so(defective: Path) -> None:
+    """A PR comment of a link check that could not run: a heading that says it failed, then
+    why, escaped for Markdown."""
+    proc = run_cli("check-links", defective, "--offline", "--format", "markdown")
+    assert proc.returncode == 2
+    heading, reason = proc.stdout.rstrip("\n").split("\n\n")
+    assert heading == "### ❌ catalogctl check-links failed"
+    assert "is invalid (2 errors)" in reason and "icon.md:6 (icon)" in reason
+    assert "run \\`catalogctl validate" in reason  # a backquote of the message, escaped
+
+
 # --- GitHub annotations -----------------------------------------------------------------------
 
 

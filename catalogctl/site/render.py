@@ -8,8 +8,9 @@ of them send the same bytes and the same headers.
 
 from __future__ import annotations
 
-import gzip
 import os
+import struct
+import zlib
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -74,9 +75,21 @@ def documents(catalog: Catalog) -> Iterator[tuple[str, str, bytes]]:
 # --- compression --------------------------------------------------------------------------
 
 
+def gzip_member(body: bytes) -> bytes:
+    """`body` as one gzip member (RFC 1952) that is the same bytes on every Python: no name,
+    no time, the operating system "unknown" (255). `gzip.compress` writes that byte as 3
+    (Unix) before Python 3.13 and 255 from it, which would change the build's ETags with the
+    Python that made it."""
+    deflate = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    data = deflate.compress(body) + deflate.flush()
+    flags = 2 if GZIP_LEVEL == 9 else 4 if GZIP_LEVEL == 1 else 0  # XFL: slowest / fastest
+    head = b"\x1f\x8b\x08\x00\x00\x00\x00\x00" + bytes((flags, 255))
+    return head + data + struct.pack("<II", zlib.crc32(body), len(body) & 0xFFFFFFFF)
+
+
 def _compress(encoding: str, body: bytes) -> bytes:
     if encoding == "gzip":
-        return gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0)
+        return gzip_member(body)
     import brotli
 
     return bytes(brotli.compress(body, quality=brotli_quality(len(body)), mode=brotli.MODE_TEXT))

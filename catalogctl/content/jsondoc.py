@@ -95,7 +95,11 @@ def read_json(text: str, file: str, line0: int, start: Pos) -> Document:
     except json.JSONDecodeError as exc:
         from catalogctl.content.syntax_messages import json_message
 
-        raise Problem("syntax", json_message(exc.msg), line0 + exc.lineno - 1, exc.colno) from None
+        msg, line, col = exc.msg, exc.lineno, exc.colno
+        comma = _trailing_comma(text, exc.msg, exc.pos)
+        if comma is not None:
+            msg, (line, col) = comma[1], line_col(text, comma[0])
+        raise Problem("syntax", json_message(msg), line0 + line - 1, col) from None
     except RecursionError:
         raise Problem("limit", nested_too_deep(), *start) from None
     except ValueError as exc:  # NaN, Infinity (`_constant`)
@@ -195,3 +199,23 @@ def scan_json(text: str, line0: int = 1) -> Positions:
     scan = _Scan(text, line0)
     scan.value(())
     return scan.pos
+
+
+# What Python before 3.13 says at the bracket after a trailing comma; 3.13 names the comma.
+_BEFORE_313 = {
+    "}": ("Expecting property name enclosed in double quotes", "object"),
+    "]": ("Expecting value", "array"),
+}
+
+
+def _trailing_comma(text: str, msg: str, pos: int) -> tuple[int, str] | None:
+    """A trailing comma (`{"a": 1,}`, `[1,]`) as Python 3.13 reports it, the comma's offset
+    and its message, when an older Python reported it at the bracket in other words: the
+    same words and place on every Python."""
+    expected = _BEFORE_313.get(text[pos : pos + 1])
+    if expected is None or msg != expected[0]:
+        return None
+    before = text[:pos].rstrip(" \t\r\n")
+    if not before.endswith(","):
+        return None
+    return len(before) - 1, f"Illegal trailing comma before end of {expected[1]}"

@@ -784,28 +784,19 @@ def test_diff_web_root_with_deep_documents(make_content: ContentFactory, tmp_pat
         _assert_limit(run_cli("diff", root, content), file)
 
 
-@pytest.fixture
-def deep_server() -> Iterator[str]:
-    """127.0.0.1: /games/ answers a deep games document; /openapi/ a good catalog and a deep
-    OpenAPI document."""
+def _json_server(bodies: dict[str, bytes], encoding: str | None = None) -> Iterator[str]:
+    """A server on 127.0.0.1 answering each path of `bodies` with its JSON body (sent with
+    Content-Encoding `encoding`, if given), any other with 404; yields its base URL."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    good = _one_game("null").encode()
-    deep = _one_game(_nested(LIMIT + 1)).encode()
-    bodies = {
-        "/games/api/v1/games": deep,
-        "/openapi/api/v1/games": good,
-        "/openapi/openapi.json": b'{"openapi": "3.1.0", "paths": {}, "x": '
-        + _nested(100_000).encode()
-        + b"}",
-    }
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             body = bodies.get(self.path)
             self.send_response(200 if body is not None else 404)
             self.send_header("Content-Type", "application/json")
+            if body is not None and encoding is not None:
+                self.send_header("Content-Encoding", encoding)
             self.send_header("Content-Length", str(len(body or b"")))
             self.end_headers()
             self.wfile.write(body or b"")
@@ -822,6 +813,23 @@ def deep_server() -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(10)
+
+
+@pytest.fixture
+def deep_server() -> Iterator[str]:
+    """127.0.0.1: /games/ answers a deep games document; /openapi/ a good catalog and a deep
+    OpenAPI document."""
+    good = _one_game("null").encode()
+    deep = _one_game(_nested(LIMIT + 1)).encode()
+    bodies = {
+        "/games/api/v1/games": deep,
+        "/openapi/api/v1/games": good,
+        "/openapi/openapi.json": b'{"openapi": "3.1.0", "paths": {}, "x": '
+        + _nested(100_000).encode()
+        + b"}",
+    }
+
+    yield from _json_server(bodies)
 
 
 def test_diff_url_with_deep_documents(deep_server: str, make_content: ContentFactory) -> None:
@@ -838,35 +846,11 @@ def test_diff_url_with_deep_documents(deep_server: str, make_content: ContentFac
 def gzip_server() -> Iterator[str]:
     """127.0.0.1: /whole/ answers a gzip-encoded catalog, /cut/ the same cut short."""
     import gzip
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     packed = gzip.compress(_one_game("null").encode(), mtime=0)
     bodies = {"/whole/api/v1/games": packed, "/cut/api/v1/games": packed[: len(packed) // 2]}
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = bodies.get(self.path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Type", "application/json")
-            if body is not None:
-                self.send_header("Content-Encoding", "gzip")
-            self.send_header("Content-Length", str(len(body or b"")))
-            self.end_headers()
-            self.wfile.write(body or b"")
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
+    yield from _json_server(bodies, encoding="gzip")
 
 
 def test_diff_url_with_a_gzip_body(gzip_server: str) -> None:

@@ -3,6 +3,7 @@
     python benchmarks/bench_serve.py                    # 1,000 games, 3 rounds of 5 s
     python benchmarks/bench_serve.py --rounds 5 --duration 10 --workers 2
     python benchmarks/bench_serve.py --in-process       # Python's share of a request
+    python benchmarks/bench_serve.py --compare ../base  # beside another checkout's serve
 
 Builds a generated catalog of --games games (random descriptions, so the games document
 compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its own port:
@@ -12,7 +13,9 @@ compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its 
   processes, serving the build's files (the bytes serve sends);
 - `catalogctl serve BUILD --workers N` as in production: the access log on, to a file;
 - the same with `--quiet` (no access log);
-- the same with `--http aiohttp` (the aiohttp engine), the access log on, to a file.
+- the same with `--http aiohttp` (the aiohttp engine), the access log on, to a file;
+- with `--compare DIR`, serve as in production run from the checkout in DIR (a git worktree of
+  an earlier commit, say), in the same interleaved rounds: a change's effect, measured.
 
 Before timing, every server must answer each request with 200 and the same bytes as serve
 (an nginx that cannot read its files answers 404, fast). Then `wrk -t2 -c64 -dDs --latency`
@@ -143,9 +146,15 @@ def wait_listening(port: int, proc: subprocess.Popen[bytes], timeout: float = 60
     raise SystemExit(f"nothing listens on {port}")
 
 
-def start(cmd: list[str], port: int) -> subprocess.Popen[bytes]:
+def start(cmd: list[str], port: int, root: Path = ROOT) -> subprocess.Popen[bytes]:
+    """`cmd` listening on `port` (a `python -m catalogctl` imports catalogctl from `root`)."""
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        cwd=root,  # `python -m` imports from the working directory first
+        env={**os.environ, "PYTHONPATH": str(root)},
     )
     wait_listening(port, proc)
     time.sleep(0.5)  # every worker listening
@@ -277,6 +286,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--in-process", action="store_true", help="Python's cost per request")
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        metavar="DIR",
+        help="also run serve (access log on) from another checkout, e.g. a git worktree",
+    )
     args = ap.parse_args()
     if args.in_process:
         with tempfile.TemporaryDirectory(prefix="bench-serve-") as scratch:
@@ -306,7 +321,9 @@ def main() -> None:
 
     state = tmp / "nginx"
     state.mkdir()
-    names = ("nginx", "serve", "serve-quiet", "aiohttp")
+    names = ["nginx", "serve", "serve-quiet", "aiohttp"]
+    if args.compare is not None:
+        names.insert(2, "serve@compare")
     ports = {name: free_port() for name in names}
     conf = state / "nginx.conf"
     user = "user root;\n" if os.geteuid() == 0 else ""  # the build is in a private temp dir
@@ -335,13 +352,25 @@ def main() -> None:
             aiohttp_log,
         ],
     }
+    roots = dict.fromkeys(names, ROOT)
+    if args.compare is not None:
+        compare = args.compare.resolve()
+        commands["serve@compare"] = [
+            *serve,
+            str(ports["serve@compare"]),
+            "--access-log",
+            str(tmp / "access-compare.log"),
+        ]
+        roots["serve@compare"] = compare
     labels = {
         "nginx": "nginx (tuned, access log off)",
         "serve": f"serve --workers {args.workers} (access log on)",
+        "serve@compare": f"the same from {compare.name}" if args.compare else "",
         "serve-quiet": f"serve --workers {args.workers} --quiet",
         "aiohttp": f"serve --workers {args.workers} --http aiohttp (log on)",
     }
-    procs = {name: start(cmd, ports[name]) for name, cmd in commands.items()}
+    labels = {name: label for name, label in labels.items() if name in commands}
+    procs = {name: start(commands[name], ports[name], roots[name]) for name in labels}
     results: dict[tuple[str, str], list[dict[str, float]]] = {}
     try:
         check_same_bytes(ports)

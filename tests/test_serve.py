@@ -604,6 +604,47 @@ async def test_serve_access_log_formats(fmt: AccessFormat, tmp_path: Path, engin
         assert all(re.search(r" \d+us$", line) for line in lines)
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+async def test_serve_access_log_shows_a_refused_line_as_received(
+    fmt: AccessFormat, tmp_path: Path
+) -> None:
+    """A request line the server could not read is logged as it came (cut at 1024 bytes),
+    a HEAD among them; a line read before is answered and logged the same way again."""
+    path = tmp_path / "access.log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    long_target = b"/" + b"x" * 2000
+    try:
+        async with running(access_fd=fd, access_log_format=fmt) as srv:
+            for _ in range(2):
+                assert (await srv.exchange(b"HEAD /api/v1 HTTP/1.1 extra\r\n\r\n")).startswith(
+                    b"HTTP/1.1 400 "
+                )
+                reply = await srv.exchange(b"GET " + long_target + b" HTTP/1.1 x\r\n\r\n")
+                assert reply.startswith(b"HTTP/1.1 400 ")
+                reply = await srv.exchange(b"GET /api/v1 HTTP/1.0\r\nHost: a\r\n\r\n")
+                assert reply.startswith(b"HTTP/1.1 200 ")
+    finally:
+        os.close(fd)
+    lines = path.read_text("ascii").splitlines()
+    assert len(lines) == 6
+    if fmt == "json":
+        entries = [json.loads(line) for line in lines]
+        assert [e["path"] for e in entries[:3]] == [
+            "HEAD /api/v1 HTTP/1.1 extra",
+            ("GET " + long_target.decode() + " HTTP/1.1 x")[:1024],
+            "/api/v1",
+        ]
+        assert [e["method"] for e in entries[:3]] == [None, None, "GET"]
+        assert [e["status"] for e in entries] == [400, 400, 200] * 2
+        return
+    shown = [re.search(r'"([^"]*)" (\d{3}) ', line) for line in lines]
+    assert [(m.group(1), m.group(2)) for m in shown if m] == [
+        ("HEAD /api/v1 HTTP/1.1 extra", "400"),
+        (("GET " + long_target.decode() + " HTTP/1.1 x")[:1024], "400"),
+        ("GET /api/v1 HTTP/1.0", "200"),
+    ] * 2
+
+
 @pytest.mark.parametrize(
     ("allow", "peer", "xff", "forwarded", "client"),
     [

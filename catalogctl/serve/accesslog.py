@@ -35,6 +35,7 @@ import socket
 import stat
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from catalogctl.serve.clock import CLOCK
@@ -284,7 +285,12 @@ class Sink:
 
 class AccessLog:
     """Formats one line per response and hands them to a `Sink` in chunks. Time stamps are
-    those of `CLOCK`, which the engine ticks for the response being logged."""
+    those of `CLOCK`, which the engine ticks for the response being logged.
+
+    `request(conn, status, encoding, body, started)` logs one response: `body` bytes of body
+    sent, `started` when the head began to arrive (`time.perf_counter_ns()`). It is the chosen
+    format's method itself: a response costs one call, one formatted string and an append.
+    """
 
     def __init__(
         self,
@@ -299,19 +305,16 @@ class AccessLog:
         self.lines: list[str] = []
         self.pid = os.getpid()
         self._timer: asyncio.TimerHandle | None = None
-        # Request lines as logged, by (method, target, version): a server sees few of them.
-        self._seen: dict[tuple[bytes, bytes, bytes], str] = {}
-        self._line = {
+        self._seen: dict[bytes, str] = {}  # request line as received -> as logged
+        self.request: Callable[[Request, int, str, int, int], None] = {
             "text": self._text,
             "combined": self._combined,
             "common": self._common,
             "json": self._json,
         }[fmt]
 
-    def request(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
-        """One line: `body` bytes of body sent; `started` is when the head began to arrive
-        (`time.perf_counter_ns()`)."""
-        self.lines.append(self._line(conn, status, encoding, body, started))
+    def _added(self, conn: Request) -> None:
+        """After an append: the chunk is written now once full, else within FLUSH_EVERY."""
         if len(self.lines) >= FLUSH_LINES:
             self.flush()
         elif self._timer is None:
@@ -338,58 +341,67 @@ class AccessLog:
         return conn.peer
 
     def _request_line(self, conn: Request) -> str:
-        head = conn.head
-        if not head.method:  # refused before it could be read: the line as received
-            return clf_escape(conn.line[:LOGGED_LINE]) if conn.line else "-"
-        key = (head.method, head.target, head.version)
-        line = self._seen.get(key)
-        if line is None:
-            # The method is a token and the version `HTTP/d.d` (both checked): no escaping.
-            method, version = head.method.decode("ascii"), head.version.decode("ascii")
-            line = f"{method} {clf_escape(head.target)} {version}"
+        """The request line as received, escaped (`-` when nothing was); one refused before
+        it could be read is cut at LOGGED_LINE bytes. Lines up to that size are remembered
+        (`_seen`): a server sees few distinct ones."""
+        line = conn.line
+        if not conn.head.version:
+            return clf_escape(line[:LOGGED_LINE]) if line else "-"
+        logged = clf_escape(line)
+        if len(line) <= LOGGED_LINE:
             if len(self._seen) >= SEEN_LINES:
                 self._seen.clear()
-            self._seen[key] = line
-        return line
+            self._seen[line] = logged
+        return logged
 
-    def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        return (
-            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
-            f"{status} {body or '-'}\n"
+    def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
+        lines = self.lines
+        lines.append(
+            f'{self._remote(conn)} - - [{CLOCK.clf}] "'
+            f'{self._seen.get(conn.line) or self._request_line(conn)}" {status} {body or "-"}\n'
         )
+        if self._timer is None or len(lines) >= FLUSH_LINES:
+            self._added(conn)
 
-    def _combined(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
+    def _combined(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
         head = conn.head
-        return (
-            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
-            f'{status} {body or "-"} "{clf_escape(head.referer)}" '
-            f'"{clf_escape(head.user_agent)}"\n'
+        lines = self.lines
+        lines.append(
+            f'{self._remote(conn)} - - [{CLOCK.clf}] "'
+            f'{self._seen.get(conn.line) or self._request_line(conn)}" {status} {body or "-"} '
+            f'"{clf_escape(head.referer)}" "{clf_escape(head.user_agent)}"\n'
         )
+        if self._timer is None or len(lines) >= FLUSH_LINES:
+            self._added(conn)
 
-    def _text(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        micros = (time.perf_counter_ns() - started) // 1000
+    def _text(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
         head = conn.head
         referer, agent = head.referer, head.user_agent
-        return (
+        lines = self.lines
+        lines.append(
             f"{conn.peer if self.trusted is None else self._remote(conn)} - - [{CLOCK.clf}] "
-            f'"{self._request_line(conn)}" {status} {body or "-"} '
+            f'"{self._seen.get(conn.line) or self._request_line(conn)}" {status} {body or "-"} '
             f'"{"-" if referer is None else clf_escape(referer)}" '
-            f'"{"-" if agent is None else clf_escape(agent)}" {micros}us\n'
+            f'"{"-" if agent is None else clf_escape(agent)}" '
+            f"{(time.perf_counter_ns() - started) // 1000}us\n"
         )
+        if self._timer is None or len(lines) >= FLUSH_LINES:
+            self._added(conn)
 
-    def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
+    def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
         now = time.time()
         if int(now) != CLOCK.second:
             CLOCK.tick()
         micros = (time.perf_counter_ns() - started) // 1000
         head = conn.head
-        if head.method:
+        if head.version:
             method, path = f'"{head.method.decode("ascii")}"', json_string(head.target)
             protocol = f'"{head.version.decode("ascii")}"'
         else:  # refused before it could be read: the line as received, as the path
             method, protocol = "null", "null"
             path = json_string(conn.line[:LOGGED_LINE])
-        return (
+        lines = self.lines
+        lines.append(
             f'{{"time":"{CLOCK.iso}.{int(now * 1000) % 1000:03d}Z",'
             f'"remote":{json_string(self._remote(conn).encode("latin-1"))},'
             f'"method":{method},"path":{path},"protocol":{protocol},'
@@ -397,3 +409,5 @@ class AccessLog:
             f'"duration_us":{micros},"referer":{json_string(head.referer)},'
             f'"user_agent":{json_string(head.user_agent)},"pid":{self.pid}}}\n'
         )
+        if self._timer is None or len(lines) >= FLUSH_LINES:
+            self._added(conn)

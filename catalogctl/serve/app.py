@@ -132,7 +132,8 @@ class _Seen:
     def __init__(self, peer: str, head: RequestHead, loop: asyncio.AbstractEventLoop) -> None:
         self.peer = peer
         self.head = head
-        self.line = b""
+        # The request line as aiohttp read it (what the access log writes).
+        self.line = b" ".join((head.method, head.target, head.version)) if head.version else b""
         self.loop = loop
 
 

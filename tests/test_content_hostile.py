@@ -8,10 +8,12 @@ that only a hang, a quadratic loop or a runaway allocation can break).
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import resource
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -362,6 +364,27 @@ def test_pool_names_the_item_whose_worker_died_or_hung(monkeypatch: pytest.Monke
     assert [out[i] for i in range(40) if i not in (7, 13)] == [
         i * 2 for i in range(40) if i not in (7, 13)
     ]
+
+
+def _terminate_parent(x: int) -> int:
+    if x == 3:
+        os.kill(os.getppid(), signal.SIGTERM)
+        time.sleep(60)  # still working when the signal arrives
+    return x
+
+
+def test_pool_ends_on_sigterm_and_leaves_no_worker() -> None:
+    """SIGTERM mid-run: the pool's workers die at once, parallel_map raises SystemExit(143)
+    and the handler it replaced is back."""
+    assert threading.current_thread() is threading.main_thread()  # else SIGTERM ends pytest
+    before = signal.getsignal(signal.SIGTERM)
+    started = time.monotonic()
+    with pytest.raises(SystemExit) as ended:
+        parallel_map(_terminate_parent, list(range(40)), 2, lambda x, why: -1, chunk=2)
+    assert ended.value.code == 128 + signal.SIGTERM
+    assert time.monotonic() - started < 10
+    assert signal.getsignal(signal.SIGTERM) == before
+    assert not multiprocessing.active_children()
 
 
 def test_validate_names_the_page_whose_parser_died(

@@ -40,6 +40,7 @@ WAITS = {"wait", "join", "communicate", "result", "acquire"}
 BEHAVIOUR_SLEEPS = {
     ("processes.py", "wait_until_async"): "the pause between two looks at a state",
     ("test_content_hostile.py", "_boom"): "a pool worker that hangs",
+    ("test_content_hostile.py", "_terminate_parent"): "a pool worker busy when SIGTERM comes",
     ("test_hostile_io.py", "drip"): "a server that sends a byte at a time",
     ("test_hostile_io.py", "huge"): "a server that stalls after its head",
     ("test_hostile_io.py", "_raw"): "a server that drips its head",

@@ -69,20 +69,26 @@ def parallel_map(
     previous: dict[signal.Signals, Any] = {}
 
     def interrupted(signum: int, _frame: Any) -> None:
-        pool.stop_all()
-        if signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        raise SystemExit(128 + signum)
+        # The workers die now; the exception is raised below, once the pool's loop has seen
+        # the signal. Raised from here, it could land inside multiprocessing's own bookkeeping
+        # (a worker's finalizer half made), which then fails with a traceback at exit.
+        pool.signalled = signum
+        pool.kill_all()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(ValueError):  # not the main thread: leave signals alone
             previous[sig] = signal.signal(sig, interrupted)
     try:
-        return pool.run()
+        results = pool.run()
     finally:
         pool.stop_all()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if pool.signalled == signal.SIGINT:
+        raise KeyboardInterrupt
+    if pool.signalled is not None:
+        raise SystemExit(128 + pool.signalled)
+    return results
 
 
 class _Pool(Generic[T, R]):
@@ -111,6 +117,7 @@ class _Pool(Generic[T, R]):
         self.pipes: list[tuple[Any, Any]] = [(None, None)] * workers
         self.busy: list[tuple[int, int] | None] = [None] * workers
         self.retries: dict[tuple[int, int], int] = {}
+        self.signalled: int | None = None  # SIGTERM or SIGINT received: stop
 
     def run(self) -> list[R]:
         from multiprocessing.connection import wait
@@ -118,14 +125,18 @@ class _Pool(Generic[T, R]):
         for slot in range(min(self.workers, len(self.queue))):
             self.start(slot)
             self.assign(slot)
-        while any(b is not None for b in self.busy):
+        while self.signalled is None and any(b is not None for b in self.busy):
             active = [s for s in range(self.workers) if self.busy[s] is not None]
             ready = wait(
                 [self.pipes[s][1] for s in active] + [self.procs[s].sentinel for s in active],
                 timeout=1.0,
             )
+            if self.signalled is not None:
+                break
             for slot in active:
                 self.poll(slot, ready)
+        if self.signalled is not None:
+            return self.results
         for slot in range(self.workers):
             if self.procs[slot] is not None:
                 with contextlib.suppress(OSError):
@@ -156,10 +167,14 @@ class _Pool(Generic[T, R]):
         self.procs[slot] = proc
         self.pipes[slot] = (task_parent, result_parent)
 
-    def stop_all(self) -> None:
+    def kill_all(self) -> None:
+        """SIGKILL every worker still running (safe in a signal handler: no waiting)."""
         for proc in self.procs:
-            if proc is not None and proc.is_alive():
-                proc.kill()
+            if proc is not None:
+                proc.kill()  # nothing happens to one already reaped
+
+    def stop_all(self) -> None:
+        self.kill_all()
         for proc in self.procs:
             if proc is not None:
                 proc.join(1)

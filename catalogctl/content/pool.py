@@ -80,6 +80,10 @@ def parallel_map(
             previous[sig] = signal.signal(sig, interrupted)
     try:
         results = pool.run()
+    except OSError:  # a pipe to a worker the signal killed, broken under the pool's feet
+        if pool.signalled is None:
+            raise
+        results = []
     finally:
         pool.stop_all()
         for sig, handler in previous.items():

@@ -35,7 +35,6 @@ import socket
 import stat
 import time
 from collections import deque
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from catalogctl.serve.clock import CLOCK
@@ -285,12 +284,7 @@ class Sink:
 
 class AccessLog:
     """Formats one line per response and hands them to a `Sink` in chunks. Time stamps are
-    those of `CLOCK`, which the engine ticks for the response being logged.
-
-    `request(conn, status, encoding, body, started)` logs one response: `body` bytes of body
-    sent, `started` when the head began to arrive (`time.perf_counter_ns()`). It is the chosen
-    format's method itself: a response costs one call, one formatted string and an append.
-    """
+    those of `CLOCK`, which the engine ticks for the response being logged."""
 
     def __init__(
         self,
@@ -306,15 +300,17 @@ class AccessLog:
         self.pid = os.getpid()
         self._timer: asyncio.TimerHandle | None = None
         self._seen: dict[bytes, str] = {}  # request line as received -> as logged
-        self.request: Callable[[Request, int, str, int, int], None] = {
+        self._line = {
             "text": self._text,
             "combined": self._combined,
             "common": self._common,
             "json": self._json,
         }[fmt]
 
-    def _added(self, conn: Request) -> None:
-        """After an append: the chunk is written now once full, else within FLUSH_EVERY."""
+    def request(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
+        """One line: `body` bytes of body sent; `started` is when the head began to arrive
+        (`time.perf_counter_ns()`)."""
+        self.lines.append(self._line(conn, status, encoding, body, started))
         if len(self.lines) >= FLUSH_LINES:
             self.flush()
         elif self._timer is None:
@@ -347,6 +343,9 @@ class AccessLog:
         line = conn.line
         if not conn.head.version:
             return clf_escape(line[:LOGGED_LINE]) if line else "-"
+        logged = self._seen.get(line)
+        if logged is not None:
+            return logged
         logged = clf_escape(line)
         if len(line) <= LOGGED_LINE:
             if len(self._seen) >= SEEN_LINES:
@@ -354,41 +353,32 @@ class AccessLog:
             self._seen[line] = logged
         return logged
 
-    def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
-        lines = self.lines
-        lines.append(
-            f'{self._remote(conn)} - - [{CLOCK.clf}] "'
-            f'{self._seen.get(conn.line) or self._request_line(conn)}" {status} {body or "-"}\n'
+    def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
+        return (
+            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
+            f"{status} {body or '-'}\n"
         )
-        if self._timer is None or len(lines) >= FLUSH_LINES:
-            self._added(conn)
 
-    def _combined(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
+    def _combined(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
         head = conn.head
-        lines = self.lines
-        lines.append(
-            f'{self._remote(conn)} - - [{CLOCK.clf}] "'
-            f'{self._seen.get(conn.line) or self._request_line(conn)}" {status} {body or "-"} '
-            f'"{clf_escape(head.referer)}" "{clf_escape(head.user_agent)}"\n'
+        return (
+            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
+            f'{status} {body or "-"} "{clf_escape(head.referer)}" '
+            f'"{clf_escape(head.user_agent)}"\n'
         )
-        if self._timer is None or len(lines) >= FLUSH_LINES:
-            self._added(conn)
 
-    def _text(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
+    def _text(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
+        micros = (time.perf_counter_ns() - started) // 1000
         head = conn.head
         referer, agent = head.referer, head.user_agent
-        lines = self.lines
-        lines.append(
+        return (
             f"{conn.peer if self.trusted is None else self._remote(conn)} - - [{CLOCK.clf}] "
-            f'"{self._seen.get(conn.line) or self._request_line(conn)}" {status} {body or "-"} '
+            f'"{self._request_line(conn)}" {status} {body or "-"} '
             f'"{"-" if referer is None else clf_escape(referer)}" '
-            f'"{"-" if agent is None else clf_escape(agent)}" '
-            f"{(time.perf_counter_ns() - started) // 1000}us\n"
+            f'"{"-" if agent is None else clf_escape(agent)}" {micros}us\n'
         )
-        if self._timer is None or len(lines) >= FLUSH_LINES:
-            self._added(conn)
 
-    def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
+    def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
         now = time.time()
         if int(now) != CLOCK.second:
             CLOCK.tick()
@@ -400,8 +390,7 @@ class AccessLog:
         else:  # refused before it could be read: the line as received, as the path
             method, protocol = "null", "null"
             path = json_string(conn.line[:LOGGED_LINE])
-        lines = self.lines
-        lines.append(
+        return (
             f'{{"time":"{CLOCK.iso}.{int(now * 1000) % 1000:03d}Z",'
             f'"remote":{json_string(self._remote(conn).encode("latin-1"))},'
             f'"method":{method},"path":{path},"protocol":{protocol},'
@@ -409,5 +398,3 @@ class AccessLog:
             f'"duration_us":{micros},"referer":{json_string(head.referer)},'
             f'"user_agent":{json_string(head.user_agent)},"pid":{self.pid}}}\n'
         )
-        if self._timer is None or len(lines) >= FLUSH_LINES:
-            self._added(conn)

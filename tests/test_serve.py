@@ -30,8 +30,16 @@ from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
 from catalogctl.serve.metrics import Counters
 from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
 from catalogctl.serve.options import ENGINES, AccessFormat, ServeOptions, Setup
-from catalogctl.serve.protocol import HttptoolsEngine
+from catalogctl.serve.protocol import (
+    HEAD_KEPT,
+    HEADS_KEPT,
+    Connections,
+    HttpProtocol,
+    HttptoolsEngine,
+    Limits,
+)
 from catalogctl.serve.responses import Table
+from catalogctl.serve.semantics import RequestHead
 from catalogctl.serve.worker import Worker
 from catalogctl.site.build import write_site
 from catalogctl.site.render import render
@@ -397,6 +405,118 @@ async def test_serve_pipelined_requests_answered_in_order(engine: str) -> None:
     assert reply.count(b"Connection: close") == 1  # the last one, which closed
 
 
+async def test_serve_head_sent_again_gets_the_same_answer() -> None:
+    """A head answered without closing is remembered with its answer: each of these heads,
+    sent again on the same connection after the others, gets what it got the first time."""
+    async with running() as srv:
+        etag = srv.table.answer("GET", "/api/v1/games", "gzip", None).etag
+        heads = [
+            _request("GET", "/api/v1"),
+            _request("GET", "/api/v1/games", "Accept-Encoding: gzip"),
+            _request("HEAD", "/api/v1/games", "Accept-Encoding: br"),
+            _request("GET", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
+            _request("GET", "/api/v1/games", "Accept-Encoding: gzip", f"If-Match: {etag}"),
+            _request("GET", "/api/v1", 'If-Match: "x"'),
+            _request("GET", "/api/nothing"),
+            _request("HEAD", "/api/nothing"),
+            _request("DELETE", "/api/v1"),
+            _request("GET", "/api", "Expect: 100-continue"),
+            _request("GET", "http://x/api/v1?q=1"),
+            _request("GET", "/api/v1", "Connection: keep-alive", version="1.0"),
+            _request("GET", "/api/v1", "User-Agent: a", "Referer: http://r/"),
+            _request("GET", "/api/v1", "Upgrade: h2c", "Connection: Upgrade, HTTP2-Settings"),
+            b"\r\n" + _request("GET", "/llms.txt"),
+        ]
+        once = b"".join(heads)
+        reply = await srv.exchange(once + once + _request("GET", "/api/v1", "Connection: close"))
+    answers: list[tuple[bytes, dict[bytes, bytes], bytes]] = []
+    for head in heads * 2:
+        status, _, reply = reply.partition(b"\r\n")
+        fields, _, reply = reply.partition(b"\r\n\r\n")
+        headers = dict(line.split(b": ", 1) for line in fields.split(b"\r\n"))
+        length = int(headers.get(b"Content-Length", b"0"))
+        if head.lstrip().startswith(b"HEAD ") or status.endswith(b" 304 Not Modified"):
+            length = 0
+        headers.pop(b"Date")
+        answers.append((status, headers, reply[:length]))
+        reply = reply[length:]
+    assert reply.startswith(b"HTTP/1.1 200 OK\r\n") and b"Connection: close\r\n" in reply
+    first, again = answers[: len(heads)], answers[len(heads) : 2 * len(heads)]
+    assert [a[0].split()[1] for a in first] == [
+        b"200", b"200", b"200", b"304", b"200", b"412", b"404", b"404",
+        b"403", b"200", b"200", b"200", b"200", b"200", b"200",
+    ]  # fmt: skip
+    assert again == first
+    assert first[11][1][b"Connection"] == b"keep-alive"  # HTTP/1.0 asking to keep it
+
+
+async def test_serve_reload_reaches_a_head_sent_before(make_content: ContentFactory) -> None:
+    """After a reload, a head answered before (and remembered) gets the new catalog."""
+    root = make_content()
+    async with running(root, reloads=True) as srv:
+        reader, writer = await asyncio.open_connection(srv.host, srv.port)
+
+        async def games() -> int:
+            writer.write(_request("GET", "/api/v1/games"))
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            length = int(re.search(rb"Content-Length: (\d+)", head).group(1))  # type: ignore[union-attr]
+            return len(json.loads(await reader.readexactly(length))["games"])
+
+        assert await games() == 2
+        assert await games() == 2
+        (root / "games" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
+        etag = srv.table.etag
+        srv.worker.request_reload()
+
+        async def reloaded() -> bool:
+            return srv.table.etag != etag
+
+        await wait_until_async(reloaded)
+        assert await games() == 3
+        writer.close()
+
+
+def test_serve_heads_remembered_are_bounded() -> None:
+    """At most HEADS_KEPT heads are remembered, each up to HEAD_KEPT bytes; a client
+    sending a new head each time, or a long one, is answered the same."""
+    table = Table(SiteInput.open(SAMPLE).load())
+    written: list[bytes] = []
+
+    class Transport:
+        def write(self, data: bytes) -> None:
+            written.append(data)
+
+        def get_extra_info(self, name: str) -> object:
+            return ("127.0.0.1", 40000) if name == "peername" else None
+
+    async def run() -> Connections:
+        conns = Connections(table, Limits(), None)
+        conn = HttpProtocol(conns)
+        conn.connection_made(Transport())  # type: ignore[arg-type]
+        for i in range(HEADS_KEPT + 100):
+            conn.data_received(_request("GET", f"/api/v1?n={i}"))
+        long = _request("GET", "/api/v1", "User-Agent: " + "u" * HEAD_KEPT)
+        conn.data_received(long + long)
+        assert long not in conns.heads
+        return conns
+
+    conns = asyncio.run(run())
+    assert 0 < len(conns.heads) <= HEADS_KEPT
+    assert len(written) == HEADS_KEPT + 102
+    assert all(w.startswith(b"HTTP/1.1 200 OK\r\n") for w in written)
+
+
+def test_request_head_copy_keeps_every_field() -> None:
+    """A remembered head is a copy: reading the next request does not change it."""
+    head = RequestHead()
+    values = [f"value {n}".encode() for n in range(len(RequestHead.__slots__))]
+    for name, value in zip(RequestHead.__slots__, values, strict=True):
+        setattr(head, name, value)
+    copy = head.copy()
+    head.reset()  # what reading the next request starts with
+    assert [getattr(copy, name) for name in RequestHead.__slots__] == values
+
+
 @pytest.mark.parametrize(
     ("request_line", "status"),
     [
@@ -643,6 +763,42 @@ async def test_serve_access_log_shows_a_refused_line_as_received(
         (("GET " + long_target.decode() + " HTTP/1.1 x")[:1024], "400"),
         ("GET /api/v1 HTTP/1.0", "200"),
     ] * 2
+
+
+async def test_serve_access_log_of_heads_sent_again(tmp_path: Path) -> None:
+    """Heads answered from memory are logged as sent, each with its own fields; a line
+    refused after them is logged as received, not as the head before it."""
+    path = tmp_path / "access.log"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    one = _request("GET", "/api/v1", "User-Agent: one")
+    two = _request("HEAD", "/api/v1/games", "User-Agent: two", "Referer: http://r/")
+    try:
+        async with running(access_fd=fd, access_log_format="json") as srv:
+            reply = await srv.exchange(one + two + one + two + b"GET /x HTTP/1.1 x\r\n\r\n")
+            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200"] * 4 + [b"400"]
+            reply = await srv.exchange(one + b"\x16\x03\x01\x02\x00\x01")  # then a TLS hello
+            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200", b"400"]
+            reply = await srv.exchange(one + two + _request("GET", "/", "Connection: close"))
+            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200", b"200", b"404"]
+    finally:
+        os.close(fd)
+    entries = [json.loads(line) for line in path.read_text("ascii").splitlines()]
+    shown = [(e["method"], e["path"], e["status"], e["user_agent"], e["referer"]) for e in entries]
+    assert shown == [
+        ("GET", "/api/v1", 200, "one", None),
+        ("HEAD", "/api/v1/games", 200, "two", "http://r/"),
+        ("GET", "/api/v1", 200, "one", None),
+        ("HEAD", "/api/v1/games", 200, "two", "http://r/"),
+        (None, "GET /x HTTP/1.1 x", 400, None, None),
+        ("GET", "/api/v1", 200, "one", None),
+        (None, "\x16\x03\x01\x02\x00\x01", 400, None, None),
+        ("GET", "/api/v1", 200, "one", None),
+        ("HEAD", "/api/v1/games", 200, "two", "http://r/"),
+        ("GET", "/", 404, None, None),
+    ]
+    sizes = [e["bytes"] for e in entries]
+    assert [sizes[i] for i in (0, 2, 5, 7)] == [sizes[0]] * 4 and sizes[0] > 0
+    assert [sizes[i] for i in (1, 3, 8)] == [0, 0, 0]  # HEAD
 
 
 @pytest.mark.parametrize(

@@ -131,7 +131,7 @@ async def test_serve_app_reload_by_assigning_a_table(
     client = await aiohttp_client(app)
     assert len((await (await client.get("/api/v1/games")).json())["games"]) == 2
     (root / "games" / "gamma.md").write_text(game_yaml("Gamma"), encoding="utf-8")
-    app[CATALOG].table = Table(render(load_catalog(root)))
+    app[CATALOG].serve(Table(render(load_catalog(root))))
     assert len((await (await client.get("/api/v1/games")).json())["games"]) == 3
 
 

@@ -57,25 +57,12 @@ class Rejected(Exception):
 
 def request_line(line: bytes) -> tuple[bytes, bytes, bytes, int]:
     """`method SP request-target SP HTTP-version` (RFC 9112 §3) → (method, target, version,
-    minor version to answer as); raises `Rejected` (400, or 505 for another major version).
-    Valid lines are remembered (`LINES_KEPT`): clients repeat a few lines."""
-    known = _LINES.get(line)
-    if known is not None:
-        return known
+    minor version to answer as); raises `Rejected` (400, or 505 for another major version)."""
     parts = line.split(b" ")
     if len(parts) != 3:  # a missing part, a trailing space, two spaces between parts
         raise Rejected(BAD_LINE)
     method, target, version = parts
-    known = method, target, version, check_line(method, target, version)
-    if len(line) <= LINE_KEPT:
-        if len(_LINES) >= LINES_KEPT:
-            _LINES.clear()
-        _LINES[line] = known
-    return known
-
-
-LINES_KEPT, LINE_KEPT = 1024, 1024  # valid request lines remembered, up to this many bytes
-_LINES: dict[bytes, tuple[bytes, bytes, bytes, int]] = {}
+    return method, target, version, check_line(method, target, version)
 
 
 def check_line(method: bytes, target: bytes, version: bytes) -> int:
@@ -160,6 +147,33 @@ class RequestHead:
             self.user_agent: bytes | None = None
             self.x_forwarded_for: bytes | None = None
             self.forwarded: bytes | None = None
+
+    def copy(self) -> RequestHead:
+        """A copy that reading the next request into this head leaves as it is."""
+        new = RequestHead.__new__(RequestHead)
+        new.accept_encoding = self.accept_encoding
+        new.connection = self.connection
+        new.content_length = self.content_length
+        new.expect = self.expect
+        new.fields = self.fields
+        new.forwarded = self.forwarded
+        new.host = self.host
+        new.hosts = self.hosts
+        new.if_match = self.if_match
+        new.if_none_match = self.if_none_match
+        new.log = self.log
+        new.max_field = self.max_field
+        new.max_fields = self.max_fields
+        new.method = self.method
+        new.minor = self.minor
+        new.rare = self.rare
+        new.referer = self.referer
+        new.target = self.target
+        new.transfer_encoding = self.transfer_encoding
+        new.user_agent = self.user_agent
+        new.version = self.version
+        new.x_forwarded_for = self.x_forwarded_for
+        return new
 
     def on_header(self, name: bytes, value: bytes) -> None:
         self.fields += 1

@@ -20,6 +20,10 @@ class Traffic:
         self.statuses: dict[int, int] = {}
         self.bytes_sent = 0
 
+    def serve(self, table: Table) -> None:
+        """Serve `table` from the next request on (a reload)."""
+        self.table = table
+
     def count(self, status: int, body_bytes: int) -> None:
         statuses = self.statuses
         statuses[status] = statuses.get(status, 0) + 1

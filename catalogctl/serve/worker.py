@@ -225,7 +225,8 @@ class Worker:
         except CatalogError as exc:
             self._report_failure(exc.message)
         else:
-            self.table = self.engine.traffic.table = table
+            self.table = table
+            self.engine.traffic.serve(table)
             self.setup.counters.catalog(table.etag, table.games)
             self.setup.counters.add("reloads")
             log.info("reloaded %s: %s", self.setup.source.display, describe_table(table))

@@ -61,7 +61,7 @@ _LINE = b"GET / HTTP/1.1\r\n"
 _NOT_LINE = re.compile(rb"[^\x20-\x7e\r]")
 _CR, _LF = 13, 10
 # Heads remembered with their answers, per worker; a head longer than HEAD_KEPT bytes is read
-# each time. Up to about 5 MB: the head, its copy and its request line.
+# each time. At most about 6 MB: each head with its request line and the values read from it.
 HEADS_KEPT, HEAD_KEPT = 1024, 2048
 LINGER = 2.0  # seconds a connection closed after an error keeps discarding what arrives
 

@@ -4,6 +4,7 @@
     python benchmarks/bench_serve.py --rounds 5 --duration 10 --workers 2
     python benchmarks/bench_serve.py --in-process       # Python's share of a request
     python benchmarks/bench_serve.py --compare ../base  # beside another checkout's serve
+    python benchmarks/bench_serve.py --request-id       # no two request heads alike
 
 Builds a generated catalog of --games games (random descriptions, so the games document
 compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its own port:
@@ -16,6 +17,9 @@ compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its 
 - the same with `--http aiohttp` (the aiohttp engine), the access log on, to a file;
 - with `--compare DIR`, serve as in production run from the checkout in DIR (a git worktree of
   an earlier commit, say), in the same interleaved rounds: a change's effect, measured.
+
+With `--request-id`, every request carries an `X-Request-Id` header of its own (a wrk Lua
+script), as requests do behind a proxy or load balancer that adds one: no two heads alike.
 
 Before timing, every server must answer each request with 200 and the same bytes as serve
 (an nginx that cannot read its files answers 404, fast). Then `wrk -t2 -c64 -dDs --latency`
@@ -30,8 +34,9 @@ figures. Needs nginx and wrk (Debian packages `nginx`, `wrk`).
 sockets: the same requests are fed to its protocol with a transport that drops what it is
 given, with and without the access log (to /dev/null), and the CPU time per request is
 printed (the median of --rounds runs of 200,000 requests); then the same for requests whose
-head the worker has not seen before (each with its own query string), which it reads,
-decides and remembers, where a head sent again is answered from memory.
+head the worker has not seen before, each with a header of its own (`X-Request-Id`, as a
+proxy or load balancer in front adds) or a query string of its own: such heads are read
+each time, where a head sent again is answered from memory.
 """
 
 from __future__ import annotations
@@ -177,10 +182,32 @@ def _ms(value: str, unit: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-def wrk(url: str, encoding: str | None, duration: int, connections: int) -> dict[str, float]:
+# --request-id: each request carries an X-Request-Id of its own, as a proxy in front adds.
+REQUEST_ID_LUA = """\
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local n = 0
+function request()
+  n = n + 1
+  local headers = {}
+  for k, v in pairs(wrk.headers) do headers[k] = v end
+  headers["X-Request-Id"] = string.format("%d-%d", tid, n)
+  return wrk.format(nil, nil, headers)
+end
+"""
+
+
+def wrk(
+    url: str, encoding: str | None, duration: int, connections: int, script: Path | None = None
+) -> dict[str, float]:
     cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url]
     if encoding:
         cmd += ["-H", f"Accept-Encoding: {encoding}"]
+    if script is not None:
+        cmd += ["-s", str(script)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=duration + 60)
     text = out.stdout
     if "Non-2xx" in text or "Socket errors" in text:
@@ -273,19 +300,23 @@ def in_process(build: Path, rounds: int) -> None:
                         conn.data_received(data)
                     runs.append((time.process_time() - started) / count * 1e6)
                 print(f"{label:<16}{path:<32}{statistics.median(runs):6.2f} us")
-            # A head the worker has not seen before each time (its query string differs):
-            # read, decided and remembered.
-            runs = []
-            for r in range(rounds):
-                new = [
-                    b"GET /api/v1?%d.%d HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n\r\n" % (r, i)
-                    for i in range(count)
-                ]
-                started = time.process_time()
-                for data in new:
-                    conn.data_received(data)
-                runs.append((time.process_time() - started) / count * 1e6)
-            print(f"{label:<16}{'/api/v1, a new head each':<32}{statistics.median(runs):6.2f} us")
+            # Heads the worker has not seen before: each with a header of its own, as behind
+            # a proxy that adds a request id; each with a target of its own.
+            unseen = {
+                "/api/v1, own X-Request-Id": b"GET /api/v1 HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"
+                b"X-Request-Id: %d-%d\r\n\r\n",
+                "/api/v1?N, own target": b"GET /api/v1?%d-%d HTTP/1.1\r\n"
+                b"Host: 127.0.0.1:8000\r\n\r\n",
+            }
+            for path, pattern in unseen.items():
+                runs = []
+                for r in range(rounds):
+                    new = [pattern % (r, i) for i in range(count)]
+                    started = time.process_time()
+                    for data in new:
+                        conn.data_received(data)
+                    runs.append((time.process_time() - started) / count * 1e6)
+                print(f"{label:<16}{path:<32}{statistics.median(runs):6.2f} us")
             if log is not None:
                 log.flush()
         os.close(null)
@@ -301,6 +332,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--connections", type=int, default=64)
     ap.add_argument("--in-process", action="store_true", help="Python's cost per request")
+    ap.add_argument(
+        "--request-id",
+        action="store_true",
+        help="each request with an X-Request-Id of its own, as behind a proxy adding one",
+    )
     ap.add_argument(
         "--compare",
         type=Path,
@@ -385,19 +421,23 @@ def main() -> None:
         "aiohttp": f"serve --workers {args.workers} --http aiohttp (log on)",
     }
     labels = {name: label for name, label in labels.items() if name in commands}
+    script = None
+    if args.request_id:
+        script = tmp / "request-id.lua"
+        script.write_text(REQUEST_ID_LUA, encoding="utf-8")
     procs = {name: start(commands[name], ports[name], roots[name]) for name in labels}
     results: dict[tuple[str, str], list[dict[str, float]]] = {}
     try:
         check_same_bytes(ports)
         for name in procs:  # warm-up
             for path, enc in CASES:
-                wrk(f"http://127.0.0.1:{ports[name]}{path}", enc, 1, args.connections)
+                wrk(f"http://127.0.0.1:{ports[name]}{path}", enc, 1, args.connections, script)
         for _ in range(args.rounds):
             for path, enc in CASES:
                 for name, proc in procs.items():
                     url = f"http://127.0.0.1:{ports[name]}{path}"
                     before = cpu_seconds(proc.pid)
-                    figures = wrk(url, enc, args.duration, args.connections)
+                    figures = wrk(url, enc, args.duration, args.connections, script)
                     spent = cpu_seconds(proc.pid) - before
                     figures["cpu_us"] = spent / max(1.0, figures["requests"]) * 1e6
                     results.setdefault((name, path), []).append(figures)
@@ -420,6 +460,7 @@ def report(
         f"# {platform.node()} · {os.cpu_count()} CPUs · Python {platform.python_version()} · "
         f"{args.games} games (games JSON {gz_size:,} B gzip) · "
         f"wrk -t2 -c{args.connections} -d{args.duration}s × {args.rounds} rounds, medians"
+        + (" · an X-Request-Id of its own on each request" if args.request_id else "")
     )
     print(
         f"{'server':<44}{'path':<22}{'req/s':>9}{'x nginx':>9}{'CPU us/req':>12}"

@@ -406,8 +406,9 @@ async def test_serve_pipelined_requests_answered_in_order(engine: str) -> None:
 
 
 async def test_serve_head_sent_again_gets_the_same_answer() -> None:
-    """A head answered without closing is remembered with its answer: each of these heads,
-    sent again on the same connection after the others, gets what it got the first time."""
+    """A head answered twice without closing is remembered with its answer: each of these
+    heads, sent a second and a third time on the same connection after the others (read
+    again, then answered from memory), gets what it got the first time."""
     async with running() as srv:
         etag = srv.table.answer("GET", "/api/v1/games", "gzip", None).etag
         heads = [
@@ -428,9 +429,10 @@ async def test_serve_head_sent_again_gets_the_same_answer() -> None:
             b"\r\n" + _request("GET", "/llms.txt"),
         ]
         once = b"".join(heads)
-        reply = await srv.exchange(once + once + _request("GET", "/api/v1", "Connection: close"))
+        last = _request("GET", "/api/v1", "Connection: close")
+        reply = await srv.exchange(once + once + once + last)
     answers: list[tuple[bytes, dict[bytes, bytes], bytes]] = []
-    for head in heads * 2:
+    for head in heads * 3:
         status, _, reply = reply.partition(b"\r\n")
         fields, _, reply = reply.partition(b"\r\n\r\n")
         headers = dict(line.split(b": ", 1) for line in fields.split(b"\r\n"))
@@ -441,12 +443,12 @@ async def test_serve_head_sent_again_gets_the_same_answer() -> None:
         answers.append((status, headers, reply[:length]))
         reply = reply[length:]
     assert reply.startswith(b"HTTP/1.1 200 OK\r\n") and b"Connection: close\r\n" in reply
-    first, again = answers[: len(heads)], answers[len(heads) : 2 * len(heads)]
+    first, again = answers[: len(heads)], answers[len(heads) :]
     assert [a[0].split()[1] for a in first] == [
         b"200", b"200", b"200", b"304", b"200", b"412", b"404", b"404",
         b"403", b"200", b"200", b"200", b"200", b"200", b"200",
     ]  # fmt: skip
-    assert again == first
+    assert again == first * 2
     assert first[11][1][b"Connection"] == b"keep-alive"  # HTTP/1.0 asking to keep it
 
 
@@ -477,8 +479,9 @@ async def test_serve_reload_reaches_a_head_sent_before(make_content: ContentFact
 
 
 def test_serve_heads_remembered_are_bounded() -> None:
-    """At most HEADS_KEPT heads are remembered, each up to HEAD_KEPT bytes; a client
-    sending a new head each time, or a long one, is answered the same."""
+    """A head is kept the second time it is answered (behind a proxy adding a request id,
+    none is); at most HEADS_KEPT heads are kept, each up to HEAD_KEPT bytes, and as many
+    seen once; a client sending a new head each time, or a long one, is answered the same."""
     table = Table(SiteInput.open(SAMPLE).load())
     written: list[bytes] = []
 
@@ -493,16 +496,19 @@ def test_serve_heads_remembered_are_bounded() -> None:
         conns = Connections(table, Limits(), None)
         conn = HttpProtocol(conns)
         conn.connection_made(Transport())  # type: ignore[arg-type]
+        for i in range(100):
+            conn.data_received(_request("GET", "/api/v1", f"X-Request-Id: {i}"))
+        assert not conns.heads
         for i in range(HEADS_KEPT + 100):
-            conn.data_received(_request("GET", f"/api/v1?n={i}"))
+            conn.data_received(_request("GET", f"/api/v1?n={i}") * 2)
         long = _request("GET", "/api/v1", "User-Agent: " + "u" * HEAD_KEPT)
-        conn.data_received(long + long)
-        assert long not in conns.heads
+        conn.data_received(long * 3)
+        assert long not in conns.heads and long not in conns.seen
         return conns
 
     conns = asyncio.run(run())
-    assert 0 < len(conns.heads) <= HEADS_KEPT
-    assert len(written) == HEADS_KEPT + 102
+    assert 0 < len(conns.heads) <= HEADS_KEPT and 0 < len(conns.seen) <= HEADS_KEPT
+    assert len(written) == 100 + 2 * (HEADS_KEPT + 100) + 3
     assert all(w.startswith(b"HTTP/1.1 200 OK\r\n") for w in written)
 
 
@@ -774,8 +780,8 @@ async def test_serve_access_log_of_heads_sent_again(tmp_path: Path) -> None:
     two = _request("HEAD", "/api/v1/games", "User-Agent: two", "Referer: http://r/")
     try:
         async with running(access_fd=fd, access_log_format="json") as srv:
-            reply = await srv.exchange(one + two + one + two + b"GET /x HTTP/1.1 x\r\n\r\n")
-            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200"] * 4 + [b"400"]
+            reply = await srv.exchange((one + two) * 3 + b"GET /x HTTP/1.1 x\r\n\r\n")
+            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200"] * 6 + [b"400"]
             reply = await srv.exchange(one + b"\x16\x03\x01\x02\x00\x01")  # then a TLS hello
             assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200", b"400"]
             reply = await srv.exchange(one + two + _request("GET", "/", "Connection: close"))
@@ -787,8 +793,7 @@ async def test_serve_access_log_of_heads_sent_again(tmp_path: Path) -> None:
     assert shown == [
         ("GET", "/api/v1", 200, "one", None),
         ("HEAD", "/api/v1/games", 200, "two", "http://r/"),
-        ("GET", "/api/v1", 200, "one", None),
-        ("HEAD", "/api/v1/games", 200, "two", "http://r/"),
+    ] * 3 + [
         (None, "GET /x HTTP/1.1 x", 400, None, None),
         ("GET", "/api/v1", 200, "one", None),
         (None, "\x16\x03\x01\x02\x00\x01", 400, None, None),
@@ -797,8 +802,8 @@ async def test_serve_access_log_of_heads_sent_again(tmp_path: Path) -> None:
         ("GET", "/", 404, None, None),
     ]
     sizes = [e["bytes"] for e in entries]
-    assert [sizes[i] for i in (0, 2, 5, 7)] == [sizes[0]] * 4 and sizes[0] > 0
-    assert [sizes[i] for i in (1, 3, 8)] == [0, 0, 0]  # HEAD
+    assert [sizes[i] for i in (0, 2, 4, 7, 9)] == [sizes[0]] * 5 and sizes[0] > 0
+    assert [sizes[i] for i in (1, 3, 5, 10)] == [0, 0, 0, 0]  # HEAD
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ each header line, the number of headers and the whole head are capped; a head mu
 and an idle connection must send its next request, within the keep-alive timeout; while the
 client does not read, answers wait (as references to prepared bytes) and nothing more is read.
 
-A head answered without closing the connection is remembered with its answer, per worker
-(`Connections.heads`): a client sends the same head again and again, byte for byte, and a
-head read and decided once is not read again (the performance page has the figure).
+A head answered twice without closing the connection is remembered with its answer, per
+worker (`Connections.heads`): a client sends the same head again and again, byte for byte,
+and such a head is not read again (the performance page has the figures).
 
 Why one module: finding a head's end, reading it, the heads remembered, and writing the
 answer in order are one path run on every request, and share the connection's state (the
@@ -60,8 +60,9 @@ _LINE = b"GET / HTTP/1.1\r\n"
 # binary bytes are refused at once instead of waiting for a line end that never comes.
 _NOT_LINE = re.compile(rb"[^\x20-\x7e\r]")
 _CR, _LF = 13, 10
-# Heads remembered with their answers, per worker; a head longer than HEAD_KEPT bytes is read
-# each time. At most about 6 MB: each head with its request line and the values read from it.
+# Heads remembered with their answers, and heads seen once, per worker; a head longer than
+# HEAD_KEPT bytes is read each time. At most about 8 MB: each head remembered with its request
+# line and the values read from it, and each head seen once.
 HEADS_KEPT, HEAD_KEPT = 1024, 2048
 LINGER = 2.0  # seconds a connection closed after an error keeps discarding what arrives
 
@@ -127,14 +128,24 @@ class Connections(Traffic):
         super().__init__(table, access_log)
         self.limits = limits
         self.open: set[HttpProtocol] = set()
-        # A head answered without closing -> (the head as read, its request line, the answer)
+        # A head answered twice without closing -> (the head as read, its line, the answer)
         self.heads: dict[bytes, tuple[RequestHead, bytes, Prepared]] = {}
+        self.seen: set[bytes] = set()  # heads answered once without closing
 
     def serve(self, table: Table) -> None:
         super().serve(table)
         self.heads.clear()  # their answers came from the previous table
 
     def remember(self, raw: bytes, head: RequestHead, line: bytes, answer: Prepared) -> None:
+        """Keep a head the second time it is answered: behind a proxy that adds a header of
+        its own to each request (a request id, a trace), no head comes again, and a copy of
+        each would cost more than it saves."""
+        seen = self.seen
+        if raw not in seen:
+            if len(seen) >= HEADS_KEPT:
+                seen.clear()
+            seen.add(raw)
+            return
         heads = self.heads
         if len(heads) >= HEADS_KEPT:
             heads.clear()

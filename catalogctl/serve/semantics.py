@@ -57,12 +57,26 @@ class Rejected(Exception):
 
 def request_line(line: bytes) -> tuple[bytes, bytes, bytes, int]:
     """`method SP request-target SP HTTP-version` (RFC 9112 §3) → (method, target, version,
-    minor version to answer as); raises `Rejected` (400, or 505 for another major version)."""
+    minor version to answer as); raises `Rejected` (400, or 505 for another major version).
+    Valid lines are remembered (`LINES_KEPT`): clients repeat a few lines, also where each
+    head is new (a proxy in front adding a request id to each)."""
+    known = _LINES.get(line)
+    if known is not None:
+        return known
     parts = line.split(b" ")
     if len(parts) != 3:  # a missing part, a trailing space, two spaces between parts
         raise Rejected(BAD_LINE)
     method, target, version = parts
-    return method, target, version, check_line(method, target, version)
+    known = method, target, version, check_line(method, target, version)
+    if len(line) <= LINE_KEPT:
+        if len(_LINES) >= LINES_KEPT:
+            _LINES.clear()
+        _LINES[line] = known
+    return known
+
+
+LINES_KEPT, LINE_KEPT = 1024, 1024  # valid request lines remembered, up to this many bytes
+_LINES: dict[bytes, tuple[bytes, bytes, bytes, int]] = {}
 
 
 def check_line(method: bytes, target: bytes, version: bytes) -> int:

@@ -1,9 +1,10 @@
 """The access log: one line per response, formatted on the spot, written in chunks.
 
 A request costs one formatted string appended to a list. The list is written as one chunk
-every `FLUSH_EVERY` seconds (or sooner once it is long), from the event loop but never
-blocking it (see `Sink`): a slow disk or a full pipe delays or drops log lines, never an
-answer. Formats:
+every `FLUSH_EVERY` seconds (or sooner once it is long), from the event loop, never waiting
+on a reader (see `Sink`): a full pipe delays or drops log lines, never an answer. A regular
+file is written directly, and the kernel makes such a write wait as long as the file system
+needs (at memory speed mostly; a few milliseconds at times, seen on ext4 under load). Formats:
 
 - `combined`: the NCSA Combined Log Format (Apache's and nginx's `combined`);
 - `common`: the Common Log Format;
@@ -163,13 +164,14 @@ def _forwarded_for(value: str) -> list[str]:
 
 
 class Sink:
-    """Where access lines go: written from the event loop without ever blocking it.
+    """Where access lines go: written from the event loop without waiting on a reader.
 
-    Regular files take writes at memory speed. A pipe, terminal or socket is written
-    non-blocking (a pipe or terminal through a descriptor of its own, so the flag does not
-    leak to other processes sharing it; a socket with MSG_DONTWAIT); what it cannot take now
-    waits in memory until the loop sees it writable, up to `MAX_BACKLOG` bytes, past which
-    lines are dropped and counted (`dropped`), never silently.
+    A regular file is written directly (there is no non-blocking write to one; the file
+    system decides how long a write takes, at memory speed mostly). A pipe, terminal or
+    socket is written non-blocking (a pipe or terminal through a descriptor of its own, so
+    the flag does not leak to other processes sharing it; a socket with MSG_DONTWAIT); what
+    it cannot take now waits in memory until the loop sees it writable, up to `MAX_BACKLOG`
+    bytes, past which lines are dropped and counted (`dropped`), never silently.
     """
 
     MAX_BACKLOG = 16 << 20

@@ -16,7 +16,7 @@ import os
 import re
 import signal
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -690,18 +690,25 @@ async def test_serve_client_that_reads_late_gets_every_answer() -> None:
 # --- access log -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "common", "combined"])
-async def test_serve_access_log_formats(fmt: AccessFormat, tmp_path: Path, engine: str) -> None:
+@pytest.fixture
+def access_log(tmp_path: Path) -> Iterator[tuple[Path, int]]:
+    """A log file for `running(access_fd=...)`: its path and a descriptor, closed after."""
     path = tmp_path / "access.log"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    try:
-        async with running(http=engine, access_fd=fd, access_log_format=fmt) as srv:
-            await srv.request('/api/a"b%0aX?q=1', headers={"User-Agent": 'ua "quoted" \\ \xe9'})
-            await srv.request("/api/v1", "HEAD")
-            await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
-            gz = srv.table.site.resources["/api/v1/games"].variant("gzip")
-    finally:
-        os.close(fd)
+    yield path, fd
+    os.close(fd)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "common", "combined"])
+async def test_serve_access_log_formats(
+    fmt: AccessFormat, access_log: tuple[Path, int], engine: str
+) -> None:
+    path, fd = access_log
+    async with running(http=engine, access_fd=fd, access_log_format=fmt) as srv:
+        await srv.request('/api/a"b%0aX?q=1', headers={"User-Agent": 'ua "quoted" \\ \xe9'})
+        await srv.request("/api/v1", "HEAD")
+        await srv.request("/api/v1/games", headers={"Accept-Encoding": "gzip"})
+        gz = srv.table.site.resources["/api/v1/games"].variant("gzip")
     lines = path.read_text("ascii").splitlines()
     assert len(lines) == 3
     if fmt == "json":
@@ -732,25 +739,20 @@ async def test_serve_access_log_formats(fmt: AccessFormat, tmp_path: Path, engin
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
 async def test_serve_access_log_shows_a_refused_line_as_received(
-    fmt: AccessFormat, tmp_path: Path
+    fmt: AccessFormat, access_log: tuple[Path, int]
 ) -> None:
     """A request line the server could not read is logged as it came (cut at 1024 bytes),
     a HEAD among them; a line read before is answered and logged the same way again."""
-    path = tmp_path / "access.log"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    path, fd = access_log
     long_target = b"/" + b"x" * 2000
-    try:
-        async with running(access_fd=fd, access_log_format=fmt) as srv:
-            for _ in range(2):
-                assert (await srv.exchange(b"HEAD /api/v1 HTTP/1.1 extra\r\n\r\n")).startswith(
-                    b"HTTP/1.1 400 "
-                )
-                reply = await srv.exchange(b"GET " + long_target + b" HTTP/1.1 x\r\n\r\n")
-                assert reply.startswith(b"HTTP/1.1 400 ")
-                reply = await srv.exchange(b"GET /api/v1 HTTP/1.0\r\nHost: a\r\n\r\n")
-                assert reply.startswith(b"HTTP/1.1 200 ")
-    finally:
-        os.close(fd)
+    async with running(access_fd=fd, access_log_format=fmt) as srv:
+        for _ in range(2):
+            reply = await srv.exchange(b"HEAD /api/v1 HTTP/1.1 extra\r\n\r\n")
+            assert reply.startswith(b"HTTP/1.1 400 ")
+            reply = await srv.exchange(b"GET " + long_target + b" HTTP/1.1 x\r\n\r\n")
+            assert reply.startswith(b"HTTP/1.1 400 ")
+            reply = await srv.exchange(b"GET /api/v1 HTTP/1.0\r\nHost: a\r\n\r\n")
+            assert reply.startswith(b"HTTP/1.1 200 ")
     lines = path.read_text("ascii").splitlines()
     assert len(lines) == 6
     if fmt == "json":
@@ -771,23 +773,19 @@ async def test_serve_access_log_shows_a_refused_line_as_received(
     ] * 2
 
 
-async def test_serve_access_log_of_heads_sent_again(tmp_path: Path) -> None:
+async def test_serve_access_log_of_heads_sent_again(access_log: tuple[Path, int]) -> None:
     """Heads answered from memory are logged as sent, each with its own fields; a line
     refused after them is logged as received, not as the head before it."""
-    path = tmp_path / "access.log"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    path, fd = access_log
     one = _request("GET", "/api/v1", "User-Agent: one")
     two = _request("HEAD", "/api/v1/games", "User-Agent: two", "Referer: http://r/")
-    try:
-        async with running(access_fd=fd, access_log_format="json") as srv:
-            reply = await srv.exchange((one + two) * 3 + b"GET /x HTTP/1.1 x\r\n\r\n")
-            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200"] * 6 + [b"400"]
-            reply = await srv.exchange(one + b"\x16\x03\x01\x02\x00\x01")  # then a TLS hello
-            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200", b"400"]
-            reply = await srv.exchange(one + two + _request("GET", "/", "Connection: close"))
-            assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200", b"200", b"404"]
-    finally:
-        os.close(fd)
+    async with running(access_fd=fd, access_log_format="json") as srv:
+        reply = await srv.exchange((one + two) * 3 + b"GET /x HTTP/1.1 x\r\n\r\n")
+        assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200"] * 6 + [b"400"]
+        reply = await srv.exchange(one + b"\x16\x03\x01\x02\x00\x01")  # then a TLS hello
+        assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200", b"400"]
+        reply = await srv.exchange(one + two + _request("GET", "/", "Connection: close"))
+        assert re.findall(rb"HTTP/1\.1 (\d{3}) ", reply) == [b"200", b"200", b"404"]
     entries = [json.loads(line) for line in path.read_text("ascii").splitlines()]
     shown = [(e["method"], e["path"], e["status"], e["user_agent"], e["referer"]) for e in entries]
     assert shown == [
@@ -898,20 +896,16 @@ def test_serve_access_log_lines_are_whole_on_a_shared_pipe() -> None:
 
 
 async def test_serve_access_log_is_written_while_the_server_runs(
-    tmp_path: Path, engine: str
+    access_log: tuple[Path, int], engine: str
 ) -> None:
-    path = tmp_path / "access.log"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    try:
-        async with running(http=engine, access_fd=fd) as srv:
-            await srv.request("/api/v1")
+    path, fd = access_log
+    async with running(http=engine, access_fd=fd) as srv:
+        await srv.request("/api/v1")
 
-            async def written() -> bool:
-                return path.read_text().count("\n") == 1
+        async def written() -> bool:
+            return path.read_text().count("\n") == 1
 
-            await wait_until_async(written, timeout=10)
-    finally:
-        os.close(fd)
+        await wait_until_async(written, timeout=10)
 
 
 def test_serve_access_log_format_is_checked() -> None:

@@ -97,7 +97,7 @@ def serve(
             min=1,
             max=64,
             metavar="N",
-            help="Worker processes sharing the listener.",
+            help="Worker processes sharing the listener (Linux, macOS).",
         ),
     ] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No access log.")] = False,
@@ -161,7 +161,7 @@ def serve(
         typer.Option(
             "--unix",
             metavar="PATH",
-            help="Listen on this Unix socket, not --host/--port.",
+            help="Listen on this Unix socket, not --host/--port (Linux, macOS).",
             rich_help_panel=ADVANCED_PANEL,
         ),
     ] = None,

@@ -373,6 +373,7 @@ _READ_FLAGS = (
     | getattr(os, "O_NOFOLLOW", 0)
     | getattr(os, "O_NONBLOCK", 0)
     | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)  # Windows: the bytes as they are, no "\r\n" or Ctrl+Z rules
 )
 
 

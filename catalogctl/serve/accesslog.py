@@ -172,6 +172,10 @@ class Sink:
     the flag does not leak to other processes sharing it; a socket with MSG_DONTWAIT); what
     it cannot take now waits in memory until the loop sees it writable, up to `MAX_BACKLOG`
     bytes, past which lines are dropped and counted (`dropped`), never silently.
+
+    Where the OS gives no descriptor of our own to a pipe or terminal (no /proc: macOS), or has
+    no non-blocking flag for it or no MSG_DONTWAIT (Windows), it is written as a file is: a
+    reader that does not keep up makes the write wait.
     """
 
     MAX_BACKLOG = 16 << 20
@@ -180,14 +184,16 @@ class Sink:
         mode = os.fstat(fd).st_mode
         self.socket: socket.socket | None = None
         self.own = False
+        # Where the OS has no MSG_DONTWAIT, a socket is written as a file is (see the class).
+        self.send_flags = getattr(socket, "MSG_DONTWAIT", 0)
         if stat.S_ISSOCK(mode):
             self.socket = socket.socket(fileno=os.dup(fd))
             self.fd = self.socket.fileno()
-        elif stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        elif (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)) and hasattr(os, "O_NONBLOCK"):
             try:  # a new open file description: O_NONBLOCK stays ours
                 self.fd = os.open(f"/proc/self/fd/{fd}", os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)
                 self.own = True
-            except OSError:
+            except OSError:  # no /proc (macOS): written as a file is
                 self.fd = fd
         else:
             self.fd = fd
@@ -224,7 +230,7 @@ class Sink:
                 else:
                     cut = len(view)
                 if self.socket is not None:
-                    written = self.socket.send(view[:cut], socket.MSG_DONTWAIT)
+                    written = self.socket.send(view[:cut], self.send_flags)
                 else:
                     written = os.write(self.fd, view[:cut])
                 view = view[written:]

@@ -85,7 +85,7 @@ def _tcp(host: str, port: int) -> socket.socket:
     family, kind, proto, _, addr = infos[0]
     sock = socket.socket(family, kind, proto)
     try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        exclusive_address(sock)
         sock.bind(addr)
     except OSError as exc:
         sock.close()
@@ -98,6 +98,19 @@ def _tcp(host: str, port: int) -> socket.socket:
         raise InputError(f"cannot listen on {host}:{port}: {reason}{hint}") from exc
     sock.setblocking(False)
     return sock
+
+
+def exclusive_address(sock: socket.socket) -> None:
+    """Let a restarted server bind its port again at once, and no other server share it.
+
+    POSIX: SO_REUSEADDR (the port is reused while old connections linger in TIME_WAIT; a second
+    listener is still refused). Where the OS has SO_EXCLUSIVEADDRUSE (Windows), SO_REUSEADDR
+    would let another program bind the same port: the exclusive option is used instead.
+    """
+    if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+    else:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 
 
 def _unix(path: Path, backlog: int) -> Listener:

@@ -34,7 +34,10 @@ class Counters:
         self.slots = slots
         self._globals = (slots + 1) * _FIELDS  # slot `slots` holds the retired totals
         size = (self._globals + 8) * 8 + _ETAG_BYTES
-        self._map = mmap.mmap(-1, size, flags=mmap.MAP_SHARED)
+        # Anonymous memory; on POSIX the default flags are MAP_SHARED, so the workers forked
+        # after this share it. (Windows serves in one process: nothing to share there, and
+        # its mmap takes no flags.)
+        self._map = mmap.mmap(-1, size)
         self._q = memoryview(self._map).cast("Q")
         self.slot = -1  # in a worker: its own
 

@@ -4,6 +4,9 @@
 listener (TCP, `--unix`, or systemd's socket) and then either serves in this process
 (`--workers 1`) or hands over to a supervisor that forks the workers. See `protocol` for the
 HTTP side, `worker` for one serving process and `supervisor` for reloads and restarts.
+
+What needs POSIX is refused up front where the OS does not have it (Windows): `--workers` more
+than 1 (the supervisor forks) and `--unix`; one process serves, reloads and counts anywhere.
 """
 
 from __future__ import annotations
@@ -20,11 +23,10 @@ from typing import Any
 
 from catalogctl.contract.routes import Site
 from catalogctl.errors import InputError
-from catalogctl.serve.listeners import open_listener
+from catalogctl.serve.listeners import exclusive_address, open_listener
 from catalogctl.serve.metrics import Counters
 from catalogctl.serve.options import LogFormat, Ready, ServeOptions, Setup
 from catalogctl.serve.responses import Table
-from catalogctl.serve.supervisor import Supervisor
 from catalogctl.serve.worker import Worker, new_event_loop, open_access_fd
 from catalogctl.sources.served import SiteInput
 from catalogctl.text import clean
@@ -42,6 +44,7 @@ def serve(
     on_ready: Callable[[Ready], None] | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT. Raises `CatalogError` when it cannot start."""
+    check_system(options)
     fingerprint = source.fingerprint()  # before loading: --watch sees edits made meanwhile
     site = site if site is not None else source.load()
     table = Table(site)
@@ -71,6 +74,8 @@ def serve(
     )
     try:
         if options.workers > 1:
+            from catalogctl.serve.supervisor import Supervisor  # POSIX only: it forks
+
             Supervisor(table, setup).run(on_ready, ready)
             return
         counters.slot = counters.claim(os.getpid())
@@ -88,13 +93,30 @@ def serve(
             metrics_sock.close()
 
 
+def check_system(options: ServeOptions) -> None:
+    """Refuse, all at once, the options that need what this OS does not have."""
+    missing = []
+    if options.workers > 1 and not hasattr(os, "fork"):
+        missing.append(
+            f"--workers {options.workers} needs worker processes started by fork, which this "
+            "system does not have: serve in one process with --workers 1 (the default)"
+        )
+    if options.unix is not None and not hasattr(socket, "AF_UNIX"):
+        missing.append(
+            "--unix needs Unix domain sockets, which this system does not have: listen on "
+            "--host and --port instead"
+        )
+    if missing:
+        raise InputError("; ".join(missing))
+
+
 def _metrics_socket(address: tuple[str, int]) -> socket.socket:
     host, port = address
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         family, kind, proto, _, addr = infos[0]
         sock = socket.socket(family, kind, proto)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        exclusive_address(sock)
         sock.bind(addr)
         sock.listen(64)
     except OSError as exc:

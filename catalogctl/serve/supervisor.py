@@ -16,6 +16,10 @@ deaths are reported as a crash loop. SIGTERM/SIGINT stop the workers gracefully;
 their clients do, the supervisor exits within `--shutdown-timeout` (plus a second's grace,
 after which the workers are killed).
 
+POSIX only (it forks, and waits on pipes with select): `serve` refuses `--workers` more than 1
+where the OS cannot fork (Windows), and imports this module only when it runs it. The
+module itself imports anywhere.
+
 Why one module: the supervisor is one state machine in one process: the children, the pending
 generation, the switch-over and the restart schedule are read and written by every step of its
 loop; split up, each piece would take the whole state as a parameter.
@@ -43,7 +47,11 @@ from catalogctl.sources.isolated import IsolatedLoad as Load
 
 log = logging.getLogger("catalogctl.serve")
 
-_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGCHLD)
+# SIGHUP and SIGCHLD exist wherever the supervisor runs; the names are looked up so that the
+# module imports on every OS.
+_SIGNALS = tuple(
+    getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP", "SIGCHLD") if hasattr(signal, n)
+)
 _EVENT = struct.Struct("=iB")  # (pid, code): atomic on a pipe
 _LISTENING, _STOPPED_ACCEPTING = ord("L"), ord("S")
 START_TIMEOUT = 30.0  # seconds a generation of workers has to start listening

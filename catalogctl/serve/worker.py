@@ -3,16 +3,24 @@
 Used as is when `--workers 1` (then it also reloads itself and serves `--metrics`), and by
 the supervisor's forked workers otherwise. The engine is `--http`: httptools (our own
 protocol, `protocol.HttptoolsEngine`) or aiohttp (`app.AiohttpEngine`); both answer from the
-same `Table` and decide with the same code. Stopping (SIGTERM/SIGINT, or a newer worker
-generation taking over) is graceful and bounded: the listener is closed at once (queued
-connections stay for the other workers), idle connections are closed, answers being written
-get `shutdown_timeout` seconds to finish, and then every connection still open is aborted.
+same `Table` and decide with the same code. Stopping (SIGTERM/SIGINT, Ctrl+Break on Windows,
+or a newer worker generation taking over) is graceful and bounded: the listener is closed at
+once (queued connections stay for the other workers), idle connections are closed, answers
+being written get `shutdown_timeout` seconds to finish, and then every connection still open
+is aborted.
+
+It runs on every OS: what only POSIX has (SIGHUP, the event loop's signal handlers and its
+watch on a pipe) is used where the OS and the loop have it, and replaced where they do not
+(Windows: a Python signal handler, a look at the loading process 20 times a second).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
+import multiprocessing.connection
 import os
 import signal
 import socket
@@ -31,6 +39,12 @@ from catalogctl.sources.isolated import IsolatedLoad as Load
 from catalogctl.text import plural
 
 log = logging.getLogger("catalogctl.serve")
+
+# Signals that stop serve gracefully, those of them this OS has (SIGBREAK: Ctrl+Break, Windows).
+STOP_SIGNALS = tuple(
+    getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGBREAK") if hasattr(signal, n)
+)
+LOAD_POLL = 0.05  # seconds between two looks at a reload's loader, where the loop cannot watch it
 
 
 class Engine(Protocol):
@@ -54,7 +68,9 @@ def open_access_fd(options: ServeOptions) -> int | None:
         return 1  # the process's standard output, whatever `sys.stdout` is now
     path = Path(options.access_log_path)
     try:
-        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o640)
+        # O_BINARY (Windows): lines end in "\n" as written, not "\r\n".
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+        return os.open(path, flags, 0o640)
     except OSError as exc:
         raise CatalogError(f"cannot open the access log {path}: {exc.strerror}") from exc
 
@@ -66,6 +82,40 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
         return asyncio.new_event_loop()
     loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
     return loop
+
+
+def handle_signals(
+    loop: asyncio.AbstractEventLoop, handlers: dict[int, Callable[[], object]]
+) -> Callable[[], None]:
+    """Call each handler on `loop` when its signal arrives; returns what undoes it.
+
+    The loop's own signal handling where it has one (Unix); else a Python signal handler that
+    hands the call over to the loop (Windows' loops have none: Ctrl+C still wakes them).
+    """
+    undo: list[Callable[[], object]] = []
+    for sig, handler in handlers.items():
+        try:
+            loop.add_signal_handler(sig, handler)
+        except NotImplementedError:
+            previous = signal.signal(sig, functools.partial(_hand_over, loop, handler))
+            # None: a handler not set from Python; the default is restored then.
+            restore = signal.SIG_DFL if previous is None else previous
+            undo.append(functools.partial(signal.signal, sig, restore))
+        else:
+            undo.append(functools.partial(loop.remove_signal_handler, sig))
+
+    def restore_all() -> None:
+        for step in undo:
+            step()
+
+    return restore_all
+
+
+def _hand_over(
+    loop: asyncio.AbstractEventLoop, handler: Callable[[], object], signum: int, frame: object
+) -> None:
+    """A Python signal handler: `handler` runs on the loop (which this wakes up)."""
+    loop.call_soon_threadsafe(handler)
 
 
 def describe_table(table: Table) -> str:
@@ -115,13 +165,13 @@ class Worker:
             access = AccessLog(Sink(setup.access_fd), options.access_log_format, trusted=trusted)
         engine = self.engine = make_engine(self.table, options, access)
         await engine.start(setup.sock)
+        restore_signals = None
         if signals:
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(sig, self._stop.set)
-            if self.reloads:
-                loop.add_signal_handler(signal.SIGHUP, self.request_reload)
-            else:  # the supervisor reloads; a hang-up of the terminal is its business
-                loop.add_signal_handler(signal.SIGHUP, lambda: None)
+            handlers: dict[int, Callable[[], object]] = dict.fromkeys(STOP_SIGNALS, self._stop.set)
+            if hasattr(signal, "SIGHUP"):
+                # Without a supervisor, SIGHUP reloads; else it is the supervisor's business.
+                handlers[signal.SIGHUP] = self.request_reload if self.reloads else lambda: None
+            restore_signals = handle_signals(loop, handlers)
         tasks = [loop.create_task(self._tick())]
         if self.reloads and options.watch:
             tasks.append(loop.create_task(self._watch()))
@@ -130,6 +180,11 @@ class Worker:
             metrics_runner = await start_endpoint(setup.metrics_sock, setup.counters)
         if on_listening is not None:
             on_listening()
+        if self.reloads and not options.watch and not hasattr(signal, "SIGHUP"):
+            log.info(
+                "this system has no SIGHUP to reload with: run serve with --watch, or restart "
+                "it, to serve a changed catalog"
+            )
         try:
             await self._stop.wait()
         finally:
@@ -146,7 +201,11 @@ class Worker:
             for task in tasks:
                 task.cancel()
             if self._load is not None:
+                self._stop_waiting(self._load)
                 self._load.kill()
+                self._load = None
+            if restore_signals is not None:
+                restore_signals()
             if metrics_runner is not None:
                 await metrics_runner.cleanup()  # type: ignore[attr-defined]
             self._publish()
@@ -205,20 +264,37 @@ class Worker:
         self._again = False
         loop = asyncio.get_running_loop()
         load = self._load = Load(self.setup.source, self.options.reload_timeout)
-        loop.add_reader(load.fileno(), self._loaded)
+        try:
+            loop.add_reader(load.fileno(), self._loaded, load)
+        except NotImplementedError:  # Windows' loops watch no pipe: look at it instead
+            loop.call_later(LOAD_POLL, self._look, load)
         loop.call_at(loop.time() + self.options.reload_timeout, self._expire, load)
+
+    def _look(self, load: Load) -> None:
+        """Whether the loader has answered (or ended), where the loop cannot watch its pipe."""
+        if self._load is not load:
+            return
+        # wait() takes an object with fileno() on every OS (a pipe handle on Windows).
+        if multiprocessing.connection.wait([load], 0):  # type: ignore[list-item]
+            self._loaded(load)
+        else:
+            asyncio.get_running_loop().call_later(LOAD_POLL, self._look, load)
+
+    @staticmethod
+    def _stop_waiting(load: Load) -> None:
+        with contextlib.suppress(NotImplementedError):  # nothing to stop where it only looks
+            asyncio.get_running_loop().remove_reader(load.fileno())
 
     def _expire(self, load: Load) -> None:
         if self._load is load:
-            asyncio.get_running_loop().remove_reader(load.fileno())
+            self._stop_waiting(load)
             load.kill()
             self._load = None
             self._report_failure(f"loading took longer than {self.options.reload_timeout:g} s")
 
-    def _loaded(self) -> None:
-        load = self._load
-        assert load is not None and self.engine is not None
-        asyncio.get_running_loop().remove_reader(load.fileno())
+    def _loaded(self, load: Load) -> None:
+        assert self._load is load and self.engine is not None
+        self._stop_waiting(load)
         self._load = None
         try:
             table = Table(load.result())

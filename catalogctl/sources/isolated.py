@@ -69,8 +69,10 @@ class IsolatedLoad:
     def result(self) -> Site:
         """The loaded site; raises `CatalogError` with the reason it could not be loaded."""
         # An event loop's add_reader may have made the pipe non-blocking (uvloop does): the
-        # result is read whole here, however much of it the loader has written yet.
-        os.set_blocking(self._recv.fileno(), True)
+        # result is read whole here, however much of it the loader has written yet. Only POSIX
+        # has that flag (Windows: the pipe is a handle, which no loop watches).
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(self._recv.fileno(), True)
         try:
             status, value = self._recv.recv()
         except (EOFError, OSError):

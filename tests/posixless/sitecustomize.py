@@ -1,0 +1,289 @@
+"""Take POSIX-only facilities away from a Python process, as Windows or macOS lacks them.
+
+Python imports `sitecustomize` at start-up, before the program it runs: the tests put this
+folder on PYTHONPATH and name a system in CATALOGCTL_TEST_SYSTEM (`tests/posixless/__init__.py`,
+`environment()`), so `python -m catalogctl ...` runs with what that system lacks taken away,
+and so does every Python process it starts (a spawned loader inherits the environment).
+
+`windows` takes away what CPython on Windows does not have, where catalogctl could reach for it:
+
+- `os.fork`, `os.forkpty`, `os.register_at_fork`, process groups and sessions, CPU affinity,
+  `os.O_NONBLOCK`, `os.pipe2`, `os.mkfifo`, `os.openpty`, `os.set_blocking` and
+  `os.get_blocking` (absent on Windows before Python 3.12, and since then for pipes only);
+- `signal.SIGHUP`, `SIGCHLD`, `SIGQUIT`, `SIGUSR1`, `SIGUSR2`, `SIGALRM`, `SIGPIPE`,
+  `SIGWINCH`, the job-control signals, `pthread_sigmask`, `pthread_kill`, `sigwait*`,
+  `siginterrupt`, `setitimer`, `alarm`, `pause`; and it adds `CTRL_C_EVENT` and
+  `CTRL_BREAK_EVENT`, with `os.kill` as Windows has it: signal 0 or 1 is a console event,
+  which fails for a process that is not a console process group, and any other signal
+  terminates the process (as TerminateProcess does);
+- `socket.AF_UNIX` (and `socket.socketpair` becomes a TCP connection on the loopback, as on
+  Windows), `MSG_DONTWAIT`, `MSG_NOSIGNAL`, `SO_REUSEPORT`;
+- `mmap`'s `MAP_*` and `PROT_*` flags, and `mmap.mmap` takes Windows' arguments (`tagname`,
+  `access`): `flags=` or `prot=` is a TypeError;
+- the modules `uvloop`, `resource`, `fcntl`, `termios`, `pty`, `tty`, `grp`, `pwd`, `syslog`
+  (ModuleNotFoundError);
+- the event loop's `add_signal_handler`, `remove_signal_handler`, `add_reader`,
+  `remove_reader`, `add_writer` and `remove_writer` raise NotImplementedError, as Windows'
+  default loop (ProactorEventLoop) does;
+- multiprocessing starts processes by spawn, and `get_context("fork")` (or "forkserver") is a
+  ValueError;
+- the C library has no `prctl` or `renameat2` (ctypes raises AttributeError, as dlsym fails),
+  and there is no /proc (`os.open` of a path under it: FileNotFoundError).
+
+`macos` takes away what macOS lacks of that: `prctl`, `renameat2`, /proc, CPU affinity,
+`os.pipe2`, `MSG_NOSIGNAL`, epoll; and spawn is the default start method (fork is still there,
+as on macOS).
+
+What this does not reproduce of Windows, so a run here is evidence, not proof: the process
+still runs Linux's CPython (`sys.platform`, `os.name`, `os.sep`, path rules, the file system's
+case sensitivity, text mode and `O_BINARY`, the console and its code page, which the encoding
+tests cover); the event loop is still the selector loop, not the Proactor (overlapped I/O on
+completion ports); `select.select` still accepts pipes (on Windows only sockets: it is left,
+because the standard library's own POSIX code, such as `multiprocessing.connection.wait`,
+needs it here where Windows uses WaitForMultipleObjects); `signal.SIGKILL` and the `os.W*`
+wait-status helpers stay, because multiprocessing's POSIX code needs them to do what it does on
+Windows by other means; `signal.Signals` still lists every signal; Ctrl+C is still SIGINT
+from a terminal (Windows delivers a console control event to every process on the console,
+and there is no Ctrl+Break); the console-close event, services and SO_EXCLUSIVEADDRUSE have
+no counterpart. What this does not reproduce of macOS: kqueue, SO_REUSEPORT's semantics (no
+balancing between sockets), HFS+/APFS names (NFD, case-insensitive), launchd.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import importlib.abc
+import mmap
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+from typing import Any
+
+SYSTEM = os.environ.get("CATALOGCTL_TEST_SYSTEM", "")
+
+WINDOWS_OS = (
+    "fork",
+    "forkpty",
+    "register_at_fork",
+    "killpg",
+    "getpgid",
+    "setpgid",
+    "getpgrp",
+    "setpgrp",
+    "getsid",
+    "setsid",
+    "sched_getaffinity",
+    "sched_setaffinity",
+    "O_NONBLOCK",
+    "pipe2",
+    "mkfifo",
+    "openpty",
+    "set_blocking",
+    "get_blocking",
+)
+WINDOWS_SIGNAL = (
+    "SIGHUP",
+    "SIGCHLD",
+    "SIGQUIT",
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGALRM",
+    "SIGPIPE",
+    "SIGWINCH",
+    "SIGCONT",
+    "SIGSTOP",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "pthread_sigmask",
+    "pthread_kill",
+    "sigwait",
+    "sigwaitinfo",
+    "sigtimedwait",
+    "sigpending",
+    "siginterrupt",
+    "setitimer",
+    "getitimer",
+    "alarm",
+    "pause",
+    "SIG_BLOCK",
+    "SIG_UNBLOCK",
+    "SIG_SETMASK",
+)
+WINDOWS_SOCKET = ("AF_UNIX", "MSG_DONTWAIT", "MSG_NOSIGNAL", "SO_REUSEPORT")
+WINDOWS_MODULES = ("uvloop", "resource", "fcntl", "termios", "pty", "tty", "grp", "pwd", "syslog")
+LOOP_METHODS = (
+    "add_signal_handler",
+    "remove_signal_handler",
+    "add_reader",
+    "remove_reader",
+    "add_writer",
+    "remove_writer",
+)
+MACOS_OS = ("sched_getaffinity", "sched_setaffinity", "pipe2")
+MACOS_SOCKET = ("MSG_NOSIGNAL",)
+ABSENT_SYMBOLS = frozenset({"prctl", "renameat2"})  # neither Windows nor macOS has them
+CTRL_C_EVENT, CTRL_BREAK_EVENT = 0, 1  # Windows' values
+# fmt: skip (the tuples above read as lists of names)
+
+
+def _remove(module: Any, names: tuple[str, ...]) -> None:
+    for name in names:
+        if hasattr(module, name):
+            delattr(module, name)
+
+
+class _Hidden(importlib.abc.MetaPathFinder):
+    """Modules the system does not have: importing one fails as a missing module does."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def _hide_modules(names: tuple[str, ...]) -> None:
+    for name in names:
+        sys.modules.pop(name, None)
+    sys.meta_path.insert(0, _Hidden(names))
+
+
+def _without_symbols() -> None:
+    """ctypes finds neither prctl nor renameat2 in the C library (dlsym fails)."""
+    lookup = ctypes.CDLL.__getitem__
+
+    def getitem(self: ctypes.CDLL, name: Any) -> Any:
+        if name in ABSENT_SYMBOLS:
+            raise AttributeError(f"dlsym({self._name}, {name}): symbol not found")
+        return lookup(self, name)
+
+    ctypes.CDLL.__getitem__ = getitem  # type: ignore[method-assign]
+
+
+def _without_proc() -> None:
+    """No /proc file system."""
+    real_open = os.open
+
+    def open_(path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        if os.fsdecode(path).startswith("/proc/"):
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    os.open = open_
+
+
+def _spawn_by_default() -> None:
+    multiprocessing.set_start_method("spawn", force=True)
+
+
+def _without_fork_contexts() -> None:
+    real = multiprocessing.get_context
+
+    def get_context(method: str | None = None) -> Any:
+        if method in ("fork", "forkserver"):
+            raise ValueError(f"cannot find context for {method!r}")
+        return real(method)
+
+    multiprocessing.get_context = get_context  # type: ignore[assignment]
+
+
+def _windows_kill() -> None:
+    """`os.kill` as on Windows: 0 and 1 are console events, anything else terminates."""
+    real_kill = os.kill
+    kill_signal = signal.SIGKILL
+
+    def kill(pid: int, sig: int) -> None:
+        if sig in (CTRL_C_EVENT, CTRL_BREAK_EVENT):
+            # GenerateConsoleCtrlEvent: only a console process group can receive it.
+            raise OSError(errno.EINVAL, "The parameter is incorrect (not a console process group)")
+        real_kill(pid, kill_signal)
+
+    os.kill = kill
+    signal.CTRL_C_EVENT = CTRL_C_EVENT  # type: ignore[attr-defined]
+    signal.CTRL_BREAK_EVENT = CTRL_BREAK_EVENT  # type: ignore[attr-defined]
+
+
+def _loopback_socketpair(
+    family: int | None = None, type: int = socket.SOCK_STREAM, proto: int = 0
+) -> tuple[socket.socket, socket.socket]:
+    """Windows' socketpair: the two ends of a TCP connection on the loopback."""
+    family = socket.AF_INET if family is None else family
+    with socket.socket(family, type, proto) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        one = socket.socket(family, type, proto)
+        one.connect(listener.getsockname())
+        other, _ = listener.accept()
+    return one, other
+
+
+class _WindowsMmap(mmap.mmap):
+    """mmap.mmap with Windows' arguments: no `flags`, no `prot`."""
+
+    def __new__(
+        cls,
+        fileno: int,
+        length: int,
+        tagname: str | None = None,
+        access: int = mmap.ACCESS_DEFAULT,
+        offset: int = 0,
+    ) -> _WindowsMmap:
+        return super().__new__(cls, fileno, length, access=access, offset=offset)
+
+
+def _windows_mmap() -> None:
+    _remove(mmap, tuple(n for n in dir(mmap) if n.startswith(("MAP_", "PROT_", "MADV_"))))
+    mmap.mmap = _WindowsMmap  # type: ignore[misc]
+
+
+def _not_implemented(name: str) -> Any:
+    def method(self: object, *args: object, **kwargs: object) -> None:
+        raise NotImplementedError(f"{name} is not implemented by this event loop (Windows)")
+
+    return method
+
+
+def _windows_loops() -> None:
+    import asyncio
+
+    for name in LOOP_METHODS:
+        setattr(asyncio.SelectorEventLoop, name, _not_implemented(name))
+
+
+def windows() -> None:
+    _remove(os, WINDOWS_OS)
+    _remove(signal, WINDOWS_SIGNAL)
+    _remove(socket, WINDOWS_SOCKET)
+    socket.socketpair = _loopback_socketpair
+    _windows_kill()
+    _windows_mmap()
+    _hide_modules(WINDOWS_MODULES)
+    _windows_loops()
+    _spawn_by_default()
+    _without_fork_contexts()
+    _without_symbols()
+    _without_proc()
+
+
+def macos() -> None:
+    import select
+
+    _remove(os, MACOS_OS)
+    _remove(socket, MACOS_SOCKET)
+    _remove(select, tuple(n for n in dir(select) if n.startswith(("epoll", "EPOLL"))))
+    _spawn_by_default()
+    _without_symbols()
+    _without_proc()
+
+
+if SYSTEM == "windows":
+    windows()
+elif SYSTEM == "macos":
+    macos()
+elif SYSTEM:
+    raise SystemExit(f"CATALOGCTL_TEST_SYSTEM={SYSTEM!r}: expected windows or macos")

@@ -1,0 +1,263 @@
+"""catalogctl where POSIX-only facilities are missing, as on Windows and macOS.
+
+Each test runs `python -m catalogctl` with what the system lacks taken away
+(tests/posixless/sitecustomize.py says what is taken away, and what of the system it does not
+reproduce) and compares it with the normal run: the same findings, reports and build bytes;
+`serve --watch` starts, answers, reloads an edit and stops cleanly in one process; what needs
+POSIX (`--workers` more than 1, `--unix`, SIGHUP) is refused with the alternative named. The
+macOS case keeps fork but has no prctl: a supervisor's workers must notice themselves that it
+died.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests import conformance
+from tests.conftest import SAMPLE
+from tests.posixless import SYSTEMS, System, environment
+from tests.processes import Program, cli, run, run_cli
+from tests.serve_process import ServeProcess
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+DEFECTS, DEFECTS_NEXT = FIXTURES / "defects", FIXTURES / "defects-next"
+
+PROBE = """
+import json, mmap, multiprocessing, os, signal, socket
+print(json.dumps({
+    "fork": hasattr(os, "fork"),
+    "SIGHUP": hasattr(signal, "SIGHUP"),
+    "pthread_sigmask": hasattr(signal, "pthread_sigmask"),
+    "MSG_DONTWAIT": hasattr(socket, "MSG_DONTWAIT"),
+    "AF_UNIX": hasattr(socket, "AF_UNIX"),
+    "MAP_SHARED": hasattr(mmap, "MAP_SHARED"),
+    "sched_getaffinity": hasattr(os, "sched_getaffinity"),
+    "start_method": multiprocessing.get_start_method(),
+}))
+"""
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_posixless_harness_takes_away_what_the_system_lacks(system: System) -> None:
+    """The harness is in force in the processes the tests start (else every other test here
+    would pass for nothing)."""
+    proc = run([sys.executable, "-c", PROBE], env=environment(system), check=True)
+    seen = json.loads(proc.stdout)
+    assert seen.pop("start_method") == "spawn"
+    if system == "windows":
+        assert not any(seen.values()), seen
+    else:
+        assert seen == {
+            "fork": True,
+            "SIGHUP": True,
+            "pthread_sigmask": True,
+            "MSG_DONTWAIT": True,
+            "AF_UNIX": True,
+            "MAP_SHARED": True,
+            "sched_getaffinity": False,
+        }
+
+
+IMPORT_ALL = """
+import importlib, pkgutil, catalogctl
+for module in pkgutil.walk_packages(catalogctl.__path__, "catalogctl."):
+    if module.name != "catalogctl.__main__":
+        importlib.import_module(module.name)
+print("imported")
+"""
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_posixless_every_module_imports(system: System) -> None:
+    """No module reaches for a POSIX-only facility as it is imported (the supervisor's signals,
+    `resource`, `fcntl`): what needs one looks for it when it runs."""
+    proc = run([sys.executable, "-c", IMPORT_ALL], env=environment(system))
+    assert proc.stdout == "imported\n", proc.stderr
+
+
+def _timeless(text: str) -> str:
+    """Output without the time a run took (it differs between two runs)."""
+    text = re.sub(r"\b\d+(\.\d+)? s\b", "… s", text)
+    return re.sub(r'"seconds": [0-9.e-]+', '"seconds": …', text)
+
+
+COMMANDS = [
+    ("validate", SAMPLE),
+    ("validate", DEFECTS),
+    ("validate", DEFECTS, "--format", "sarif"),
+    ("diff", DEFECTS, DEFECTS_NEXT),
+    ("diff", DEFECTS, DEFECTS_NEXT, "--format", "json"),
+    ("check-links", "--offline", DEFECTS, "--format", "json"),
+    ("check-links", "--offline", SAMPLE),
+    ("schema", "page"),
+    ("schema", "site"),
+]
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize(
+    "args", COMMANDS, ids=lambda a: " ".join(x.name if isinstance(x, Path) else x for x in a)
+)
+def test_posixless_commands_report_as_the_normal_run(
+    system: System, args: tuple[str | Path, ...]
+) -> None:
+    normal = run_cli(*args)
+    other = run_cli(*args, env=environment(system))
+    assert other.returncode == normal.returncode, other.stderr
+    assert _timeless(other.stdout) == _timeless(normal.stdout)
+    assert _timeless(other.stderr) == _timeless(normal.stderr)
+
+
+def _tree(path: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_posixless_build_is_byte_identical(tmp_path: Path, system: System) -> None:
+    """The same build, written twice (the second replaces the first without renameat2)."""
+    builds = {}
+    for name, env in (("normal", None), (system, environment(system))):
+        (tmp_path / name).mkdir()
+        for _ in range(2):
+            proc = run_cli("build", SAMPLE, "--out", "dist", cwd=tmp_path / name, env=env)
+            assert proc.returncode == 0, proc.stderr
+        builds[name] = (_tree(tmp_path / name / "dist"), _timeless(proc.stdout + proc.stderr))
+    assert builds[system] == builds["normal"]
+    assert sorted(p.name for p in (tmp_path / system).iterdir()) == ["dist"]  # nothing left
+
+
+# --- serve ------------------------------------------------------------------------------------
+
+
+def _names(url: str) -> set[str]:
+    reply = conformance.request(url, "/api/v1/games")
+    assert reply.status == 200, reply.status
+    return {game["name"] for game in json.loads(reply.body)["games"]}
+
+
+def _metrics(url: str) -> dict[str, float]:
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        text = resp.read().decode()
+    return {
+        line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line and not line.startswith("#")
+    }
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_posixless_serve_watch_reloads_in_one_process(
+    tmp_path: Path, system: System, stop: str
+) -> None:
+    """serve --watch --metrics: answers the bytes the normal build writes, reloads an edit
+    (its loader spawned, and waited for without a watch on its pipe on Windows), counts it, and
+    stops with Ctrl+C (SIGINT) or SIGTERM, exit 0."""
+    root = tmp_path / "content"
+    shutil.copytree(SAMPLE, root)
+    assert run_cli("build", root, "--out", tmp_path / "dist").returncode == 0
+    built = (tmp_path / "dist" / "public" / "api" / "v1" / "games" / "index.json").read_bytes()
+    log = tmp_path / "access.log"
+    proc = ServeProcess(
+        str(root), "--watch", "--metrics", "127.0.0.1:0", env=environment(system), access_log=log
+    )
+    try:
+        metrics = str(proc.events[-1]["metrics"])
+        reply = conformance.request(proc.url, "/api/v1/games")
+        assert reply.status == 200 and reply.body == built
+        page = root / "games" / "lighthouse-keeper.md"
+        page.write_text(
+            page.read_text(encoding="utf-8").replace("name: Lighthouse Keeper", "name: Beacon"),
+            encoding="utf-8",
+        )
+        assert "13 games" in str(proc.wait_for("reloaded", timeout=30)["message"])
+        assert "Beacon" in _names(proc.url) and "Lighthouse Keeper" not in _names(proc.url)
+        proc.wait_until(lambda: _metrics(metrics)["catalogctl_reloads_total"] == 1, timeout=10)
+    finally:
+        assert proc.stop(getattr(signal, stop)) == 0, proc.describe()
+    assert len(log.read_text().splitlines()) == 3  # every answer, flushed on stop at the latest
+    assert "Traceback" not in proc.printed()
+
+
+DEPLOY_DOCS = Path(__file__).resolve().parent.parent / "docs" / "deploy" / "serve.md"
+
+
+def test_posixless_windows_serve_refuses_workers_and_unix(tmp_path: Path) -> None:
+    """Each refusal exits 2 naming what to use instead, in the words the docs show; both at
+    once when both are asked for; nothing is served."""
+    windows = environment("windows")
+    documented = DEPLOY_DOCS.read_text(encoding="utf-8")
+    messages = []
+    for option in (("--workers", "2"), ("--unix", tmp_path / "s.sock")):
+        proc = run_cli("serve", SAMPLE, *option, env=windows)
+        assert proc.returncode == 2, proc.stderr
+        (error,) = (line for line in proc.stderr.splitlines() if line.startswith("error: "))
+        assert error in documented.splitlines(), error
+        messages.append(error.removeprefix("error: "))
+    assert "with --workers 1 (the default)" in messages[0]
+    assert "--host and --port" in messages[1]
+    both = run_cli("serve", SAMPLE, "--workers", "2", "--unix", tmp_path / "s.sock", env=windows)
+    assert both.returncode == 2
+    assert f"error: {messages[0]}; {messages[1]}" in both.stderr.splitlines()
+    assert "Traceback" not in both.stderr
+    assert not (tmp_path / "s.sock").exists()
+
+
+@pytest.mark.parametrize("system", [None, "windows"])
+def test_posixless_serve_says_how_to_reload_without_sighup(system: System | None) -> None:
+    """Without SIGHUP, serve (without --watch) says at start how to serve a changed catalog;
+    where SIGHUP exists it says nothing of the kind."""
+    proc = ServeProcess(str(SAMPLE), env=environment(system) if system else None)
+    try:
+        if system:
+            note = str(proc.wait_for("no SIGHUP")["message"])
+            assert "--watch" in note and "restart" in note
+    finally:
+        assert proc.stop() == 0
+    assert ("no SIGHUP" in proc.printed()) == bool(system)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_posixless_serve_access_log_on_a_pipe(system: System) -> None:
+    """The access log on standard output, a pipe: no descriptor of its own there (no /proc,
+    and Windows has no O_NONBLOCK), each line still arrives."""
+    argv = cli("serve", SAMPLE, "--port", "0", "--log-format", "json")
+    with Program(argv, env=environment(system), stdout=subprocess.PIPE) as proc:
+        url = json.loads(proc.wait_for_line('"listening"'))["url"]
+        assert conformance.request(url, "/api/v1").status == 200
+        line = proc.wait_for_line('"path":"/api/v1"', timeout=30)
+        assert json.loads(line)["status"] == 200
+
+
+def test_posixless_serve_access_log_on_a_socket_without_msg_dontwait() -> None:
+    """Standard output a socket (as the systemd journal gives), on a system without
+    MSG_DONTWAIT: written as a file is, every line arrives."""
+    ours, theirs = socket.socketpair()
+    argv = cli("serve", SAMPLE, "--port", "0", "--log-format", "json")
+    try:
+        with Program(argv, env=environment("windows"), stdout=theirs.fileno()) as proc:
+            theirs.close()
+            url = json.loads(proc.wait_for_line('"listening"'))["url"]
+            assert conformance.request(url, "/api/v1/games").status == 200
+            received = b""
+            while b"\n" not in received:
+                assert select.select([ours], [], [], 30)[0], "no access line in 30 s"
+                chunk = ours.recv(65536)
+                assert chunk, "serve closed its standard output"
+                received += chunk
+        assert json.loads(received.split(b"\n")[0])["path"] == "/api/v1/games"
+    finally:
+        ours.close()

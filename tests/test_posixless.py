@@ -12,6 +12,7 @@ died.
 from __future__ import annotations
 
 import json
+import os
 import re
 import select
 import shutil
@@ -27,7 +28,7 @@ import pytest
 from tests import conformance
 from tests.conftest import SAMPLE
 from tests.posixless import SYSTEMS, System, environment
-from tests.processes import Program, cli, run, run_cli
+from tests.processes import Program, cli, port_answers, run, run_cli, wait_until
 from tests.serve_process import ServeProcess
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -261,3 +262,31 @@ def test_posixless_serve_access_log_on_a_socket_without_msg_dontwait() -> None:
         assert json.loads(received.split(b"\n")[0])["path"] == "/api/v1/games"
     finally:
         ours.close()
+
+
+@pytest.mark.parametrize("system", [None, "macos"])
+def test_posixless_workers_stop_when_the_supervisor_is_killed(system: System | None) -> None:
+    """--workers 2 --metrics with fork but, on macOS, no prctl: SIGHUP reloads as on Linux, and
+    when the supervisor dies by SIGKILL its workers and the metrics process stop (Linux: the
+    kernel tells them; macOS: they see their parent change), so the ports stop answering."""
+    proc = ServeProcess(
+        str(SAMPLE), "--workers", "2", "--metrics", "127.0.0.1:0",
+        env=environment(system) if system else None,
+    )  # fmt: skip
+    try:
+        port = int(proc.url.rsplit(":", 1)[1])
+        metrics_port = int(str(proc.events[-1]["metrics"]).rsplit(":", 1)[1].split("/")[0])
+        assert len(_names(proc.url)) == 13
+        proc.signal(signal.SIGHUP)
+        assert "all 2 workers" in str(proc.wait_for("reloaded", timeout=30)["message"])
+        # Not proc.stop(): reaping the supervisor kills its process group, workers included.
+        os.kill(proc.proc.pid, signal.SIGKILL)
+        wait_until(
+            lambda: not port_answers(port) and not port_answers(metrics_port),
+            timeout=20,
+            what="the workers and the metrics process stopping",
+        )
+    finally:
+        proc.kill()
+    if system:  # the workers said why they stopped
+        assert "is gone; stopping" in proc.printed(), proc.describe()

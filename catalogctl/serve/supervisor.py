@@ -18,7 +18,8 @@ after which the workers are killed).
 
 POSIX only (it forks, and waits on pipes with select): `serve` refuses `--workers` more than 1
 where the OS cannot fork (Windows), and imports this module only when it runs it. The
-module itself imports anywhere.
+module itself imports anywhere. A worker stops when its supervisor dies, even by SIGKILL: at
+once on Linux (PR_SET_PDEATHSIG), within a second elsewhere (macOS: it sees its parent change).
 
 Why one module: the supervisor is one state machine in one process: the children, the pending
 generation, the switch-over and the restart schedule are read and written by every step of its
@@ -52,6 +53,7 @@ log = logging.getLogger("catalogctl.serve")
 _SIGNALS = tuple(
     getattr(signal, n) for n in ("SIGTERM", "SIGINT", "SIGHUP", "SIGCHLD") if hasattr(signal, n)
 )
+PARENT_CHECK = 1.0  # seconds between two looks at a worker's parent, where the kernel does not tell
 _EVENT = struct.Struct("=iB")  # (pid, code): atomic on a pipe
 _LISTENING, _STOPPED_ACCEPTING = ord("L"), ord("S")
 START_TIMEOUT = 30.0  # seconds a generation of workers has to start listening
@@ -108,16 +110,31 @@ class Child:
     retiring: bool = False
 
 
-def _die_with_parent() -> None:
-    """Linux: a child gets SIGTERM when its supervisor dies, even by SIGKILL."""
+def _die_with_parent() -> bool:
+    """Linux: a child gets SIGTERM when its supervisor dies, even by SIGKILL. False where the
+    kernel cannot do that (macOS: no prctl): the child then looks itself (`_stop_if_orphaned`)."""
     parent = os.getppid()
+    told = False
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        told = bool(libc.prctl(1, signal.SIGTERM) == 0)  # PR_SET_PDEATHSIG
     if os.getppid() != parent:  # the supervisor died before prctl took effect
         os._exit(0)
+    return told
+
+
+def _stop_if_orphaned(parent: int, stop: Callable[[], object]) -> None:
+    """Where the kernel does not stop a child with its parent: stop gracefully once the
+    supervisor is gone (the child is handed to another parent), looking once a second."""
+    import asyncio
+
+    if os.getppid() != parent:
+        log.warning("the supervisor (pid %d) is gone; stopping", parent)
+        stop()
+        return
+    asyncio.get_running_loop().call_later(PARENT_CHECK, _stop_if_orphaned, parent, stop)
 
 
 class Supervisor:
@@ -156,12 +173,12 @@ class Supervisor:
                 os.close(self.events_r)
                 if self.load is not None:
                     os.close(self.load.fileno())
-                _die_with_parent()
+                watch_parent = not _die_with_parent()
                 if kind == "worker":
                     self.counters.slot = slot
-                    self._run_worker(table)
+                    self._run_worker(table, watch_parent)
                 else:
-                    self._run_metrics()
+                    self._run_metrics(watch_parent)
             except CatalogError as exc:
                 log.error("%s %d: %s", kind, os.getpid(), exc.message)  # noqa: TRY400 - no traceback for a known error
                 code = 2
@@ -182,11 +199,13 @@ class Supervisor:
         with contextlib.suppress(OSError):
             os.write(self.events_w, _EVENT.pack(os.getpid(), code))
 
-    def _run_worker(self, table: Table) -> None:
+    def _run_worker(self, table: Table, watch_parent: bool) -> None:
         if self.setup.metrics_sock is not None:
             self.setup.metrics_sock.close()
         worker = Worker(table, self.setup)
         loop = new_event_loop()
+        if watch_parent:
+            loop.call_later(PARENT_CHECK, _stop_if_orphaned, os.getppid(), worker.stop)
         try:
             loop.run_until_complete(
                 worker.run(
@@ -197,7 +216,7 @@ class Supervisor:
         finally:
             loop.close()
 
-    def _run_metrics(self) -> None:
+    def _run_metrics(self, watch_parent: bool) -> None:
         import asyncio
 
         metrics_sock = self.setup.metrics_sock
@@ -210,6 +229,8 @@ class Supervisor:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, stop.set)
             loop.add_signal_handler(signal.SIGHUP, lambda: None)
+            if watch_parent:
+                _stop_if_orphaned(os.getppid(), stop.set)
             runner = await start_endpoint(metrics_sock, self.counters)
             self._notify(_LISTENING)
             await stop.wait()

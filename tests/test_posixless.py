@@ -140,6 +140,18 @@ def test_posixless_build_is_byte_identical(tmp_path: Path, system: System) -> No
     assert sorted(p.name for p in (tmp_path / system).iterdir()) == ["dist"]  # nothing left
 
 
+def test_posixless_windows_build_keeps_a_running_builds_staging(tmp_path: Path) -> None:
+    """Windows' os.kill(pid, 0) sends Ctrl+C instead of asking whether a build still runs:
+    a staging folder beside --out (here one of this test's own pid, a live process) is left
+    alone there, as it is on POSIX."""
+    for env in (None, environment("windows")):
+        live = tmp_path / f".dist.catalogctl-staging-{os.getpid()}.live"
+        live.mkdir(exist_ok=True)
+        proc = run_cli("build", SAMPLE, "--out", tmp_path / "dist", env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert live.is_dir()
+
+
 # --- serve ------------------------------------------------------------------------------------
 
 

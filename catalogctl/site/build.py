@@ -7,7 +7,8 @@ exactly as it was, and a server reading the directory never sees half a build.
 An `--out` that is a symlink to a directory is followed: the directory it points to is
 replaced, the link stays. The staging directory is named `.<out>.catalogctl-staging-<pid>.*`
 beside the target; a build removes the ones whose process is gone, so a build killed with
-SIGKILL leaves nothing that outlives the next build.
+SIGKILL leaves nothing that outlives the next build (on POSIX; Windows cannot tell a process
+exists the same way, and keeps them).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -80,6 +82,10 @@ def _leftover_pattern(name: str) -> re.Pattern[str]:
 
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
+        return True
+    if hasattr(signal, "CTRL_C_EVENT"):
+        # Windows: os.kill(pid, 0) does not ask whether the process exists, it sends Ctrl+C
+        # (CTRL_C_EVENT is 0). A leftover is kept there, as if its build still ran.
         return True
     try:
         os.kill(pid, 0)

@@ -127,7 +127,6 @@ MACOS_OS = ("sched_getaffinity", "sched_setaffinity", "pipe2")
 MACOS_SOCKET = ("MSG_NOSIGNAL",)
 ABSENT_SYMBOLS = frozenset({"prctl", "renameat2"})  # neither Windows nor macOS has them
 CTRL_C_EVENT, CTRL_BREAK_EVENT = 0, 1  # Windows' values
-# fmt: skip (the tuples above read as lists of names)
 
 
 def _remove(module: Any, names: tuple[str, ...]) -> None:

@@ -15,7 +15,6 @@ themselves live in `content.rules`, the reading of files in the modules below.
 import datetime as dt
 import os
 import posixpath
-import unicodedata
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -247,7 +246,11 @@ def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
 
 
 def _nfc(text: str) -> str:
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    if text.isascii():
+        return text
+    import unicodedata  # only for such a name: validate's start-up matters
+
+    return unicodedata.normalize("NFC", text)
 
 
 def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]:

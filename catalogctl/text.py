@@ -2,6 +2,7 @@
 
 `clean` is the one function that makes text from content files or from the network safe to
 show: every report format, every console line and serve's log lines pass such text through it.
+`path_text` is the one way a file's path becomes text for a user (findings, summaries, errors).
 `plural` words a count (content's read summary uses it too). The Markdown escapes and
 `Indented` serve the reports; they live here, not in `output/`, while check-links' report
 (`links/report.py`) uses them too.
@@ -9,8 +10,10 @@ show: every report format, every console line and serve's log lines pass such te
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
+from pathlib import PurePath
 from typing import Any
 
 # C0 controls but TAB and LF, DEL, and C1 controls (ESC, BEL, CSI … start terminal sequences).
@@ -36,6 +39,27 @@ def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
     if not tabs:
         text = text.replace("\t", " ")
     return _NOT_TEXT.sub("\ufffd", _CONTROL.sub("", text))
+
+
+# Bytes of a file name that the locale could not decode (Python's surrogate escapes: a byte B
+# becomes U+DC00+B, as under a C locale, where every byte above 0x7F is one).
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")
+
+
+def _decoded(m: re.Match[str]) -> str:
+    return bytes(ord(c) - 0xDC00 for c in m.group()).decode("utf-8", "backslashreplace")
+
+
+def path_text(path: str | os.PathLike[str]) -> str:
+    """A path as messages, reports and ids show it, on every OS: `/` between its parts
+    (`content/games/x.md`, as SARIF and URLs write them), and its name bytes read as UTF-8,
+    whatever the locale decoded them as (a byte that is not UTF-8 shows as `\\xe9`)."""
+    text = path.as_posix() if isinstance(path, PurePath) else os.fspath(path)
+    if os.sep != "/":
+        text = text.replace(os.sep, "/")
+    if text.isascii():
+        return text
+    return _ESCAPED_BYTES.sub(_decoded, text)
 
 
 def plural(n: int, word: str) -> str:

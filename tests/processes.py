@@ -20,23 +20,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import os
-import pty
 import queue
 import shlex
+import signal
 import socket
 import struct
 import subprocess
 import sys
-import termios
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from signal import SIGKILL, SIGTERM
+from signal import SIGTERM
 from types import TracebackType
 from typing import IO, Any
 
@@ -61,13 +59,21 @@ def _tail(text: str | bytes | None) -> str:
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGKILL to the program and everything it started (its own process group)."""
+    """SIGKILL to the program and everything it started (its own process group; Windows
+    has no groups: the program alone)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, SIGKILL)
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
 
 
 def _terminal(columns: int) -> tuple[int, int]:
     """A pseudo-terminal `columns` wide that passes line ends as written: (master, slave)."""
+    import fcntl  # POSIX's, as pseudo-terminals are: imported where one is made
+    import pty
+    import termios
+
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
     attrs = termios.tcgetattr(slave)
@@ -100,6 +106,8 @@ def run(
     timeout: float = TIMEOUT,
     check: bool = False,
     terminal: int | None = None,
+    encoding: str | None = None,
+    errors: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run `argv` to its end, its output captured as text; stdin is `input` (or empty).
 
@@ -107,7 +115,9 @@ def run(
     other than 0. `terminal=COLUMNS` puts standard output on a pseudo-terminal that wide (the
     operating system's, not a pipe told to pass for one; COLUMNS is set and TTY_COMPATIBLE
     and FORCE_COLOR are dropped), standard error stays a pipe. Past `timeout` the program and
-    its children are killed and the test fails with what they printed.
+    its children are killed and the test fails with what they printed. `encoding` and
+    `errors` decode the pipes (default: the locale's, strict); `encoding="utf-8",
+    errors="surrogateescape"` keeps every byte (`out.encode("utf-8", "surrogateescape")`).
     """
     args = [os.fspath(a) for a in argv]
     deadline = time.monotonic() + timeout
@@ -126,6 +136,8 @@ def run(
             stdout=subprocess.PIPE if terminal is None else slave,
             stderr=subprocess.PIPE,
             text=True,
+            encoding=encoding,
+            errors=errors,
             start_new_session=True,
         ) as proc:
             if terminal is not None:
@@ -167,10 +179,21 @@ def run_cli(
     input: str | None = None,
     timeout: float = TIMEOUT,
     terminal: int | None = None,
+    encoding: str | None = None,
+    errors: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """`catalogctl ARGS`, run to its end as a user runs it (see `run`; `terminal=COLUMNS`
     for its standard output on a terminal that wide)."""
-    return run(cli(*args), cwd=cwd, env=env, input=input, timeout=timeout, terminal=terminal)
+    return run(
+        cli(*args),
+        cwd=cwd,
+        env=env,
+        input=input,
+        timeout=timeout,
+        terminal=terminal,
+        encoding=encoding,
+        errors=errors,
+    )
 
 
 _MEASURE = """\

@@ -155,6 +155,14 @@ CASES = [
         7,
         words="also used by",
     ),
+    Case(
+        "id-case",
+        {"a": g("A"), "b": g("B", extra="slug: A\n")},
+        "b.md",
+        10,
+        7,
+        words="differs only in case from 'a'",
+    ),
     Case("empty-catalog", {"a": g("A", extra="draft: true\n")}, "games", None),
 ]
 

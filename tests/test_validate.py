@@ -315,6 +315,7 @@ def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None
         "blank": game_yaml("Blank", description='"  "'),
         "slug": game_yaml("Slug", extra='slug: "a b"\n'),
         "Upper": game_yaml("Upper"),
+        "lower": game_yaml("Lower", extra="slug: upper\n"),  # equal to "Upper" but for case
         "date": game_yaml("Date", extra="publishDate: soon\n"),
         "again": game_yaml("Again", genres="[Puzzle, Puzzle]"),
         "icon": game_yaml("Icon", icon="http://cdn.example/i.png"),

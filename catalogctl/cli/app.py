@@ -27,7 +27,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from catalogctl import __version__, docs_url
 from catalogctl.errors import CatalogError, ExitCode
-from catalogctl.output.console import Format, print_text, use_format
+from catalogctl.output.console import Format, prepare_streams, print_text, use_format
 from catalogctl.output.reports import report_error, report_failure
 
 P = ParamSpec("P")
@@ -253,6 +253,7 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """The command line, as the console script (`cli.entry`) runs it."""
+    prepare_streams()  # before anything is written: typer's help and usage errors too
     try:
         make_app(requested(sys.argv[1:]))()
     except KeyboardInterrupt:

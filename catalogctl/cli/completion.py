@@ -44,9 +44,9 @@ def completion(
 
     Open a new shell afterwards.
     """
-    from catalogctl.output.console import print_text
+    from catalogctl.output.console import write_document
 
-    print_text(GENERATORS[shell](ctx.find_root().command))
+    write_document(GENERATORS[shell](ctx.find_root().command))
 
 
 @dataclass(frozen=True)

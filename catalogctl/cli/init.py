@@ -64,13 +64,15 @@ def _refuse_a_second_site(root: Path) -> None:
     charge: a new one here would take its place for every command run here."""
     from catalogctl.errors import InputError
     from catalogctl.sources.locate import SITE_FILE, site_above
+    from catalogctl.text import path_text
 
     inner = root / "content" / SITE_FILE
     above = site_above(root)
     existing = inner if inner.is_file() else (above / SITE_FILE if above is not None else None)
     if existing is not None:
         raise InputError(
-            f"this website has a site.toml already: {existing}; a new one in {root} would take "
+            f"this website has a site.toml already: {path_text(existing)}; a new one in "
+            f"{path_text(root)} would take "
             "its place for every command run here (`catalogctl validate` checks the one there; "
             "--force writes one here anyway)"
         )

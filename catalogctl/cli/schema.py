@@ -93,24 +93,28 @@ def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
     import tomli
 
     from catalogctl.errors import InputError
+    from catalogctl.text import path_text
 
     site = root / "site.toml"
     if not site.is_file():
         if optional:
             return {}
-        raise InputError(f"no site.toml in {root}: name the content tree (the folder of site.toml)")
+        raise InputError(
+            f"no site.toml in {path_text(root)}: name the content tree (the folder of site.toml)"
+        )
     try:
-        data = tomli.loads(site.read_text(encoding="utf-8"))
+        data = tomli.loads(site.read_text(encoding="utf-8-sig"))  # a BOM is no TOML
     except tomli.TOMLDecodeError as exc:
         from catalogctl.content.syntax_messages import toml_message
 
         raise InputError(
-            f"{site}:{exc.lineno}:{exc.colno}: {toml_message(exc.msg)} (`catalogctl validate` "
+            f"{path_text(site)}:{exc.lineno}:{exc.colno}: {toml_message(exc.msg)} "
+            "(`catalogctl validate` "
             "checks the whole file)"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(
-            f"{site} cannot be read: {exc} (`catalogctl validate` tells more)"
+            f"{path_text(site)} cannot be read: {exc} (`catalogctl validate` tells more)"
         ) from None
     fields = data.get("fields", {})
     return fields if isinstance(fields, dict) else {}

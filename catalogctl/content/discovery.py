@@ -14,12 +14,16 @@ Next.js lay them out.
 The content tree is a boundary: a symlink is followed only when its target stays inside the
 tree (a loop, a dangling link or a target outside is a finding naming it); anything that is not
 a regular file where a page is expected (a FIFO, a socket, a device) is a finding; a file name
-that is not UTF-8 is a finding. Nothing is skipped without being counted or reported.
+whose bytes are not UTF-8 is a finding. A name is judged on its bytes, not on the locale's
+decoding of them: under a C locale Python decodes `café.md` as ASCII with escapes, and it is
+still a good name. Findings name files with `/` between folders on every OS. Nothing is
+skipped without being counted or reported.
 
 Why one module: the walk, the page-name rules and the boundary checks are one pass over the
 tree, and each finding is made where the walk meets the file it names.
 """
 
+import errno
 import os
 import re
 import stat
@@ -96,12 +100,15 @@ def safe_name(name: str) -> str:
     return "".join(out)
 
 
-def _valid_name(name: str) -> bool:
+def name_text(name: str) -> str | None:
+    """A file name as text: its bytes (`os.fsencode`) decoded as UTF-8; None when they are not
+    UTF-8. The bytes, not the locale: a C locale decodes every byte above 0x7F as an escape."""
+    if name.isascii():
+        return name
     try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+        return os.fsencode(name).decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
 
 
 def split_page_name(name: str, language: str = "") -> tuple[str, str | None] | None:
@@ -138,7 +145,8 @@ class _Walker:
         try:
             real = os.path.realpath(path, strict=True)
         except OSError as exc:
-            what = "loops" if exc.errno == 40 else "is dangling (its target does not exist)"
+            loops = exc.errno == errno.ELOOP  # 40 on Linux, 62 on macOS and the BSDs
+            what = "loops" if loops else "is dangling (its target does not exist)"
             self.problem(
                 "broken-symlink",
                 shown,
@@ -198,19 +206,22 @@ class _Walker:
                 if (s := split_page_name(n, self.language)) is not None and s[0] == "index"
             ]
             if index:
-                bundle_id = os.path.basename(folder)
+                base = os.path.basename(folder)
+                bundle_id = name_text(base) or safe_name(base)
                 for name in sorted(index):
-                    self.page(names[name], shown, bundle_id)
+                    self.page(names[name], name, shown, bundle_id)
                 found.resources += len(entries) - len(index)
                 return []
         subdirs: list[tuple[str, str, int]] = []
-        prefix = os.path.join(shown, "")  # `shown` and a separator: a child's name follows
+        prefix = shown if shown.endswith("/") else shown + "/"  # a child's name follows
         for entry in entries:
-            name = entry.name
-            child = prefix + safe_name(name)
-            if not _valid_name(name):
+            text = name_text(entry.name)
+            if text is None:
+                child = prefix + safe_name(entry.name)
                 self.problem("file-name", child, "file name is not valid UTF-8; rename it")
                 continue
+            name = text
+            child = prefix + name
             if name.startswith("."):
                 found.ignore(name, entry.is_dir(follow_symlinks=False))
                 continue
@@ -226,7 +237,7 @@ class _Walker:
                 if stat.S_ISDIR(target[1].st_mode):
                     self.subdir(target[0], target[1], child, depth, subdirs)
                 else:
-                    self.page(entry, shown, None, target, child)
+                    self.page(entry, name, shown, None, target, child)
                 continue
             if is_dir:
                 try:
@@ -236,7 +247,7 @@ class _Walker:
                 except OSError as exc:
                     self.problem("unreadable-file", child, unreadable(exc))
                 continue
-            self.page(entry, shown, None, None, child)
+            self.page(entry, name, shown, None, None, child)
         return subdirs
 
     def subdir(
@@ -270,14 +281,14 @@ class _Walker:
     def page(
         self,
         entry: os.DirEntry[str],
+        name: str,  # its name as text (`name_text`)
         shown: str,
         bundle_id: str | None,
         target: tuple[str, os.stat_result] | None = None,
         child: str = "",  # how findings name it, when the caller has it already
     ) -> None:
         found = self.found
-        name = entry.name
-        child = child or os.path.join(shown, safe_name(name))
+        child = child or f"{shown}/{name}"
         split = split_page_name(name, self.language)
         if split is None or split[0].lower() in NOT_PAGES:
             found.ignore(name)
@@ -314,7 +325,7 @@ class _Walker:
             if m:
                 date, game_id = m.group(1), m.group(2)
         # What a page and its translations share: the folder and the stem (a bundle: the folder).
-        key = f"{shown}{os.sep}{stem if bundle_id is None else ''}"
+        key = f"{shown}/{stem if bundle_id is None else ''}"
         found.pages.append(PageFile(path, child, game_id, date, lang is not None, key))
 
     def regular_file(

@@ -14,6 +14,7 @@ themselves live in `content.rules`, the reading of files in the modules below.
 
 import datetime as dt
 import os
+import posixpath
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -22,6 +23,7 @@ from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
 from catalogctl.content.frontmatter import HEAD_BYTES, check_wide, decode, parse_page
 from catalogctl.content.limits import MAX_SITE_BYTES
+from catalogctl.content.rules.ids import check_id_case, named
 from catalogctl.content.rules.page import (
     DRAFT,
     EXPIRED,
@@ -41,7 +43,7 @@ from catalogctl.content.tomldoc import read_toml
 from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding
-from catalogctl.text import plural
+from catalogctl.text import path_text, plural
 from catalogctl.urls import url_problem
 
 __all__ = [
@@ -152,7 +154,7 @@ def _load_site(
     root: Path, shown: str
 ) -> tuple[SiteCheck, Document | None, Severities, list[Finding]]:
     path = os.path.join(root, SITE_FILE)
-    file = os.path.join(shown, SITE_FILE)
+    file = posixpath.join(shown, SITE_FILE)
     out = Findings(file, DEFAULT_SEVERITIES)
     if not os.path.lexists(path):
         out.add(
@@ -243,6 +245,14 @@ def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
         _CONTEXT = None
 
 
+def _nfc(text: str) -> str:
+    if text.isascii():
+        return text
+    import unicodedata  # only for such a name: validate's start-up matters
+
+    return unicodedata.normalize("NFC", text)
+
+
 def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]:
     out: list[Finding] = []
     if len({e.id for e in entries}) == len(entries):
@@ -257,13 +267,16 @@ def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]
         published = sum(e.state != DRAFT for e in same)
         for e in same:
             others = [o.file for o in same if o is not e]
-            named = ", ".join(others[:3]) + (
-                f" and {len(others) - 3} more" if len(others) > 3 else ""
-            )
+            fix = "give one of them another slug"
+            if any(o != e.file and _nfc(o) == _nfc(e.file) for o in others):
+                fix = (
+                    "the two file names differ only in how an accent is written (composed, "
+                    "or decomposed as macOS writes it); remove one of the two files"
+                )
             found = Findings(e.file, severities, draft=published < 2)
             found.add(
                 "duplicate-id",
-                f"id {game_id!r} is also used by {named}; give one of them another slug",
+                f"id {game_id!r} is also used by {named(others)}; {fix}",
                 line=e.id_pos[0],
                 column=e.id_pos[1],
                 field=e.id_field,
@@ -286,10 +299,10 @@ def load(
     """Load a content tree; every problem becomes a finding. Raises only for a bad root or
     a bad `base_url` override. `locate`: record the line of each published link."""
     if not root.exists():
-        raise InputError(f"content directory not found: {root}")
+        raise InputError(f"content directory not found: {path_text(root)}")
     if not root.is_dir():
-        raise InputError(f"not a content directory: {root}")
-    shown = display if display is not None else str(root)
+        raise InputError(f"not a content directory: {path_text(root)}")
+    shown = path_text(display if display is not None else root)
     checked, site_doc, severities, findings = _load_site(root, shown)
     site, usable, broken = checked
     if usable is not None and base_url is not None:
@@ -302,9 +315,9 @@ def load(
         site = site.replace(base_url=base_url) if site is not None else None
         broken -= {"base_url"}
 
-    sitefile = Findings(os.path.join(shown, SITE_FILE), severities)
+    sitefile = Findings(posixpath.join(shown, SITE_FILE), severities)
     games_name = usable.content.games if usable is not None else GAMES_DIR
-    games_shown = os.path.normpath(os.path.join(shown, games_name))
+    games_shown = posixpath.normpath(posixpath.join(shown, path_text(games_name)))
     found = _discover(root, usable, broken, findings, sitefile)
 
     fields = None
@@ -317,6 +330,7 @@ def load(
         findings.extend(outcome.findings)
     findings.extend(sitefile.items)
     findings.extend(_cross_checks(entries, severities))
+    findings.extend(check_id_case(entries, severities))
     if fields is not None and fields.mapped and site_doc is not None and found.pages:
         mapping = Findings(sitefile.file, severities)
         check_mappings(site_doc, fields.mapped, _mapping_use(found.pages, outcomes), mapping)
@@ -345,7 +359,9 @@ def _discover(
     games_name = site.content.games if site is not None else GAMES_DIR
     language = site.content.language if site is not None else "en"
     games_dir = os.path.normpath(os.path.join(root, games_name))
-    games_shown = os.path.normpath(os.path.join(os.path.dirname(sitefile.file), games_name))
+    games_shown = posixpath.normpath(
+        posixpath.join(posixpath.dirname(sitefile.file), path_text(games_name))
+    )
     if broken & {"content", "content.games", "content.language"}:
         return Discovery()  # where the pages are, or which of them to read, is not known
     if any(f.rule == "games-folder" for f in findings):

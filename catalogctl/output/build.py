@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from catalogctl.output import console
 from catalogctl.output.envelope import envelope, finding_json
-from catalogctl.text import plural
+from catalogctl.text import path_text, plural
 
 if TYPE_CHECKING:
     from catalogctl.content.loader import Catalog
@@ -34,7 +34,7 @@ def write_build(outcome: BuildOutcome, fmt: str) -> None:
     warnings = sorted(catalog.warnings, key=lambda f: (f.file, f.line or 0, f.column or 0))
     if fmt == "json":
         summary = {
-            "out": str(written.out),
+            "out": path_text(written.out),
             "games": len(catalog.games),
             "files": written.files,
             "bytes": written.bytes,
@@ -54,7 +54,7 @@ def write_build(outcome: BuildOutcome, fmt: str) -> None:
     console.status(
         "✓",
         "green",
-        f"built {plural(len(catalog.games), 'game')} into {outcome.out_dir} "
+        f"built {plural(len(catalog.games), 'game')} into {path_text(outcome.out_dir)} "
         f"({plural(written.files, 'file')}, {written.bytes / 1024:,.0f} KiB) "
         f"in {outcome.seconds:.2f} s",
     )

@@ -3,10 +3,22 @@
 Core modules never print; the CLI hands their results to the modules of `catalogctl.output`,
 which write them through the functions here. Every text from content or from the network
 passes `catalogctl.text.clean` on its way out. May import: the base layer.
+
+Encodings. Output never fails on one (a Windows code page in a pipe, as pre-commit runs a
+hook; a C locale): `prepare_streams`, at the start of the command line, gives stdout and stderr
+the `catalogctl` error handler, so a character the stream's encoding lacks is replaced
+wherever it is written (our reports, rich's tables, typer's help, the server's log): the
+symbols of our own layout by ASCII (`·` by `-`, `→` by `->`, `✓` by `OK`), any other
+character by its escape (`\\u00e9`, `\\U0001f3b5`), so that a finding about it still names it.
+A document for another program (json, sarif, junit, markdown, github, a schema, a completion
+script) is UTF-8 wherever stdout is not a terminal, whatever the locale says; `--output FILE`
+is always UTF-8.
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -14,7 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalogctl.text import clean
+from catalogctl.text import clean, path_text
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -40,6 +52,88 @@ class BasicFormat(StrEnum):
 
 # Formats whose report on stdout is for a program: no summary line beside it.
 MACHINE = frozenset({"json", "sarif", "junit", "markdown"})
+# Formats read by a program (GitHub reads the annotations): UTF-8 on stdout, not the locale's.
+DOCUMENTS = MACHINE | {"github"}
+
+# --- encodings ----------------------------------------------------------------------------
+
+ERRORS = "catalogctl"  # the codec error handler every output stream gets
+
+# ASCII for the symbols of catalogctl's own layout, where a stream's encoding lacks them.
+_STAND_INS = {
+    "·": "-",
+    "→": "->",
+    "←": "<-",
+    "…": "...",
+    "—": "-",
+    "–": "-",
+    "−": "-",
+    "✓": "OK",
+    "✅": "OK",
+    "✗": "X",
+    "❌": "X",
+    "⚠": "!",
+    "\ufe0f": "",  # the emoji presentation selector after ⚠ or ❌
+    "§": "section ",
+    "ˋ": "`",
+}
+
+
+def _replace(exc: UnicodeError) -> tuple[str, int]:
+    """A stand-in for the characters an encoding lacks: ASCII for our symbols, else the
+    character's escape."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for ch in exc.object[exc.start : exc.end]:
+        stand_in = _STAND_INS.get(ch)
+        if stand_in is None:
+            code = ord(ch)
+            stand_in = (
+                f"\\x{code:02x}"
+                if code < 0x100
+                else f"\\u{code:04x}"
+                if code < 0x10000
+                else f"\\U{code:08x}"
+            )
+        out.append(stand_in)
+    return "".join(out), exc.end
+
+
+codecs.register_error(ERRORS, _replace)
+
+
+def prepare_streams() -> None:
+    """stdout and stderr replace what their encoding lacks instead of raising (see above)."""
+    streams: tuple[Any, ...] = (sys.stdout, sys.stderr)
+    for stream in streams:
+        # Not a text stream of the interpreter's (None under pythonw, or an embedding
+        # program's object): left as it is.
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors=ERRORS)
+
+
+def _utf8(stream: Any) -> bool:
+    return codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name == "utf-8"
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # not a file, or closed
+        return False
+
+
+def write_document(text: str) -> None:
+    """A document for another program on stdout: UTF-8 unless stdout is a terminal whose
+    encoding is another (a person reads it there: what the encoding lacks is replaced)."""
+    stream: Any = sys.stdout
+    if not _utf8(stream) and not _is_terminal(stream):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(encoding="utf-8", errors=ERRORS)
+    stream.write(text)
+    stream.flush()
+
 
 _out: Console | None = None
 _err: Console | None = None
@@ -90,7 +184,7 @@ def status(mark: str, color: str, text: str) -> None:
 
 
 def print_text(text: str) -> None:
-    """Text for another program (a shell script, a schema), exactly as given."""
+    """Text for a person on stdout, exactly as given (but what its encoding lacks)."""
     sys.stdout.write(text)
     sys.stdout.flush()
 
@@ -113,7 +207,12 @@ def json_text(data: Any) -> str:
 
 
 def print_json(data: Any) -> None:
-    emit(json_text(data))
+    """A JSON document on stdout (or --output FILE)."""
+    text = json_text(data)
+    if settings.output is None:
+        write_document(text)
+    else:
+        emit(text)
 
 
 # --- the command's report settings -------------------------------------------------------
@@ -142,17 +241,21 @@ def use_format(command: str, fmt: str, output: Path | None = None) -> None:
 
         if output.is_dir():
             settings.output = None
-            raise InputError(f"--output {output}: is a directory")
+            raise InputError(f"--output {path_text(output)}: is a directory")
         if not output.parent.is_dir():
             settings.output = None
-            raise InputError(f"--output {output}: folder {output.parent} does not exist")
+            raise InputError(
+                f"--output {path_text(output)}: folder {path_text(output.parent)} does not exist"
+            )
 
 
 def emit(text: str) -> None:
     """Write the report: to --output FILE when given, else to stdout."""
     if settings.output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        if settings.format in DOCUMENTS:
+            write_document(text)
+        else:
+            print_text(text)
         return
     from catalogctl.errors import InputError
 
@@ -161,7 +264,7 @@ def emit(text: str) -> None:
     except OSError as exc:
         shown = settings.output
         settings.output = None  # the error report goes to stdout instead
-        raise InputError(f"--output {shown}: {exc.strerror or exc}") from None
+        raise InputError(f"--output {path_text(shown)}: {exc.strerror or exc}") from None
 
 
 def to_terminal() -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from catalogctl.output.console import print_json, print_text, status
 from catalogctl.output.envelope import envelope, finding_json, findings_summary
-from catalogctl.text import clean, plural
+from catalogctl.text import clean, path_text, plural
 
 if TYPE_CHECKING:
     from catalogctl.content.scaffold.run import InitResult
@@ -39,7 +39,7 @@ def _summary(result: InitResult, counts: dict[str, int]) -> dict[str, Any]:
     p = result.proposal
     return {
         **counts,
-        "site_toml": str(result.path),
+        "site_toml": path_text(result.path),
         "generator": p.generator.name,
         "games": p.games,
         "pages": p.keys.pages,
@@ -60,8 +60,8 @@ def _items(result: InitResult) -> list[dict[str, Any]]:
 def _text(result: InitResult) -> str:
     p = result.proposal
     lines = [
-        f"Wrote {clean(str(result.path))} for {p.generator.site}: "
-        f"{plural(p.keys.pages, 'page')} in {clean(p.games)}, "
+        f"Wrote {clean(path_text(result.path))} for {p.generator.site}: "
+        f"{plural(p.keys.pages, 'page')} in {clean(path_text(p.games))}, "
         f"{p.keys.games} of them with store links.",
     ]
     mapped = [f"{key} ← {clean(path)}" for key, (path, _) in p.fields.items() if path != key]
@@ -90,7 +90,7 @@ def _text(result: InitResult) -> str:
     others = [f for f in result.content.findings if f.rule != "missing-field"]
     if others:
         lines.append(
-            f"`catalogctl validate {clean(str(result.path.parent))}` lists "
+            f"`catalogctl validate {clean(path_text(result.path.parent))}` lists "
             f"{plural(len(others), 'other finding')}."
         )
     return "\n".join(lines) + "\n"

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from catalogctl.output.console import err
-from catalogctl.text import clean, plural
+from catalogctl.text import clean, path_text, plural
 
 if TYPE_CHECKING:
     from catalogctl.serve.options import Ready
@@ -41,7 +41,7 @@ def write_ready(ready: Ready, *, log_format: str, is_build: bool) -> None:
     err().print(
         Text.assemble(
             ("✓", "green"),
-            f" serving {plural(ready.games, 'game')} from {clean(str(ready.source))} at ",
+            f" serving {plural(ready.games, 'game')} from {clean(path_text(ready.source))} at ",
             (ready.url, "bold"),
             f" ({ready.url}/api/v1/games{workers}); Ctrl+C stops",
         ),

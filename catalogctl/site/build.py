@@ -29,6 +29,7 @@ from typing import Any
 from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
 from catalogctl.site.manifest import MANIFEST, PUBLIC, manifest, site_files, site_from_manifest
+from catalogctl.text import path_text
 
 # Extra files of a build (web-server configs), relative path → bytes.
 ExtraFiles = Iterable[tuple[str, bytes]]
@@ -125,11 +126,13 @@ def _target(out: Path) -> Path:
     target = Path(os.path.realpath(out))
     if not target.exists():
         raise InputError(
-            f"--out {out} is a symlink to {target}, which does not exist; "
+            f"--out {path_text(out)} is a symlink to {path_text(target)}, which does not exist; "
             "create the directory or remove the link"
         )
     if not target.is_dir():
-        raise InputError(f"--out {out} is a symlink to {target}, which is not a directory")
+        raise InputError(
+            f"--out {path_text(out)} is a symlink to {path_text(target)}, which is not a directory"
+        )
     return target
 
 
@@ -162,11 +165,11 @@ def write_site(
     out = _target(out.absolute())
     if out.exists():
         if not out.is_dir():
-            raise InputError(f"--out exists and is not a directory: {out}")
+            raise InputError(f"--out exists and is not a directory: {path_text(out)}")
         if not force and any(out.iterdir()) and not _is_build(out):
             raise InputError(
-                f"{out} is not empty and holds no catalogctl build; refusing to replace it "
-                "(use --force to replace it anyway)"
+                f"{path_text(out)} is not empty and holds no catalogctl build; refusing to "
+                "replace it (use --force to replace it anyway)"
             )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -174,7 +177,9 @@ def write_site(
         prefix = f".{out.name}.{STAGING}-{os.getpid()}."
         staging = Path(tempfile.mkdtemp(prefix=prefix, dir=out.parent))
     except OSError as exc:
-        raise CatalogError(f"cannot create the build directory beside {out}: {exc}") from exc
+        raise CatalogError(
+            f"cannot create the build directory beside {path_text(out)}: {exc}"
+        ) from exc
     try:
         count = size = 0
         files = [*site_files(site), *extra]
@@ -190,7 +195,7 @@ def write_site(
         _swap_into_place(staging, out)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise CatalogError(f"build failed, {out} left as it was: {exc}") from exc
+        raise CatalogError(f"build failed, {path_text(out)} left as it was: {exc}") from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -203,19 +208,19 @@ def read_build(path: Path) -> Site:
 
     manifest_path = path / MANIFEST
     if not manifest_path.is_file():
-        raise InputError(f"not a catalogctl build (no {MANIFEST}): {path}")
+        raise InputError(f"not a catalogctl build (no {MANIFEST}): {path_text(path)}")
     try:
         raw = manifest_path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read the build in {path}: {exc}") from exc
+        raise InputError(f"cannot read the build in {path_text(path)}: {exc}") from exc
     problem = json_depth_problem(raw)
     if problem is not None:
-        raise InputError(f"the {MANIFEST} of the build in {path} {problem}")
+        raise InputError(f"the {MANIFEST} of the build in {path_text(path)} {problem}")
     try:
         data: dict[str, Any] = json.loads(raw.decode("utf-8"))
         return site_from_manifest(data, lambda rel: _build_file(path, rel))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise InputError(f"cannot read the build in {path}: {exc}") from exc
+        raise InputError(f"cannot read the build in {path_text(path)}: {exc}") from exc
 
 
 def _build_file(build: Path, rel: object) -> bytes:

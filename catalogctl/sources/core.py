@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.sources.locate import WEB_ROOT_GAMES, Located, is_url, locate
 from catalogctl.sources.schema import catalog_validator
-from catalogctl.text import plural
+from catalogctl.text import path_text, plural
 
 if TYPE_CHECKING:
     import aiohttp
@@ -82,7 +82,7 @@ def load_content(
 ) -> CatalogSnapshot:
     from catalogctl.content.loader import load_catalog, store_platforms
 
-    shown = label if label is not None else str(root)
+    shown = label if label is not None else path_text(root)
     try:
         catalog = load_catalog(root, display=shown)
     except ContentInvalid as exc:
@@ -106,7 +106,7 @@ def load_content(
 def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:
     from catalogctl.site.build import read_build
 
-    shown = label if label is not None else str(path)
+    shown = label if label is not None else path_text(path)
     site = read_build(path)
     games = site.resources.get(GAMES_PATH)
     if games is None:
@@ -133,7 +133,7 @@ def _load_web_root(path: Path, *, label: str) -> CatalogSnapshot:
 
 
 def load_json_file(path: Path, *, label: str | None = None) -> CatalogSnapshot:
-    shown = label if label is not None else str(path)
+    shown = label if label is not None else path_text(path)
     return CatalogSnapshot(shown, "json", parse_catalog(_read_file(path), shown))
 
 
@@ -282,7 +282,7 @@ def _read_file(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read {path_text(path)}: {exc.strerror or exc}") from None
 
 
 def _describe(exc: ValidationError) -> str:
@@ -327,8 +327,9 @@ def _within_depth(data: bytes | str, where: str) -> bytes:
 
 
 def parse_catalog(data: bytes | str, where: str) -> list[dict[str, Any]]:
-    """Validate a GameCatalog document (contract §2.2) in one pass, straight from its JSON text."""
-    raw = _within_depth(data, where)
+    """Validate a GameCatalog document (contract §2.2) in one pass, straight from its JSON text
+    (after a byte-order mark, which an editor on Windows may have saved in front of it)."""
+    raw = _within_depth(data, where).removeprefix(b"\xef\xbb\xbf")
     return _validate(catalog_validator().validate_json, raw, where)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from catalogctl.errors import InputError
+from catalogctl.text import path_text
 
 Kind = Literal["content", "build", "web-root", "json", "url"]
 CONTENT_KINDS: frozenset[Kind] = frozenset({"content"})
@@ -88,7 +89,8 @@ def locate(
     `command` names the command in the message that says what to pass; `sample`: with no
     argument and no site near, the bundled sample content (serve). Raises `InputError`.
     """
-    text = "." if spec is None else str(spec)
+    # How messages name it: as given, with `/` between folders on every OS.
+    text = "." if spec is None else str(spec) if is_url(str(spec)) else path_text(spec)
     try:
         if spec is None:
             return _here(accept, command, sample=sample)
@@ -139,9 +141,9 @@ def _here(accept: frozenset[Kind], command: str, *, sample: bool) -> Located:
         return Located(
             "content",
             found,
-            str(found),
+            path_text(found),
             note=f"no site here (no site.toml in this folder or any folder above it, no "
-            f"./{DEFAULT_CONTENT}): serving the bundled sample content ({found})",
+            f"./{DEFAULT_CONTENT}): serving the bundled sample content ({path_text(found)})",
             sample=True,
         )
     raise InputError(
@@ -169,7 +171,7 @@ def _folder(path: Path, text: str, accept: frozenset[Kind], command: str) -> Loc
         return Located("web-root", path, text)
     inner = path / DEFAULT_CONTENT
     if (inner / SITE_FILE).is_file() and "content" in accept:
-        label = str(Path(text) / DEFAULT_CONTENT)
+        label = path_text(Path(text) / DEFAULT_CONTENT)
         return Located(
             "content", inner, label, note=f"using the site at {label}: {text} has no site.toml"
         )
@@ -197,10 +199,10 @@ def _folder(path: Path, text: str, accept: frozenset[Kind], command: str) -> Loc
 def _file(path: Path, text: str, accept: frozenset[Kind], command: str) -> Located:
     name = path.name
     if name == SITE_FILE:
-        label = str(Path(text).parent)
+        label = path_text(Path(text).parent)
         return _accepted(Located("content", path.parent, label), accept, command)
     if name == MANIFEST:
-        label = str(Path(text).parent)
+        label = path_text(Path(text).parent)
         return _accepted(Located("build", path.parent, label), accept, command)
     if path.suffix.lower() in PAGE_SUFFIXES and "content" in accept:
         above = site_above(path.parent, inclusive=True)
@@ -253,10 +255,10 @@ def _relative(folder: Path) -> str:
     """`folder` as the user would type it from here: relative when it lies above or below."""
     here = Path.cwd()
     try:
-        return str(folder.relative_to(here)) or "."
+        return path_text(folder.relative_to(here)) or "."
     except ValueError:
         pass
     for up, parent in enumerate(here.parents, start=1):
         if folder == parent:
             return "/".join([".."] * up)
-    return str(folder)
+    return path_text(folder)

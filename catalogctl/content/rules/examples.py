@@ -173,5 +173,14 @@ EXAMPLES: dict[str, Example] = {
             path="games/moon-lander-deluxe.md",
         ),
     ),
+    "id-case": _ex(
+        _page(),
+        _page(
+            "name: Moon Lander",
+            "name: Moon Lander Deluxe",
+            add="slug: Moon-Lander\n",
+            path="games/moon-lander-deluxe.md",
+        ),
+    ),
     "empty-catalog": _ex(_page(add="draft: true\n")),
 }

@@ -298,6 +298,16 @@ EXPLANATIONS: dict[str, Explanation] = {
         "them unreachable.",
         "Change the `slug` (or the file name) of one of the two; the finding names both files.",
     ),
+    "id-case": _e(
+        "Two pages whose ids are equal but for case (`Gull-Patrol` and `gull-patrol`): file "
+        "names, folder names of bundles, or a `slug`.",
+        "macOS and Windows ignore case in file names: a checkout there holds only one of the two "
+        "pages (the other overwrites it), and the website built there writes both pages to one "
+        "folder. It is an error although Linux keeps both: the editors of a studio work on "
+        "those laptops. A site built and edited only on Linux may set it to a warning.",
+        "Give one of the two another `slug`, or rename its file; `id-style` asks for lowercase "
+        "ids, which never collide this way.",
+    ),
     "empty-catalog": _e(
         "A content tree that publishes no game: every page a draft, expired, not yet "
         "published, in another language, or with errors.",

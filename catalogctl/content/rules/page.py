@@ -182,13 +182,24 @@ _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 def slug_for(game_id: str) -> str:
     """A lowercase slug made of an id (`Moon Lander!` → `moon-lander`)."""
+    if not game_id.isascii():  # `Café` → `cafe`: the accents dropped, not the letters
+        import unicodedata
+
+        game_id = unicodedata.normalize("NFKD", game_id).encode("ascii", "ignore").decode()
     slug = _NOT_SLUG.sub("-", game_id.lower()).strip("-")
     return slug[:MAX_ID_LENGTH].strip("-") or "game"
 
 
 def _check_id(src: GamePage, default_id: str, add: Add) -> tuple[str, tuple[Any, ...]]:
-    """The game's id (its slug, else the file's name) and where it was given."""
+    """The game's id (its slug, else the file's name) and where it was given.
+
+    In Unicode's composed form (NFC): macOS gives `café.md` back decomposed (e and a combining
+    accent), and the catalog publishes one id for the two spellings."""
     game_id = src.slug if src.slug is not None else default_id
+    if not game_id.isascii():
+        import unicodedata  # only for such an id: validate's start-up matters
+
+        game_id = unicodedata.normalize("NFC", game_id)
     id_loc: tuple[Any, ...] = ("slug",) if src.slug is not None else ()
     if len(game_id) > MAX_ID_LENGTH:
         add(

@@ -88,6 +88,7 @@ RULES: dict[str, Rule] = {
         _r("rule-config", ERROR, False, "a [rules] entry that cannot be applied"),
         # the catalog
         _r("duplicate-id", ERROR, False, "two pages publish the same id"),
+        _r("id-case", ERROR, True, "two ids equal but for case (one on macOS and Windows)"),
         _r("empty-catalog", ERROR, True, "no game is published"),
     )
 }

@@ -63,7 +63,7 @@ def _text(path: Path) -> str | None:
         raw, _ = read_head(os.path.realpath(path), _MAX_CONFIG)
     except OSError:
         return None
-    return raw.decode("utf-8", "replace")
+    return raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")  # a BOM: not text
 
 
 def _toml(path: Path) -> dict[str, Any]:

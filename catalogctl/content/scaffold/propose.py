@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from catalogctl.content.scaffold.generators import Generator, detect, page_url
 from catalogctl.content.scaffold.pages import PageKeys, find_games, read_keys
 from catalogctl.errors import InputError
-from catalogctl.text import plural
+from catalogctl.text import path_text, plural
 
 # The usual front-matter keys of each catalog key, in order of preference, with the kinds of
 # value that fit it.
@@ -120,13 +120,14 @@ def propose(root: Path, games: str | None = None) -> Proposal:
         games, _ = find_games(root, gen.search)
         if games is None:
             raise InputError(
-                f"no game pages found in {root} (a page whose front matter links an app store): "
+                f"no game pages found in {path_text(root)} (a page whose front matter links an "
+                "app store): "
                 "name the games folder with --games FOLDER"
             )
     elif not (root / games).is_dir():
         raise InputError(
-            f"the games folder {games} does not exist in {root}: give --games the folder of "
-            "the game pages, relative to the website's root"
+            f"the games folder {games} does not exist in {path_text(root)}: give --games the "
+            "folder of the game pages, relative to the website's root"
         )
     keys = read_keys(root, games, gen.language or "en")
     if keys.pages == 0:

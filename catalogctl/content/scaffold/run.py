@@ -10,6 +10,7 @@ from typing import NamedTuple
 from catalogctl.content.loader import SITE_FILE, Content, load
 from catalogctl.content.scaffold.propose import Proposal, propose
 from catalogctl.errors import InputError
+from catalogctl.text import path_text
 
 
 class InitResult(NamedTuple):
@@ -34,11 +35,11 @@ def init_site(
 ) -> InitResult:
     """Propose a site.toml for the website at `root`, write it, and validate the site."""
     if not root.is_dir():
-        raise InputError(f"not a folder: {root}")
+        raise InputError(f"not a folder: {path_text(root)}")
     path = root / SITE_FILE
     if (path.exists() or path.is_symlink()) and not force:
         raise InputError(
-            f"{path} exists; it is left as it is (--force replaces it; "
+            f"{path_text(path)} exists; it is left as it is (--force replaces it; "
             "`catalogctl validate` checks it)"
         )
     proposal = propose(root, games)

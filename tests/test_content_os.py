@@ -1,0 +1,254 @@
+"""A content tree as macOS and Windows hand it over: names in decomposed Unicode, file systems
+that ignore case, their own errno numbers, files saved with a byte-order mark.
+
+- macOS (HFS+, and APFS through most tools) gives `café.md` back decomposed (NFD: e and a
+  combining accent): the id is published composed (NFC), and two files whose names differ
+  only so are one id, a `duplicate-id` finding that says why;
+- ids equal but for case collide on macOS and Windows: an `id-case` finding;
+- a symlink loop is ELOOP, 40 on Linux and 62 on macOS: named by the `errno` module;
+- Notepad and other Windows editors may save UTF-8 with a byte-order mark: every TOML, YAML
+  and JSON file catalogctl reads skips it.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from catalogctl.content.loader import load
+from catalogctl.text import path_text
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.processes import run_cli
+
+SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
+BOM = b"\xef\xbb\xbf"
+NFC, NFD = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+
+
+def validate_json(root: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    proc = run_cli("validate", root, "--format", "json", *args)
+    assert "Traceback" not in proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def published_ids(root: Path) -> list[str]:
+    return sorted(g["id"] for g in load(root).published())
+
+
+# --- ids in NFC ---------------------------------------------------------------------------
+
+
+def test_validate_publishes_a_decomposed_file_name_composed(make_content: ContentFactory) -> None:
+    root = make_content({"alpha": game_yaml("Alpha"), NFD: game_yaml("Café")})
+    assert published_ids(root) == ["alpha", NFC]
+    assert published_ids(root)[1].encode() == b"caf\xc3\xa9"  # é as one character
+
+
+def test_validate_composes_a_slug(make_content: ContentFactory) -> None:
+    root = make_content({"alpha": game_yaml("Alpha", extra=f"slug: {NFD}\n")})
+    assert published_ids(root) == [NFC]
+
+
+def test_validate_two_names_differing_only_in_composition_are_one_id(
+    make_content: ContentFactory,
+) -> None:
+    root = make_content({NFC: game_yaml("Café"), NFD: game_yaml("Café again")})
+    if len(list((root / "games").iterdir())) < 2:
+        pytest.skip("this file system keeps one of the two names (it normalises them)")
+    code, report = validate_json(root)
+    assert code == 1
+    dup = [f for f in report["findings"] if f["rule"] == "duplicate-id"]
+    assert len(dup) == 2
+    shown = path_text(root)
+    assert {f["file"] for f in dup} == {f"{shown}/games/{NFC}.md", f"{shown}/games/{NFD}.md"}
+    assert all("differ only in how an accent is written" in f["message"] for f in dup)
+
+
+# --- ids equal but for case ----------------------------------------------------------------
+
+
+def test_validate_ids_equal_but_for_case_are_an_error(make_content: ContentFactory) -> None:
+    root = make_content(
+        {
+            "gull-patrol": game_yaml("Gull Patrol"),
+            "other": game_yaml("Other", extra="slug: Gull-Patrol\n"),
+        }
+    )
+    code, report = validate_json(root)
+    assert code == 1
+    case = sorted(
+        (f["file"], f["field"], f["severity"]) for f in report["findings"] if f["rule"] == "id-case"
+    )
+    assert case == [
+        (f"{path_text(root)}/games/gull-patrol.md", "id", "error"),
+        (f"{path_text(root)}/games/other.md", "slug", "error"),
+    ]
+    message = next(f["message"] for f in report["findings"] if f["rule"] == "id-case")
+    assert "differs only in case from" in message
+    assert "macOS and Windows ignore case" in message
+
+
+def test_validate_case_collision_between_file_names(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    (root / "games").mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    (root / "games" / "gull-patrol.md").write_text(game_yaml("Gull"), encoding="utf-8")
+    (root / "games" / "Gull-Patrol.md").write_text(game_yaml("Gull 2"), encoding="utf-8")
+    if len(list((root / "games").iterdir())) < 2:
+        pytest.skip("this file system ignores case: the checkout holds one of the two")
+    code, report = validate_json(root)
+    assert code == 1
+    assert {f["file"].rsplit("/", 1)[1] for f in report["findings"] if f["rule"] == "id-case"} == {
+        "gull-patrol.md",
+        "Gull-Patrol.md",
+    }
+
+
+def test_validate_id_case_can_be_a_warning(make_content: ContentFactory) -> None:
+    site = SITE_TOML + '\n[rules]\nid-case = "warning"\n'
+    root = make_content(
+        {
+            "gull-patrol": game_yaml("Gull"),
+            "other": game_yaml("Other", extra="slug: Gull-Patrol\n"),
+        },
+        site=site,
+    )
+    code, report = validate_json(root)
+    assert code == 0
+    assert {f["severity"] for f in report["findings"] if f["rule"] == "id-case"} == {"warning"}
+    assert published_ids(root) == ["Gull-Patrol", "gull-patrol"]
+
+
+def test_validate_a_draft_twin_in_case_is_a_warning(make_content: ContentFactory) -> None:
+    root = make_content(
+        {
+            "gull-patrol": game_yaml("Gull"),
+            "other": game_yaml("Other", extra="slug: Gull-Patrol\ndraft: true\n"),
+        }
+    )
+    code, report = validate_json(root)
+    assert code == 0
+    assert {f["severity"] for f in report["findings"] if f["rule"] == "id-case"} == {"warning"}
+
+
+# --- errno by name --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eloop", [40, 62], ids=["linux", "macos"])
+def test_validate_names_a_symlink_loop_by_its_errno(
+    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch, eloop: int
+) -> None:
+    """ELOOP is 40 on Linux and 62 on macOS: each system's own number says `loops`."""
+    root = make_content({"alpha": game_yaml("Alpha")})
+    (root / "games" / "loop.md").symlink_to("loop.md")
+    realpath = os.path.realpath
+
+    def system_realpath(path: Any, *, strict: bool = False) -> str:
+        if strict and str(path).endswith("loop.md"):
+            raise OSError(eloop, os.strerror(errno.ELOOP), str(path))
+        return realpath(path, strict=strict)
+
+    monkeypatch.setattr(errno, "ELOOP", eloop)
+    monkeypatch.setattr(os.path, "realpath", system_realpath)
+    (finding,) = [f for f in load(root).findings if f.rule == "broken-symlink"]
+    assert "the symlink loops" in finding.message
+
+
+def test_validate_a_real_symlink_loop_loops(make_content: ContentFactory) -> None:
+    root = make_content({"alpha": game_yaml("Alpha")})
+    (root / "games" / "loop.md").symlink_to("loop.md")
+    (finding,) = [f for f in load(root).findings if f.rule == "broken-symlink"]
+    assert "the symlink loops" in finding.message
+
+
+# --- a byte-order mark, wherever a TOML, YAML or JSON file is read -------------------------
+
+
+def with_bom(path: Path) -> None:
+    path.write_bytes(BOM + path.read_bytes().removeprefix(BOM))
+
+
+def test_schema_page_reads_a_site_toml_with_a_bom(make_content: ContentFactory) -> None:
+    site = SITE_TOML + '\n[fields]\nname = "title"\n'
+    root = make_content({"alpha": game_yaml("Alpha").replace("name:", "title:")}, site=site)
+    with_bom(root / "site.toml")
+    proc = run_cli("schema", "page", root)
+    assert proc.returncode == 0, proc.stderr
+    schema = json.loads(proc.stdout)
+    assert "title" in schema["properties"] and "name" not in schema["properties"]
+    code, report = validate_json(root)
+    assert code == 0, report["findings"]
+
+
+def test_validate_reads_front_matter_with_a_bom(make_content: ContentFactory) -> None:
+    root = make_content(
+        {
+            "yaml": BOM + game_yaml("Yaml").encode(),
+            "toml": BOM
+            + (
+                b'+++\nname = "Toml"\ndescription = "A game."\nplatforms = ["iOS"]\n'
+                b'genres = ["Puzzle"]\nicon = "/icons/t.png"\n'
+                b'[stores]\nios = "https://apps.apple.com/app/t/id1"\n+++\n'
+            ),
+            "json": BOM
+            + json.dumps(
+                {
+                    "name": "Json",
+                    "description": "A game.",
+                    "platforms": ["iOS"],
+                    "genres": ["Puzzle"],
+                    "icon": "/icons/j.png",
+                    "stores": {"ios": "https://apps.apple.com/app/j/id2"},
+                }
+            ).encode(),
+        }
+    )
+    with_bom(root / "site.toml")
+    code, report = validate_json(root)
+    assert code == 0, report["findings"]
+    assert published_ids(root) == ["json", "toml", "yaml"]
+
+
+@pytest.mark.parametrize(
+    ("name", "config", "base_url"),
+    [
+        ("hugo-bundles", "config.toml", "https://games.tidewater.example"),
+        ("jekyll-collection", "_config.yml", "https://lanternforge.example"),
+        ("eleventy-games", "package.json", None),
+    ],
+)
+def test_init_reads_a_generator_config_with_a_bom(
+    tmp_path: Path, name: str, config: str, base_url: str | None
+) -> None:
+    root = tmp_path / name
+    shutil.copytree(SITES / name, root)
+    (root / "site.toml").unlink()
+    (root / "expected.json").unlink()
+    with_bom(root / config)
+    proc = run_cli("init", root, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["generator"] == name.split("-", maxsplit=1)[0]
+    written = (root / "site.toml").read_text(encoding="utf-8")
+    if base_url is not None:
+        assert f'base_url = "{base_url}"  # from {config}' in written
+
+
+def test_diff_reads_games_json_with_a_bom(tmp_path: Path) -> None:
+    proc = run_cli(
+        "build", Path(__file__).resolve().parent.parent / "content", "--out", tmp_path / "dist"
+    )
+    assert proc.returncode == 0, proc.stderr
+    games = (tmp_path / "dist/public/api/v1/games/index.json").read_bytes()
+    (tmp_path / "old.json").write_bytes(games)
+    (tmp_path / "new.json").write_bytes(BOM + games)
+    proc = run_cli("diff", tmp_path / "old.json", tmp_path / "new.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "no differences (13 games)" in proc.stderr

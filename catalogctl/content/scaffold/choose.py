@@ -363,9 +363,7 @@ def _weigh(
     return Candidate(folder, n, score, reasons, game)
 
 
-def store_hosts(
-    root: Path, folder: str, found: Scan
-) -> dict[str, tuple[tuple[str, str, str], list[str]]]:
+def store_hosts(folder: str, found: Scan) -> dict[str, tuple[tuple[str, str, str], list[str]]]:
     """Per store key linked in the bodies of the pages of `folder`: (kind, name, usual key) and
     the hosts its links are on, most used first."""
     hosts: dict[str, Counter[str]] = {}

@@ -33,6 +33,26 @@ STORE_HOSTS: dict[str, tuple[str, str, str]] = {
     "gamejolt.com": ("other", "Game Jolt", "gamejolt"),
     "www.humblebundle.com": ("other", "Humble Store", "humble"),
 }
+# The stores whose hosts `validate` knows without `[stores.<key>] hosts`, by their usual key.
+KNOWN_TO_VALIDATE = frozenset(
+    {
+        "ios",
+        "android",
+        "steam",
+        "itch",
+        "gog",
+        "epic",
+        "microsoft",
+        "galaxy",
+        "appgallery",
+        "amazon",
+        "nintendo",
+        "playstation",
+        "xbox",
+        "gamejolt",
+        "humble",
+    }
+)
 MAX_URL = 2000
 # A URL in a page's text: a Markdown link's target, an HTML attribute, a shortcode's argument or
 # a bare URL, up to the first character no URL holds unescaped.
@@ -80,3 +100,13 @@ def has_store_link(data: Any, depth: int = 0) -> bool:
     if isinstance(data, list):
         return any(has_store_link(v, depth + 1) for v in data[:50])
     return store_of(data) is not None
+
+
+def unknown_hosts(hosts: tuple[str, ...]) -> list[str]:
+    """The hosts a site.toml must name for its store: those of a store validate does not know."""
+    out = []
+    for host in hosts:
+        store = store_of(f"https://{host}/x")
+        if store is None or store[2] not in KNOWN_TO_VALIDATE:
+            out.append(host)
+    return out

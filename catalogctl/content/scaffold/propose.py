@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from catalogctl.content.scaffold import values
 from catalogctl.content.scaffold.choose import Choice, choose, scan, store_hosts
+from catalogctl.content.scaffold.links import unknown_hosts
 from catalogctl.content.scaffold.generators import (
     Generator,
     astro_schema,
@@ -128,6 +129,7 @@ class Proposal(NamedTuple):
     choice: Choice | None  # how the games folder was chosen (None: given with --games)
     guesses: dict[str, str]  # catalog key -> what its values look like, when mapped by them
     body_links: bool  # store links are read from the pages' bodies
+    body_pages: int  # pages linking their stores in the body only
 
 
 def propose(root: Path, games: str | None = None) -> Proposal:
@@ -172,7 +174,7 @@ def propose(root: Path, games: str | None = None) -> Proposal:
             )
         notes += choice.scan.bounds[:3]
     return Proposal(
-        gen, games, keys, fields, stores, table, own, text, notes, choice, guesses, body_links
+        gen, games, keys, fields, stores, table, own, text, notes, choice, guesses, body_links, body
     )
 
 
@@ -443,11 +445,17 @@ def _text(
             f"own_keys = [{', '.join(toml_str(k) for k in own)}]  # the site's own keys "
             "that look like catalog keys"
         )
+    reads = reads_page_text()
     if body_links:
-        lines.append(
-            f"body_links = true  # {body} of {plural(n, 'page')} link their stores in the "
-            "page text, not in front matter"
-        )
+        why = f"{body} of {plural(n, 'page')} link their stores in the page text"
+        if reads:
+            lines.append(f"body_links = true  # {why}, not in front matter")
+        else:
+            lines.append(f"# body_links = true  # {why}: this catalogctl reads front matter only")
+            notes.append(
+                f"{why}; this catalogctl reads store links from front matter only: add them "
+                "there, or upgrade"
+            )
     mapped = {k: v for k, v in fields.items() if v[0] != k}
     lines += ["", "[fields]  # the front-matter key of each catalog key, where it is not its own"]
     for key, (path, count) in mapped.items():
@@ -477,9 +485,14 @@ def _text(
         ]
         links = plural(s.links, "link") if not s.body else "links in the page text"
         lines.append(f"kind = {toml_str(s.kind)}  # by the host of its {links}")
-        if body_links and s.kind == "other" and s.hosts:
-            shown = ", ".join(toml_str(h) for h in s.hosts[:MAX_HOSTS])
-            lines.append(f"hosts = [{shown}]  # where its links in the page text point")
+        hosts = unknown_hosts(s.hosts) if body_links else []
+        if hosts:
+            shown = ", ".join(toml_str(h) for h in hosts[:MAX_HOSTS])
+            comment = "" if reads else "# "
+            lines.append(
+                f"{comment}hosts = [{shown}]  # where its links in the page text point "
+                "(a store catalogctl does not know)"
+            )
         if s.kind in SPEC_PARAMS:
             lines.append(f"params = {SPEC_PARAMS[s.kind]}")
         if s.kind == "apple":
@@ -488,6 +501,13 @@ def _text(
             )
             notes.append(f"add your App Store provider token (pt) to [stores.{s.key}] params")
     return "\n".join(lines) + "\n", notes
+
+
+def reads_page_text() -> bool:
+    """Whether this catalogctl reads store links from page bodies (`[content] body_links`)."""
+    from catalogctl.content.settings import ContentSettings
+
+    return "body_links" in ContentSettings.__dataclass_fields__
 
 
 def _unused_schema_stores(root: Path, keys: PageKeys, stores: list[Store]) -> list[str]:

@@ -384,8 +384,9 @@ def _section_pages(content: Path, depth: int = 0) -> list[Path]:
     return out
 
 
-def _eleventy_data_files(root: Path, top: str) -> list[tuple[str, str, bool]]:
-    """Folders with a directory data file (`games/games.json`, `games/games.11tydata.json`)."""
+def _eleventy_data_files(root: Path, top: str, depth: int = 0) -> list[tuple[str, str, bool]]:
+    """Folders with a directory data file (`games/games.json`, `games/games.11tydata.json`),
+    two levels below the input folder."""
     out: list[tuple[str, str, bool]] = []
     start = root / top
     try:
@@ -393,6 +394,8 @@ def _eleventy_data_files(root: Path, top: str) -> list[tuple[str, str, bool]]:
     except OSError:
         return out
     for folder in folders:
+        if folder.name.startswith((".", "_")) or folder.name == "node_modules":
+            continue
         for name in (f"{folder.name}.11tydata.json", f"{folder.name}.json"):
             if not (folder / name).is_file():
                 continue
@@ -406,6 +409,8 @@ def _eleventy_data_files(root: Path, top: str) -> list[tuple[str, str, bool]]:
             why = f"a directory data file ({name}{': ' + said if said else ''})"
             out.append((folder.relative_to(root).as_posix(), why, gamelike))
             break
+        if depth < 1:
+            out += _eleventy_data_files(root, folder.relative_to(root).as_posix(), depth + 1)
     return out
 
 

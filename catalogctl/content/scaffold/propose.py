@@ -309,6 +309,7 @@ def _only_links(keys: PageKeys, parent: tuple[Any, ...]) -> bool:
 
 def _store_key(own: str, usual: str) -> str:
     key = re.sub(r"[^a-z0-9_-]", "", own.lower())
+    key = re.sub(r"[_-]?(?:url|link|href)$", "", key)  # googlePlayUrl: the store is googleplay
     return key or usual
 
 

@@ -167,7 +167,11 @@ def labels_are_genres(values: list[Any]) -> Counter[str] | None:
     labels = Counter(s.strip() for v in values for s in _strings(v) if s.strip())
     if not labels or any(len(s) > MAX_LABEL or len(s.split()) > 4 for s in labels):
         return None
-    if all(s.lower() in GAME_WORDS for s in labels):
+    # Most pages must hold a label that says more than "game" (`categories: game` on the
+    # games, `categories: blog` on a devlog is not a genre).
+    present = [v for v in values if _strings(v)]
+    telling = [v for v in present if any(s.strip().lower() not in GAME_WORDS for s in _strings(v))]
+    if len(telling) < max(1, len(present) / 2) or all(s.lower() in GAME_WORDS for s in labels):
         return None
     return labels
 

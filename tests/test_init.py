@@ -335,16 +335,16 @@ def test_init_chooses_the_games_over_a_blog_linking_the_same_stores(tmp_path: Pa
     else:
         assert "# body_links = true" in text
         assert '# hosts = ["play.date"]' in text
-    assert "itch.io\"]" not in text
+    assert 'itch.io"]' not in text
 
 
 def zola_bundles_site(root: Path, *, links: bool = True) -> Path:
     files = {
         "config.toml": 'base_url = "https://tidepool.example"\ntitle = "Tidepool"\n',
-        "content/_index.md": "+++\ntitle = \"Home\"\n+++\n",
-        "content/games/_index.md": "+++\ntitle = \"Games\"\nsort_by = \"weight\"\n+++\n",
-        "content/blog/_index.md": "+++\ntitle = \"Blog\"\n+++\n",
-        "content/blog/hello.md": "+++\ntitle = \"Hello\"\n+++\nHello.\n",
+        "content/_index.md": '+++\ntitle = "Home"\n+++\n',
+        "content/games/_index.md": '+++\ntitle = "Games"\nsort_by = "weight"\n+++\n',
+        "content/blog/_index.md": '+++\ntitle = "Blog"\n+++\n',
+        "content/blog/hello.md": '+++\ntitle = "Hello"\n+++\nHello.\n',
     }
     for slug in ("kelp", "reef"):
         link = f"Play it on [itch.io](https://tidepool.itch.io/{slug})." if links else "Soon."

@@ -209,20 +209,7 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
             if listed > MAX_SCAN_DIRS:
                 bounds.append(f"more than {MAX_SCAN_DIRS:,} folders: the rest were not listed")
                 return Scan(pages, unread, bounds)
-            depth = 0 if rel == "." else rel.count("/") + 1
-            kept = []
-            for d in sorted(dirs):
-                if d.startswith(".") or d in SKIP_DIRS:
-                    continue
-                if os.path.islink(os.path.join(folder, d)):
-                    unread.append((_join(rel, d), "a symlink to a folder, not followed"))
-                elif depth >= MAX_SCAN_DEPTH:
-                    bounds.append(
-                        f"{_join(rel, d)}: deeper than {MAX_SCAN_DEPTH} folders, not read"
-                    )
-                else:
-                    kept.append(d)
-            dirs[:] = kept
+            dirs[:] = _subfolders(Path(folder), rel, dirs, unread, bounds)
             names = [n for n in sorted(files) if _is_page(n)]
             bundle = any(_index(n) for n in names)
             for name in names:
@@ -230,32 +217,53 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
                 if len(pages) >= MAX_SCAN_PAGES:
                     bounds.append(f"more than {MAX_SCAN_PAGES:,} pages: the rest were not read")
                     return Scan(pages, unread, bounds)
-                path = os.path.join(folder, name)
-                if os.path.islink(path):
+                path = Path(folder, name)
+                if path.is_symlink():
                     unread.append((shown, "a symlink, not followed"))
                     continue
-                data, body, why = _read(path, shown)
+                data, body, why = _read(str(path), shown)
                 if data is None:
                     unread.append((shown, why or "not read"))
                     continue
                 page_dir = str(Path(rel).parent.as_posix()) if bundle and _index(name) else rel
-                found = body_links(body)
-                stores: dict[str, tuple[str, str, str, str]] = {}
-                for _, store, _ in found:
-                    stores.setdefault(store[2], store)
-                hosts = tuple(dict.fromkeys(store[3] for _, store, _ in found))
-                pages.append(
-                    PageInfo(
-                        page_dir,
-                        shown,
-                        has_store_link(data),
-                        tuple(stores.values()),
-                        hosts,
-                        _shape(data),
-                        _game_category(data),
-                    )
-                )
+                pages.append(_page_info(page_dir, shown, data, body))
     return Scan(pages, unread, bounds)
+
+
+def _subfolders(
+    folder: Path, rel: str, dirs: list[str], unread: list[tuple[str, str]], bounds: list[str]
+) -> list[str]:
+    """The subfolders the walk goes on into: not hidden, not a generator's own, not a symlink
+    (reported), not deeper than the bound (reported)."""
+    depth = 0 if rel == "." else rel.count("/") + 1
+    kept = []
+    for d in sorted(dirs):
+        if d.startswith(".") or d in SKIP_DIRS:
+            continue
+        if (folder / d).is_symlink():
+            unread.append((_join(rel, d), "a symlink to a folder, not followed"))
+        elif depth >= MAX_SCAN_DEPTH:
+            bounds.append(f"{_join(rel, d)}: deeper than {MAX_SCAN_DEPTH} folders, not read")
+        else:
+            kept.append(d)
+    return kept
+
+
+def _page_info(folder: str, shown: str, data: dict[str, Any], body: str) -> PageInfo:
+    found = body_links(body)
+    stores: dict[str, tuple[str, str, str, str]] = {}
+    for _, store, _ in found:
+        stores.setdefault(store[2], store)
+    hosts = tuple(dict.fromkeys(store[3] for _, store, _ in found))
+    return PageInfo(
+        folder,
+        shown,
+        has_store_link(data),
+        tuple(stores.values()),
+        hosts,
+        _shape(data),
+        _game_category(data),
+    )
 
 
 def _join(rel: str, name: str) -> str:
@@ -276,7 +284,7 @@ def _index(name: str) -> bool:
 
 
 def _inside(page_folder: str, folder: str) -> bool:
-    return folder == "." or page_folder == folder or page_folder.startswith(folder + "/")
+    return folder in (".", page_folder) or page_folder.startswith(folder + "/")
 
 
 def choose(root: Path, gen: Generator) -> Choice:

@@ -309,7 +309,7 @@ _ASTRO_CONFIGS = tuple(
     for where in ("src/content/config", "src/content.config", "content.config")
     for ext in ("ts", "mts", "js", "mjs")
 )
-# `'released-games': defineCollection(`, `games: defineCollection(`, `const games = defineCollection(`
+# `'released-games': defineCollection(`, `games: defineCollection(`, `const games = …`
 _ASTRO_NAMED = re.compile(r"""["']?([A-Za-z0-9_-]+)["']?\s*[:=]\s*defineCollection\s*\(""")
 _ASTRO_EXPORT = re.compile(r"export\s+const\s+collections\s*=\s*\{([^}]*)\}", re.DOTALL)
 _ASTRO_BASE = re.compile(r"""\bbase\s*:\s*["'`]([^"'`]+)["'`]""")

@@ -18,7 +18,6 @@ from typing import Any, NamedTuple
 
 from catalogctl.content.scaffold import values
 from catalogctl.content.scaffold.choose import Choice, choose, scan, store_hosts
-from catalogctl.content.scaffold.links import unknown_hosts
 from catalogctl.content.scaffold.generators import (
     Generator,
     astro_schema,
@@ -26,6 +25,7 @@ from catalogctl.content.scaffold.generators import (
     page_url,
     schema_store,
 )
+from catalogctl.content.scaffold.links import unknown_hosts
 from catalogctl.content.scaffold.pages import PageKeys, read_keys
 from catalogctl.errors import InputError
 from catalogctl.text import plural
@@ -467,40 +467,7 @@ def _text(
     for key in ("name", "description", "platforms", "genres", "icon"):
         if key not in fields:
             notes.append(f"no key for {key!r} found in the pages: add it, or map yours in [fields]")
-    per_store = [s for s in stores if s.path is not None]
-    if per_store:
-        lines += ["", "[fields.stores]  # where each store's link is"]
-        for s in per_store:
-            lines.append(
-                f"{toml_key(s.key)} = {toml_str(s.path or '')}  # {s.host} links in "
-                f"{s.links} of {plural(n, 'page')}"
-            )
-    lines += _unused_schema_stores(root, keys, stores)
-    if not stores:
-        notes.append("no store link found: add [stores.<key>] tables and the pages' links")
-    for s in stores:
-        lines += [
-            "",
-            f"[stores.{toml_key(s.key)}]",
-            f"name = {toml_str(s.name)}  # guess: the usual name of {s.host}",
-        ]
-        links = plural(s.links, "link") if not s.body else "links in the page text"
-        lines.append(f"kind = {toml_str(s.kind)}  # by the host of its {links}")
-        hosts = unknown_hosts(s.hosts) if body_links else []
-        if hosts:
-            shown = ", ".join(toml_str(h) for h in hosts[:MAX_HOSTS])
-            comment = "" if reads else "# "
-            lines.append(
-                f"{comment}hosts = [{shown}]  # where its links in the page text point "
-                "(a store catalogctl does not know)"
-            )
-        if s.kind in SPEC_PARAMS:
-            lines.append(f"params = {SPEC_PARAMS[s.kind]}")
-        if s.kind == "apple":
-            lines.append(
-                '# pt = "…": your App Store provider token (API contract §2.4): add it to params'
-            )
-            notes.append(f"add your App Store provider token (pt) to [stores.{s.key}] params")
+    lines += _store_lines(root, keys, stores, body_links, notes)
     return "\n".join(lines) + "\n", notes
 
 
@@ -527,4 +494,47 @@ def _unused_schema_stores(root: Path, keys: PageKeys, stores: list[Store]) -> li
         store = schema_store(name)
         key = store[2] if store is not None else name
         lines.append(f"# {toml_key(key)} = {toml_str(name)}  (and a [stores.{key}] table)")
+    return lines
+
+
+def _store_lines(
+    root: Path, keys: PageKeys, stores: list[Store], body_links: bool, notes: list[str]
+) -> list[str]:
+    """`[fields.stores]` and a `[stores.<key>]` table per store."""
+    n = keys.pages
+    lines: list[str] = []
+    per_store = [s for s in stores if s.path is not None]
+    if per_store:
+        lines += ["", "[fields.stores]  # where each store's link is"]
+        for s in per_store:
+            lines.append(
+                f"{toml_key(s.key)} = {toml_str(s.path or '')}  # {s.host} links in "
+                f"{s.links} of {plural(n, 'page')}"
+            )
+    lines += _unused_schema_stores(root, keys, stores)
+    if not stores:
+        notes.append("no store link found: add [stores.<key>] tables and the pages' links")
+    for s in stores:
+        lines += [
+            "",
+            f"[stores.{toml_key(s.key)}]",
+            f"name = {toml_str(s.name)}  # guess: the usual name of {s.host}",
+        ]
+        links = plural(s.links, "link") if not s.body else "links in the page text"
+        lines.append(f"kind = {toml_str(s.kind)}  # by the host of its {links}")
+        hosts = unknown_hosts(s.hosts) if body_links else []
+        if hosts:
+            shown = ", ".join(toml_str(h) for h in hosts[:MAX_HOSTS])
+            comment = "" if reads_page_text() else "# "
+            lines.append(
+                f"{comment}hosts = [{shown}]  # where its links in the page text point "
+                "(a store catalogctl does not know)"
+            )
+        if s.kind in SPEC_PARAMS:
+            lines.append(f"params = {SPEC_PARAMS[s.kind]}")
+        if s.kind == "apple":
+            lines.append(
+                '# pt = "…": your App Store provider token (API contract §2.4): add it to params'
+            )
+            notes.append(f"add your App Store provider token (pt) to [stores.{s.key}] params")
     return lines

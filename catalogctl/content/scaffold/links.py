@@ -33,26 +33,6 @@ STORE_HOSTS: dict[str, tuple[str, str, str]] = {
     "gamejolt.com": ("other", "Game Jolt", "gamejolt"),
     "www.humblebundle.com": ("other", "Humble Store", "humble"),
 }
-# The stores whose hosts `validate` knows without `[stores.<key>] hosts`, by their usual key.
-KNOWN_TO_VALIDATE = frozenset(
-    {
-        "ios",
-        "android",
-        "steam",
-        "itch",
-        "gog",
-        "epic",
-        "microsoft",
-        "galaxy",
-        "appgallery",
-        "amazon",
-        "nintendo",
-        "playstation",
-        "xbox",
-        "gamejolt",
-        "humble",
-    }
-)
 MAX_URL = 2000
 # A URL in a page's text: a Markdown link's target, an HTML attribute, a shortcode's argument or
 # a bare URL, up to the first character no URL holds unescaped.
@@ -103,10 +83,7 @@ def has_store_link(data: Any, depth: int = 0) -> bool:
 
 
 def unknown_hosts(hosts: tuple[str, ...]) -> list[str]:
-    """The hosts a site.toml must name for its store: those of a store validate does not know."""
-    out = []
-    for host in hosts:
-        store = store_of(f"https://{host}/x")
-        if store is None or store[2] not in KNOWN_TO_VALIDATE:
-            out.append(host)
-    return out
+    """The hosts a site.toml must name for its store: those of no store catalogctl knows."""
+    from catalogctl.content.storehosts import known_store_of_url
+
+    return [h for h in hosts if known_store_of_url(f"https://{h}/x") is None]

@@ -446,17 +446,11 @@ def _text(
             f"own_keys = [{', '.join(toml_str(k) for k in own)}]  # the site's own keys "
             "that look like catalog keys"
         )
-    reads = reads_page_text()
     if body_links:
-        why = f"{body} of {plural(n, 'page')} link their stores in the page text"
-        if reads:
-            lines.append(f"body_links = true  # {why}, not in front matter")
-        else:
-            lines.append(f"# body_links = true  # {why}: this catalogctl reads front matter only")
-            notes.append(
-                f"{why}; this catalogctl reads store links from front matter only: add them "
-                "there, or upgrade"
-            )
+        lines.append(
+            f"body_links = true  # {body} of {plural(n, 'page')} link their stores in the page "
+            "text, not in front matter"
+        )
     mapped = {k: v for k, v in fields.items() if v[0] != k}
     lines += ["", "[fields]  # the front-matter key of each catalog key, where it is not its own"]
     for key, (path, count) in mapped.items():
@@ -469,13 +463,6 @@ def _text(
             notes.append(f"no key for {key!r} found in the pages: add it, or map yours in [fields]")
     lines += _store_lines(root, keys, stores, body_links, notes)
     return "\n".join(lines) + "\n", notes
-
-
-def reads_page_text() -> bool:
-    """Whether this catalogctl reads store links from page bodies (`[content] body_links`)."""
-    from catalogctl.content.settings import ContentSettings
-
-    return "body_links" in ContentSettings.__dataclass_fields__
 
 
 def _unused_schema_stores(root: Path, keys: PageKeys, stores: list[Store]) -> list[str]:
@@ -525,9 +512,8 @@ def _store_lines(
         hosts = unknown_hosts(s.hosts) if body_links else []
         if hosts:
             shown = ", ".join(toml_str(h) for h in hosts[:MAX_HOSTS])
-            comment = "" if reads_page_text() else "# "
             lines.append(
-                f"{comment}hosts = [{shown}]  # where its links in the page text point "
+                f"hosts = [{shown}]  # where its links in the page text point "
                 "(a store catalogctl does not know)"
             )
         if s.kind in SPEC_PARAMS:

@@ -9,7 +9,7 @@ complete -c catalogctl -n '__fish_use_subcommand' -a serve -d 'Answer the HTTP c
 complete -c catalogctl -n '__fish_use_subcommand' -a diff -d 'Show what a release changes, and whether it breaks clients'
 complete -c catalogctl -n '__fish_use_subcommand' -a completion -d 'Print the completion script of a shell: commands, options and their values'
 complete -c catalogctl -n '__fish_use_subcommand' -a schema -d 'Print the JSON Schema (draft 2020-12) of a game page or of site.toml'
-complete -c catalogctl -n '__fish_seen_subcommand_from init' -l games -x -d 'The folder of game pages, relative to DIR (default: the folder whose pages link app stores)'
+complete -c catalogctl -n '__fish_seen_subcommand_from init' -l games -x -d 'The folder of game pages, relative to DIR (default: the folder whose pages, name and configuration say games)'
 complete -c catalogctl -n '__fish_seen_subcommand_from init' -l force -d 'Replace a site.toml that is there already'
 complete -c catalogctl -n '__fish_seen_subcommand_from init' -l format -s f -x -a 'table json' -d 'Output format: a summary or JSON'
 complete -c catalogctl -n '__fish_seen_subcommand_from init' -F

@@ -166,7 +166,9 @@ def test_content_settings_compare_print_and_copy_as_dataclasses_do() -> None:
     moved = site.replace(base_url="https://other.example")
     assert moved.base_url == "https://other.example" and moved.title == "T"
     assert site.base_url == "https://example.com"
-    assert repr(site.stores["ios"]) == "StoreSettings(name='App Store', kind=None, params={})"
+    assert repr(site.stores["ios"]) == (
+        "StoreSettings(name='App Store', kind=None, params={}, hosts=None)"
+    )
     assert repr(site).startswith("SiteSettings(base_url='https://example.com', title='T', ")
     with pytest.raises(TypeError, match="hash"):
         hash(site)

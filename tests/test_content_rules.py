@@ -132,6 +132,19 @@ CASES = [
         ),
     ),
     Case(
+        "store-hosts",
+        OK,
+        "site.toml",
+        18,
+        24,
+        site=SITE_TOML.replace(
+            "[api.v1]",
+            '[stores.steam]\nname = "Steam"\n'
+            'hosts = ["ok.example", "https://store.steampowered.com/"]\n\n[api.v1]',
+        ),
+        words="write the host alone: 'store.steampowered.com'",
+    ),
+    Case(
         "field-mapping",
         OK,
         "site.toml",

@@ -49,9 +49,14 @@ def copy_site(name: str, tmp_path: Path) -> Path:
 def test_every_layout_has_a_fixture() -> None:
     assert NAMES == [
         "astro-collections",
+        "astro-released-games",
         "eleventy-games",
+        "eleventy-games-json",
         "games-collection",
+        "hugo-apps-section",
         "hugo-bundles",
+        "hugo-games-buttons",
+        "hugo-games-itch",
         "jekyll-collection",
         "jekyll-posts",
         "nextjs-mdx",

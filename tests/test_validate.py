@@ -280,6 +280,7 @@ params = { pt = "12ab", ct = "service_api_game_catalog" }
 [stores.android]
 name = "Google Play"
 params = { utm_source = "service_api", utm_campaign = "game_catalog" }
+hosts = ["play.google.com", "play.google.com/store"]
 
 [api.v1]
 status = "deprecated"

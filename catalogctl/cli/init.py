@@ -22,8 +22,8 @@ def init(
         typer.Option(
             "--games",
             metavar="FOLDER",
-            help="The folder of game pages, relative to DIR (default: the folder whose pages "
-            "link app stores).",
+            help="The folder of game pages, relative to DIR (default: the folder whose pages, "
+            "name and configuration say games).",
         ),
     ] = None,
     force: Annotated[
@@ -34,8 +34,9 @@ def init(
     """Write a site.toml for a website: its generator, games folder, keys and stores guessed.
 
     Recognises Hugo, Zola, Jekyll, Eleventy, Astro and Next.js sites, finds the folder of game
-    pages (the pages whose front matter links a store), maps the catalog's keys to the keys
-    the pages use and the stores to where they keep their links (recognised by host), each
+    pages (store links in front matter or page text, its name, the generator's collections
+    and sections, a game category), maps the catalog's keys to the keys the pages use (by name,
+    then by what their values look like) and the stores to where they keep their links, each
     guess with a comment. Then it validates the site and says what the pages still lack.
     Exit 0 when the site validates, 1 when the pages lack something, 2 when nothing is
     written (a site.toml is there already: --force replaces it).

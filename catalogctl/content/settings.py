@@ -51,6 +51,15 @@ class StoreSettings:
         dict[str, str],
         Field(description="Attribution query parameters added to every download URL."),
     ] = field(default_factory=dict)
+    hosts: Annotated[
+        list[Annotated[str, Field(min_length=1)]] | None,
+        Field(
+            description="Hosts of the store's links (`store.steampowered.com`; `*.itch.io` "
+            "for any host below itch.io), where `[content] body_links` and `init` look for "
+            "them. Replaces the hosts catalogctl knows: an `apple` or `google-play` store's, "
+            "and those of the stores it knows by key or name (Steam, itch.io, GOG, …)."
+        ),
+    ] = None
 
 
 @dataclass(kw_only=True, slots=True)
@@ -108,6 +117,14 @@ class ContentSettings:
             "Dotted for nested keys (`params.platform`)."
         ),
     ] = field(default_factory=list)
+    body_links: Annotated[
+        bool,
+        Field(
+            description="Read a store the front matter does not give from the page's body: "
+            "the first link on one of the store's hosts (Markdown and HTML links, bare URLs, "
+            "shortcode and component arguments; not in code blocks or comments)."
+        ),
+    ] = False
 
 
 @dataclass(kw_only=True, slots=True)

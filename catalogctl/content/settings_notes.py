@@ -28,6 +28,11 @@ NOTES: dict[str, Note] = {
         '[stores.android]\nname = "Google Play"\n'
         'params = { utm_source = "service_api", utm_campaign = "game_catalog" }',
     ),
+    "stores.<key>.hosts": Note(
+        "0.1.0",
+        '[stores.steam]\nname = "Steam"\nkind = "other"\nhosts = ["store.steampowered.com"]\n\n'
+        '[stores.web]\nname = "Play in the browser"\nhosts = ["*.itch.io", "games.example.com"]',
+    ),
     "game_url": Note("0.1.0", 'game_url = "{base_url}/games/{id}/"'),
     "platforms": Note("0.1.0", 'platforms = ["iOS", "Android"]'),
     "genres": Note("0.1.0", 'genres = ["Puzzle", "Arcade", "Strategy"]'),
@@ -50,6 +55,7 @@ NOTES: dict[str, Note] = {
     "content.games": Note("0.1.0", '[content]\ngames = "content/games"'),
     "content.language": Note("0.1.0", '[content]\nlanguage = "fr"'),
     "content.own_keys": Note("0.1.0", '[content]\nown_keys = ["platform"]'),
+    "content.body_links": Note("0.1.0", "[content]\nbody_links = true"),
     "fields": Note(
         "0.1.0",
         '[fields]\nname = "title"\nicon = "params.icon"\ngenres = "taxonomies.genres"\n\n'

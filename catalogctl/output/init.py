@@ -48,6 +48,16 @@ def _summary(result: InitResult, counts: dict[str, int]) -> dict[str, Any]:
             {"key": s.key, "name": s.name, "kind": s.kind, "path": s.path} for s in p.stores
         ],
         "notes": p.notes,
+        "guesses": p.guesses,
+        "body_links": p.body_links,
+        "candidates": [
+            {"folder": c.folder, "pages": c.pages, "reasons": c.reasons}
+            for c in (p.choice.candidates[:5] if p.choice is not None else [])
+        ],
+        "sure": p.choice.sure if p.choice is not None else True,
+        "unread": [
+            {"file": f, "reason": why} for f, why in (p.choice.scan.unread if p.choice else [])
+        ],
         "lacking": result.lacking(),
         "read": result.content.summary.to_json(),
     }
@@ -57,20 +67,36 @@ def _items(result: InitResult) -> list[dict[str, Any]]:
     return [finding_json(f) for f in result.content.findings]
 
 
+def _linked(p: Any) -> str:
+    """How many pages link a store, and where."""
+    body = p.body_pages
+    if body and p.keys.games:
+        return f"{p.keys.games} of them with store links in front matter, {body} in the page text"
+    if body:
+        return f"{body} of them with store links in the page text"
+    return f"{p.keys.games} of them with store links"
+
+
 def _text(result: InitResult) -> str:
     p = result.proposal
     lines = [
         f"Wrote {clean(path_text(result.path))} for {p.generator.site}: "
         f"{plural(p.keys.pages, 'page')} in {clean(path_text(p.games))}, "
-        f"{p.keys.games} of them with store links.",
+        f"{_linked(p)}.",
     ]
-    mapped = [f"{key} ← {clean(path)}" for key, (path, _) in p.fields.items() if path != key]
+    mapped = [
+        f"{key} ← {clean(path)}" + (" (by its values)" if key in p.guesses else "")
+        for key, (path, _) in p.fields.items()
+        if path != key
+    ]
     if mapped:
         lines.append("Keys: " + ", ".join(mapped))
     if p.stores:
         table = p.stores_table or "stores"
         where = [
-            f"{clean(s.name)} ({s.kind}) ← {clean(s.path or f'{table}.{s.key}')}" for s in p.stores
+            f"{clean(s.name)} ({s.kind}) ← "
+            + ("the page text" if s.body else clean(s.path or f"{table}.{s.key}"))
+            for s in p.stores
         ]
         lines.append("Stores: " + ", ".join(where))
     if p.notes:

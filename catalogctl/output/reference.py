@@ -280,6 +280,8 @@ def default_text(setting: Setting) -> str:
         return "empty"
     if isinstance(value, str):
         return f'`"{value}"`'
+    if isinstance(value, bool):  # as site.toml writes it
+        return "`true`" if value else "`false`"
     return f"`{value}`"
 
 

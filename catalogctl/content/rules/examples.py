@@ -158,6 +158,9 @@ EXAMPLES: dict[str, Example] = {
     ),
     "store-params": _ex(_site('pt = "123456"', 'pt = "pt-123456"')),
     "spec-params": _ex(_site(', mt = "8"', "")),
+    "store-hosts": _ex(
+        _site(add='[stores.steam]\nname = "Steam"\nhosts = ["https://store.steampowered.com/"]\n')
+    ),
     "api-lifecycle": _ex(_site(add='[api.v1]\nstatus = "deprecated"\n')),
     "migration-link": _ex(
         _site(add='[api.v1]\nstatus = "deprecated"\ndeprecation = 2027-03-01\n'),

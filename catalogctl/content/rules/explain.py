@@ -242,6 +242,15 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Copy the values from the store's campaign tools (App Store Connect gives the "
         "numeric `pt`).",
     ),
+    "store-hosts": _e(
+        "An entry of a store's `hosts` that is not a host name (`store.steampowered.com`) or "
+        "`*.` and a domain (`*.itch.io`, any host below itch.io): a URL, a path, a port or a "
+        "`*` elsewhere than at the start.",
+        "`hosts` decides which links of a page body belong to the store (`[content] "
+        "body_links`) and which `catalogctl init` maps to it; an entry that is no host "
+        "matches no link, so the store's links would be missed without a word.",
+        "Write the host alone, as the address bar shows it between `https://` and the next `/`.",
+    ),
     "spec-params": _e(
         "A store's attribution parameters that differ from the ones the API contract names "
         "(§2.4) for its kind: `pt`, `ct=service_api_game_catalog`, `mt=8` for an `apple` "

@@ -69,6 +69,7 @@ RULES: dict[str, Rule] = {
         _r("base-url", ERROR, False, "base_url ends with '/' or carries a query or fragment"),
         _r("game-url", ERROR, False, "game_url does not contain {id}"),
         _r("store-params", ERROR, False, "an attribution parameter that cannot be published"),
+        _r("store-hosts", ERROR, False, "a [stores] hosts entry that is not a host name"),
         _r(
             "spec-params",
             WARNING,

@@ -19,7 +19,7 @@ from catalogctl.content.document import Document
 from catalogctl.content.fields import Mapped, parse_path, show_path
 from catalogctl.content.rules.keys import dotted
 from catalogctl.content.rules.registry import RULES, Findings, Severities
-from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, store_kind
+from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, check_store_hosts, store_kind
 from catalogctl.content.rules.suggest import Suggester
 from catalogctl.content.rules.usable import SiteCheck, usable_site
 from catalogctl.content.rules.validation import UNKNOWN, pydantic_findings
@@ -223,6 +223,7 @@ def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
     _check_urls(site, add)
     _check_content(site.content, add)
     _check_store_params(site, add)
+    check_store_hosts(site, add)
     _check_api_lifecycle(site.api.v1, add)
 
 

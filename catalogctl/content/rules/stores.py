@@ -12,17 +12,36 @@ store is never published with Apple's parameters.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 from urllib.parse import parse_qsl, quote
 
-from catalogctl.content.settings import StoreSettings
+from catalogctl.content.settings import SiteSettings
+from catalogctl.content.storehosts import APPLE_HOSTS as _APPLE
+from catalogctl.content.storehosts import PLAY_HOSTS, host_problem, store_kind
+from catalogctl.urls import shown
 
-APPLE_HOSTS = frozenset({"apps.apple.com", "itunes.apple.com"})
-PLAY_HOST = "play.google.com"
+__all__ = [
+    "APPLE_HOSTS",
+    "KIND_NAMES",
+    "KIND_PLATFORMS",
+    "PLATFORM_KINDS",
+    "PLATFORM_OF_KIND",
+    "PLAY_HOST",
+    "PLAY_PATH",
+    "SPEC_STORE_PARAMS",
+    "check_store_hosts",
+    "kind_problem",
+    "store_kind",
+    "with_params",
+]
+
+APPLE_HOSTS = frozenset(_APPLE)
+PLAY_HOST = PLAY_HOSTS[0]
 PLAY_PATH = "/store/apps/details"
 _APPLE_ID = re.compile(r"(?:^|/)id[0-9]+(?:/|$)")  # a whole path segment
 _PACKAGE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)+")
-_WORDS = re.compile(r"[a-z0-9]+")
 # An absolute URL that url_problem() accepted: authority, path, query.
 _SPLIT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://([^/?#]*)([^?#]*)(?:\?([^#]*))?")
 KIND_NAMES = {"apple": "Apple", "google-play": "Google Play", "other": "other"}
@@ -43,21 +62,6 @@ KIND_PLATFORMS = {
 }
 # The platform each kind of store is named by where a catalog needs one ("ios", "android").
 PLATFORM_OF_KIND = {"apple": "ios", "google-play": "android"}
-
-
-def store_kind(key: str, store: StoreSettings) -> str:
-    """The store's `kind`, or the one its key or name implies."""
-    if store.kind is not None:
-        return store.kind
-    words = set(_WORDS.findall(f"{key} {store.name}".lower()))
-    if (
-        words & {"ios", "apple", "appstore", "itunes", "iphone", "ipad"}
-        or {"app", "store"} <= words
-    ):
-        return "apple"
-    if words & {"android", "googleplay"} or {"google", "play"} <= words:
-        return "google-play"
-    return "other"
 
 
 def kind_problem(kind: str, url: str) -> str | None:
@@ -108,3 +112,12 @@ def with_params(url: str, params: dict[str, str]) -> str:
     kept.extend(encoded)
     out = f"{path}?{'&'.join(kept)}"
     return f"{out}#{fragment}" if fragment else out
+
+
+def check_store_hosts(site: SiteSettings, add: Callable[[str, tuple[Any, ...], str], None]) -> None:
+    """Each entry of a store's `hosts` is a host name, or `*.` and a domain."""
+    for key, store in site.stores.items():
+        for i, host in enumerate(store.hosts or ()):
+            problem = host_problem(host)
+            if problem:
+                add("store-hosts", ("stores", key, "hosts", i), f"{problem}, not {shown(host)}")

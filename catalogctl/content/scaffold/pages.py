@@ -1,155 +1,21 @@
-"""The folder of game pages, and the keys its pages use.
+"""The keys the pages of the games folder use, and the values they hold.
 
-A game page is a page whose front matter holds a link to a store (an app store, Steam,
-itch.io, …, recognised by its host). The games folder is the deepest folder holding at least
-60% of the game pages found under the generator's content folders: a section of games or a
-collection, not the whole site because one blog post links a store. Its pages are then read
-as `validate` reads them (the same discovery: bundles, translations, sections), and every key
-path with a value is counted.
+The pages are read as `validate` reads them (the same discovery: bundles, translations,
+sections), and every key path with a value is counted, with a sample of its values.
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
 
-from catalogctl.content.discovery import discover, read_head, split_page_name
+from catalogctl.content.discovery import discover, read_head
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
+from catalogctl.content.scaffold.links import has_store_link, store_of
 
-MAX_SCAN_PAGES = 5000  # pages read to find the games folder
-MAX_SCAN_DEPTH = 8
-# Folders no generator publishes pages from.
-SKIP_DIRS = frozenset(
-    {
-        "node_modules",
-        "vendor",
-        "public",
-        "dist",
-        "build",
-        "out",
-        "_site",
-        "_drafts",
-        "_includes",
-        "_layouts",
-        "_sass",
-        "_data",
-        "resources",
-        "themes",
-        "static",
-        "assets",
-        "layouts",
-        "components",
-    }
-)
-
-# Hosts of store links: the store's kind, its usual name, a key for it.
-STORE_HOSTS: dict[str, tuple[str, str, str]] = {
-    "apps.apple.com": ("apple", "App Store", "ios"),
-    "itunes.apple.com": ("apple", "App Store", "ios"),
-    "play.google.com": ("google-play", "Google Play", "android"),
-    "store.steampowered.com": ("other", "Steam", "steam"),
-    "itch.io": ("other", "itch.io", "itch"),
-    "www.gog.com": ("other", "GOG", "gog"),
-    "gog.com": ("other", "GOG", "gog"),
-    "apps.microsoft.com": ("other", "Microsoft Store", "microsoft"),
-    "galaxystore.samsung.com": ("other", "Galaxy Store", "galaxy"),
-    "appgallery.huawei.com": ("other", "AppGallery", "appgallery"),
-    "www.amazon.com": ("other", "Amazon Appstore", "amazon"),
-    "www.nintendo.com": ("other", "Nintendo eShop", "nintendo"),
-    "store.playstation.com": ("other", "PlayStation Store", "playstation"),
-    "www.xbox.com": ("other", "Xbox", "xbox"),
-}
-
-
-def store_of(value: Any) -> tuple[str, str, str, str] | None:
-    """(kind, name, key, host) of a store link, by its host; None for anything else."""
-    if not isinstance(value, str) or not value.startswith("https://") or len(value) > 2000:
-        return None
-    try:
-        host = (urlsplit(value).hostname or "").lower()
-    except ValueError:
-        return None
-    known = STORE_HOSTS.get("itch.io" if host.endswith(".itch.io") else host)
-    return None if known is None else (*known, host)
-
-
-def _has_store_link(data: Any, depth: int = 0) -> bool:
-    if depth > 6:
-        return False
-    if isinstance(data, dict):
-        return any(_has_store_link(v, depth + 1) for v in data.values())
-    if isinstance(data, list):
-        return any(_has_store_link(v, depth + 1) for v in data[:50])
-    return store_of(data) is not None
-
-
-def read_front_matter(path: str, shown: str) -> dict[str, Any] | None:
-    """A page's front matter, or None when it cannot be read (validate will say why)."""
-    try:
-        raw, complete = read_head(path, HEAD_BYTES)
-        return parse_page(raw, shown, complete=complete).data
-    except (OSError, Problem):
-        return None
-
-
-def find_games(root: Path, search: tuple[str, ...]) -> tuple[str | None, int]:
-    """The games folder (relative to `root`) and how many game pages the search saw."""
-    game_dirs: list[str] = []
-    scanned = 0
-    for top in dict.fromkeys(search):
-        start = (root / top).resolve()
-        if not start.is_dir() or not start.is_relative_to(root.resolve()):
-            continue
-        for folder, dirs, files in os.walk(start):
-            rel = os.path.relpath(folder, root)
-            depth = 0 if rel == "." else rel.count(os.sep) + 1
-            dirs[:] = sorted(
-                d
-                for d in dirs
-                if not d.startswith(".") and d not in SKIP_DIRS and depth < MAX_SCAN_DEPTH
-            )
-            bundle = any(_index(f) for f in files)
-            for name in sorted(files):
-                split = split_page_name(name)
-                if split is None or split[1] is not None or split[0] == "_index":
-                    continue
-                scanned += 1
-                if scanned > MAX_SCAN_PAGES:
-                    break
-                data = read_front_matter(str(Path(folder, name)), name)
-                if data is not None and _has_store_link(data):
-                    # A leaf bundle's page stands for its folder, in the folder above.
-                    page_dir = Path(rel).parent if bundle and _index(name) else Path(rel)
-                    game_dirs.append(page_dir.as_posix())
-        if game_dirs:
-            break  # the generator's first content folder with games wins
-    if not game_dirs:
-        return None, 0
-    return _deepest_majority(game_dirs), len(game_dirs)
-
-
-def _index(name: str) -> bool:
-    split = split_page_name(name)
-    return split is not None and split[0] == "index"
-
-
-def _deepest_majority(dirs: list[str]) -> str:
-    """The deepest folder holding at least 60% of the pages in `dirs`."""
-    counts: Counter[str] = Counter()
-    for d in dirs:
-        parts = Path(d).parts
-        for end in range(len(parts) + 1):
-            counts["/".join(parts[:end]) or "."] += 1
-    need = 0.6 * len(dirs)
-    return max(
-        (d for d, n in counts.items() if n >= need),
-        key=lambda d: (0 if d == "." else d.count("/") + 1, counts[d]),
-    )
-
+MAX_VALUES = 200  # values kept of one key path, for guessing what it holds
 
 Link = tuple[tuple[Any, ...], tuple[str, str, str, str], dict[str, str] | None]
 
@@ -165,6 +31,17 @@ class PageKeys(NamedTuple):
     # list of objects, the other strings of its item (`platform: googleplay`).
     links: list[Link]
     files: list[str]
+    # key path -> its values, one per page (a sample), for guessing what the key holds
+    values: dict[tuple[str, ...], list[Any]]
+
+
+def read_front_matter(path: str, shown: str) -> dict[str, Any] | None:
+    """A page's front matter, or None when it cannot be read (validate will say why)."""
+    try:
+        raw, complete = read_head(path, HEAD_BYTES)
+        return parse_page(raw, shown, complete=complete).data
+    except (OSError, Problem):
+        return None
 
 
 def read_keys(root: Path, games: str, language: str) -> PageKeys:
@@ -175,16 +52,27 @@ def read_keys(root: Path, games: str, language: str) -> PageKeys:
     links: list[Link] = []
     game_pages = 0
     files: list[str] = []
+    values: dict[tuple[str, ...], list[Any]] = {}
     for page in found.pages:
         data = read_front_matter(page.path, page.file)
         if data is None:
             continue
         files.append(page.file)
-        game_pages += _has_store_link(data)
+        game_pages += has_store_link(data)
         seen: set[tuple[str, ...]] = set()
         _walk(data, (), seen, types, links, None)
         paths.update(seen)
-    return PageKeys(len(files), game_pages, paths, types, links, files)
+        for path in seen:
+            kept = values.setdefault(path, [])
+            if len(kept) < MAX_VALUES:
+                kept.append(_value_at(data, path))
+    return PageKeys(len(files), game_pages, paths, types, links, files, values)
+
+
+def _value_at(data: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
 
 
 def _walk(
@@ -236,4 +124,4 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-__all__ = ["PageKeys", "find_games", "read_keys", "store_of"]
+__all__ = ["PageKeys", "read_front_matter", "read_keys"]

@@ -1,0 +1,228 @@
+"""Which store a link belongs to: the hosts of the stores catalogctl knows, and of a site's.
+
+A store's hosts are where its links point. `[stores.<key>] hosts` sets them; without it, a
+store of kind `apple` or `google-play` has its kind's hosts, and a store of kind `other` has
+those of the known store its key or name names (`steam`, "Steam" → store.steampowered.com).
+A host is matched exactly, without regard to case, or as `*.<domain>`: any host below
+`<domain>` (`*.itch.io` matches `studio.itch.io`, not `itch.io` itself). A `www.` is never
+implied: a store whose links use both `gog.com` and `www.gog.com` lists both.
+
+`store_for_url(url, stores)` answers which of a site's stores a link belongs to (page bodies
+with `[content] body_links`, and `catalogctl init`); `known_store_of_url(url)` which known
+store, before a site has any. Both are stable: `init` builds on them.
+
+May import: catalogctl.content.settings only.
+"""
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from catalogctl.content.settings import StoreSettings
+
+__all__ = [
+    "APPLE_HOSTS",
+    "KNOWN_STORES",
+    "PLAY_HOSTS",
+    "KnownStore",
+    "host_matches",
+    "host_problem",
+    "known_store",
+    "known_store_of_url",
+    "store_for_url",
+    "store_hosts",
+    "store_kind",
+    "url_host",
+]
+
+
+class KnownStore(NamedTuple):
+    """A store catalogctl knows: its kind, usual name and key, hosts, and the words of a key
+    or name that mean it."""
+
+    kind: str  # apple | google-play | other
+    name: str  # the name a site usually publishes
+    key: str  # the key a site usually gives it in [stores]
+    hosts: tuple[str, ...]  # where its app or game pages are ("*.itch.io": any subdomain)
+    words: tuple[frozenset[str], ...]  # a key or name holding all words of one set means it
+
+
+def _w(*sets: str) -> tuple[frozenset[str], ...]:
+    return tuple(frozenset(s.split()) for s in sets)
+
+
+APPLE_HOSTS = ("apps.apple.com", "itunes.apple.com")
+PLAY_HOSTS = ("play.google.com",)
+
+# The stores a game studio's pages link, with the hosts of their product pages only: a host
+# that also serves much else (www.microsoft.com, amazon.de) is left for `hosts` to add.
+# Specific stores come before Apple and Google Play, whose words are generic ("app store"):
+# "Amazon Appstore" is Amazon's, "Windows App Store" Microsoft's.
+KNOWN_STORES: tuple[KnownStore, ...] = (
+    KnownStore("other", "Steam", "steam", ("store.steampowered.com",), _w("steam")),
+    KnownStore("other", "itch.io", "itch", ("*.itch.io",), _w("itch", "itchio")),
+    KnownStore("other", "Epic Games Store", "epic", ("store.epicgames.com",), _w("epic")),
+    KnownStore("other", "GOG", "gog", ("www.gog.com", "gog.com"), _w("gog")),
+    KnownStore(
+        "other",
+        "Amazon Appstore",
+        "amazon",
+        ("www.amazon.com", "amazon.com"),
+        _w("amazon"),
+    ),
+    KnownStore(
+        "other",
+        "Microsoft Store",
+        "microsoft",
+        ("apps.microsoft.com",),
+        _w("microsoft", "msstore", "windows store"),
+    ),
+    KnownStore(
+        "other",
+        "AppGallery",
+        "appgallery",
+        ("appgallery.huawei.com", "appgallery.cloud.huawei.com"),
+        _w("huawei", "appgallery", "app gallery"),
+    ),
+    KnownStore(
+        "other",
+        "Galaxy Store",
+        "galaxy",
+        ("galaxystore.samsung.com", "apps.samsung.com"),
+        _w("samsung", "galaxy"),
+    ),
+    KnownStore(
+        "other",
+        "Nintendo eShop",
+        "nintendo",
+        ("www.nintendo.com",),
+        _w("nintendo", "eshop", "switch"),
+    ),
+    KnownStore(
+        "other",
+        "PlayStation Store",
+        "playstation",
+        ("store.playstation.com",),
+        _w("playstation", "psn", "ps4", "ps5"),
+    ),
+    KnownStore("other", "Xbox", "xbox", ("www.xbox.com",), _w("xbox")),
+    KnownStore(
+        "other",
+        "Meta Quest",
+        "quest",
+        ("www.meta.com", "www.oculus.com"),
+        _w("oculus", "quest"),
+    ),
+    KnownStore("other", "Humble Store", "humble", ("www.humblebundle.com",), _w("humble")),
+    KnownStore("other", "Game Jolt", "gamejolt", ("gamejolt.com",), _w("gamejolt", "game jolt")),
+    KnownStore("other", "F-Droid", "fdroid", ("f-droid.org",), _w("fdroid", "f droid")),
+    KnownStore(
+        "apple",
+        "App Store",
+        "ios",
+        APPLE_HOSTS,
+        _w("ios", "apple", "appstore", "itunes", "iphone", "ipad", "app store"),
+    ),
+    KnownStore(
+        "google-play",
+        "Google Play",
+        "android",
+        PLAY_HOSTS,
+        _w("android", "googleplay", "google play"),
+    ),
+)
+_KIND_HOSTS = {"apple": APPLE_HOSTS, "google-play": PLAY_HOSTS}
+_WORDS = re.compile(r"[a-z0-9]+")
+# A host name (or `*.` and a domain), as `hosts` takes them: labels of letters, digits and
+# inner hyphens.
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_HOST = re.compile(rf"(?:\*\.)?{_LABEL}(?:\.{_LABEL})*", re.IGNORECASE)
+_SCHEME = re.compile(r"https?://", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def known_store(key: str, name: str = "") -> KnownStore | None:
+    """The known store a store's key or name means (`steam`, "Google Play"), or None."""
+    words = frozenset(_WORDS.findall(f"{key} {name}".lower()))
+    for store in KNOWN_STORES:
+        if any(w <= words for w in store.words):
+            return store
+    return None
+
+
+def store_kind(key: str, store: "StoreSettings") -> str:
+    """The store's `kind`, or the one its key or name implies (`other` when neither does)."""
+    if store.kind is not None:
+        return store.kind
+    known = known_store(key, store.name)
+    return known.kind if known is not None else "other"
+
+
+def store_hosts(key: str, store: "StoreSettings") -> tuple[str, ...]:
+    """The hosts of a site's store, lowercased: its `hosts`, else its kind's (apple,
+    google-play), else those of the known store its key or name means; () when unknown."""
+    if store.hosts is not None:
+        return tuple(h.lower().rstrip(".") for h in store.hosts)
+    kind = store_kind(key, store)
+    if kind in _KIND_HOSTS:
+        return _KIND_HOSTS[kind]
+    known = known_store(key, store.name)
+    return known.hosts if known is not None and known.kind == "other" else ()
+
+
+def url_host(url: str) -> str | None:
+    """The host of an http(s) URL, lowercased, without port or final dot; None otherwise."""
+    if not _SCHEME.match(url):
+        return None
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:  # a bad port or bracketed host
+        return None
+    return host.rstrip(".") if host else None
+
+
+def host_matches(host: str, pattern: str) -> bool:
+    """Whether a (lowercased) host is `pattern`, or lies below it for `*.<domain>`."""
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:]) and len(host) > len(pattern) - 1
+    return host == pattern
+
+
+def store_for_url(url: str, stores: Mapping[str, "StoreSettings"]) -> str | None:
+    """The key of the site's store a link belongs to, by its host: the first store, in the
+    order of `[stores]`, one of whose hosts it is on; None for a link of no store."""
+    host = url_host(url)
+    if host is None:
+        return None
+    for key, store in stores.items():
+        if any(host_matches(host, p) for p in store_hosts(key, store)):
+            return key
+    return None
+
+
+def known_store_of_url(url: str) -> KnownStore | None:
+    """The known store a link points into, by its host (a site with no stores yet)."""
+    host = url_host(url)
+    if host is None:
+        return None
+    for store in KNOWN_STORES:
+        if any(host_matches(host, p) for p in store.hosts):
+            return store
+    return None
+
+
+def host_problem(text: str) -> str | None:
+    """Why an entry of `hosts` is not a host name or `*.<domain>`, or None."""
+    if _HOST.fullmatch(text) and len(text) <= 253:
+        return None
+    hint = ""
+    host = url_host(text)
+    if host is not None:
+        hint = f"; write the host alone: {host!r}"
+    return (
+        "must be a host name such as 'store.steampowered.com', or '*.itch.io' for any host "
+        f"below itch.io{hint}"
+    )

@@ -182,17 +182,17 @@ def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     seen = [c for c in choice.candidates if c.folder != "."][:5]
     if not seen:
         return (
-            f"no pages found in {path_text(root)} to take for game pages: name the games folder with "
-            "--games FOLDER"
+            f"no pages found in {path_text(root)} to take for game pages: name the games "
+            "folder with --games FOLDER"
         )
     shown = "; ".join(
         f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"
         for c in seen
     )
     return (
-        f"no folder of {path_text(root)} looks like the games section (no store link, no games or apps "
-        f"folder, no game category or collection); folders of pages seen: {shown}; name the "
-        "games folder with --games FOLDER"
+        f"no folder of {path_text(root)} looks like the games section (no store link, no games "
+        f"or apps folder, no game category or collection); folders of pages seen: {shown}; "
+        "name the games folder with --games FOLDER"
     )
 
 

@@ -341,7 +341,12 @@ def test_control_characters_never_reach_the_terminal(make_content: ContentFactor
     assert "RED" in proc.stdout
 
 
-# --- the worker pool --------------------------------------------------------------------------
+# --- the worker pool ---------------------------------------------------------------------------
+
+# The start methods of this machine (Linux: fork, spawn and forkserver). catalogctl parses with
+# fork where it is safe and serially elsewhere (pool.start_method), but the pool runs the same
+# on each: a test forces each one.
+METHODS = multiprocessing.get_all_start_methods()
 
 
 def _boom(x: int) -> int:
@@ -349,57 +354,111 @@ def _boom(x: int) -> int:
         os.kill(os.getpid(), signal.SIGKILL)
     if x == 13:
         time.sleep(60)  # the behaviour under test: a worker that hangs
-    return x * 2
+    return x * 2 + _OFFSET[0]
 
 
-def test_pool_names_the_item_whose_worker_died_or_hung(monkeypatch: pytest.MonkeyPatch) -> None:
+_OFFSET = [0]  # what `_set_offset` sets in each worker
+
+
+def _set_offset(value: int) -> None:
+    _OFFSET[0] = value
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_pool_names_the_item_whose_worker_died_or_hung(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
     from catalogctl.content import pool
 
     monkeypatch.setattr(pool, "WORKER_FILE_SECONDS", 1.0)
     started = time.monotonic()
-    out = parallel_map(_boom, list(range(40)), 2, lambda x, why: f"{x}: {why}", chunk=5)
+    out = parallel_map(
+        _boom,
+        list(range(40)),
+        2,
+        lambda x, why: f"{x}: {why}",
+        chunk=5,
+        method=method,
+        initializer=_set_offset,
+        initargs=(1000,),
+    )
     assert time.monotonic() - started < 30
     assert out[7] == "7: ended with signal SIGKILL"
     assert out[13] == "13: took longer than 1 s"
+    # In order, each from a worker set up by the initializer (a worker started again too).
     assert [out[i] for i in range(40) if i not in (7, 13)] == [
-        i * 2 for i in range(40) if i not in (7, 13)
+        i * 2 + 1000 for i in range(40) if i not in (7, 13)
     ]
+    assert not multiprocessing.active_children()
 
 
 def _terminate_parent(x: int) -> int:
     if x == 3:
-        os.kill(os.getppid(), signal.SIGTERM)
+        # The pool's owner, set by the initializer (a fork server's child has another parent).
+        os.kill(_OFFSET[0], signal.SIGTERM)
         time.sleep(60)  # still working when the signal arrives
     return x
 
 
-def test_pool_ends_on_sigterm_and_leaves_no_worker() -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_pool_ends_on_sigterm_and_leaves_no_worker(method: str) -> None:
     """SIGTERM mid-run: the pool's workers die at once, parallel_map raises SystemExit(143)
     and the handler it replaced is back."""
     assert threading.current_thread() is threading.main_thread()  # else SIGTERM ends pytest
     before = signal.getsignal(signal.SIGTERM)
     started = time.monotonic()
     with pytest.raises(SystemExit) as ended:
-        parallel_map(_terminate_parent, list(range(40)), 2, lambda x, why: -1, chunk=2)
+        parallel_map(
+            _terminate_parent,
+            list(range(40)),
+            2,
+            lambda x, why: -1,
+            chunk=2,
+            method=method,
+            initializer=_set_offset,
+            initargs=(os.getpid(),),
+        )
     assert ended.value.code == 128 + signal.SIGTERM
     assert time.monotonic() - started < 10
     assert signal.getsignal(signal.SIGTERM) == before
     assert not multiprocessing.active_children()
 
 
+def test_pool_watch_parent_acts_once_the_parent_is_gone() -> None:
+    """Where the kernel cannot end a worker with its parent (macOS, Windows, a fork server's
+    child), a thread waits on the parent's sentinel (here a pipe) and ends the process."""
+    from catalogctl.content.pool import watch_parent
+
+    read, write = os.pipe()
+    gone = threading.Event()
+    watcher = watch_parent(read, gone.set)
+    assert watcher.daemon and not gone.is_set()
+    os.close(write)  # the parent's end closes when it dies
+    assert gone.wait(timeout=30)
+    watcher.join(timeout=30)
+    os.close(read)
+
+
+_CHECK_ONE = loader._check_one  # the loader's own, in this process and in a spawned worker
+
+
+def _check_or_die(page: Any) -> Any:
+    """The loader's page check, in a parse worker that dies on one page (game-00033)."""
+    if page.id == "game-00033":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _CHECK_ONE(page)
+
+
+@pytest.mark.parametrize("method", METHODS)
 def test_validate_names_the_page_whose_parser_died(
-    generated: Callable[[int], Path], monkeypatch: pytest.MonkeyPatch
+    generated: Callable[[int], Path], monkeypatch: pytest.MonkeyPatch, method: str
 ) -> None:
+    from catalogctl.content import pool
+
     root = generated(60)
-    real = loader._check_one
-
-    def check(page: Any) -> Any:
-        if page.id == "game-00033":
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(page)
-
-    monkeypatch.setattr(loader, "_check_one", check)
+    monkeypatch.setattr(loader, "_check_one", _check_or_die)
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(pool, "start_method", lambda: method)
     content = loader.load(root)
     crashed = [f for f in content.findings if f.rule == "parser-crash"]
     assert [Path(f.file).name for f in crashed] == ["game-00033.md"]

@@ -192,7 +192,13 @@ class _Outcome(NamedTuple):
     listed: int = 0  # which ran into a list without picking an item (bits)
 
 
-_CONTEXT: PageContext | None = None  # set before the pages are checked (inherited by workers)
+_CONTEXT: PageContext | None = None  # set before the pages are checked (by each worker too)
+
+
+def _use_context(ctx: PageContext | None) -> None:
+    """Where a parse worker starts: the context its pages are checked against."""
+    global _CONTEXT  # noqa: PLW0603 - read by _check_one
+    _CONTEXT = ctx
 
 
 def _check_one(page: PageFile) -> _Outcome:
@@ -228,19 +234,27 @@ def _crashed(page: PageFile, why: str) -> _Outcome:
 
 
 def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
-    global _CONTEXT  # noqa: PLW0603 - read by forked workers
-    _CONTEXT = ctx
+    _use_context(ctx)
     try:
-        if len(pages) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
+        if len(pages) < PARALLEL_THRESHOLD:
             return [_check_one(p) for p in pages]
-        from catalogctl.content.pool import cpu_count, parallel_map
+        from catalogctl.content.pool import cpu_count, parallel_map, start_method
 
+        method = start_method()
         workers = min(cpu_count(), 8)
-        if workers < 2:
+        if method is None or workers < 2:
             return [_check_one(p) for p in pages]
-        return parallel_map(_check_one, pages, workers, _crashed)
+        return parallel_map(
+            _check_one,
+            pages,
+            workers,
+            _crashed,
+            method=method,
+            initializer=_use_context,
+            initargs=(ctx,),
+        )
     finally:
-        _CONTEXT = None
+        _use_context(None)
 
 
 def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]:

@@ -115,6 +115,11 @@ class PageContext:
                 None if allowed is None else (frozenset(allowed), Suggester(allowed, min_length=1))
             )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the arguments it is made of (a parse worker makes its own)."""
+        args = (self.site, self.fields, self.severities, self.now, self.locate, self.broken)
+        return (PageContext, args)
+
 
 def check_icon(icon: str, ctx: PageContext, add: Add) -> str:
     """The icon's published URL: an absolute URL, or a site path under the base URL."""

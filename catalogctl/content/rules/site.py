@@ -316,10 +316,33 @@ def _check_store_params(site: SiteSettings, add: _Add) -> None:
                 )
 
 
+def _in_utc(value: dt.date | dt.datetime) -> bool:
+    """Whether a date-time's UTC time is within the years a date holds (1 to 9999): the
+    headers give it in UTC (`9999-12-31T23:59:59-14:00` is in the year 10000 there)."""
+    if not isinstance(value, dt.datetime) or value.tzinfo is None:
+        return True
+    try:
+        value.astimezone(dt.UTC)
+    except OverflowError:
+        return False
+    return True
+
+
 def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
     """[api.v1]: status, deprecation, sunset and migration agree (RFC 9745, the API
     contract's §9)."""
     api: tuple[str, ...] = ("api", "v1")
+    outside = False
+    for name in ("deprecation", "sunset"):
+        value = getattr(v1, name)
+        if value is not None and not _in_utc(value):
+            outside = True
+            add(
+                "api-lifecycle",
+                (*api, name),
+                f"{value.isoformat()} is, in UTC, outside the years 1 to 9999 that the "
+                f"{name.capitalize()} header can carry; set a date within them",
+            )
     if v1.status == "deprecated" and v1.deprecation is None:
         add(
             "api-lifecycle",
@@ -341,7 +364,7 @@ def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
             "a deprecation date is set but status is 'supported'; set status = "
             '"deprecated", or remove the deprecation date',
         )
-    if v1.sunset is not None:
+    if v1.sunset is not None and not outside:
         if v1.deprecation is None:
             add(
                 "api-lifecycle",
@@ -352,12 +375,17 @@ def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
         else:
             notice = (_as_date(v1.sunset) - _as_date(v1.deprecation)).days
             if notice < 90:
+                deprecated = _as_date(v1.deprecation)
+                fix = (
+                    f"set sunset to {deprecated + dt.timedelta(days=90)} or later"
+                    if deprecated <= dt.date.max - dt.timedelta(days=90)
+                    else "set deprecation at least 90 days before it"
+                )
                 add(
                     "api-lifecycle",
                     (*api, "sunset"),
                     f"sunset is {plural(notice, 'day')} after deprecation, and the API "
-                    "contract (§9) gives clients at least 90; set sunset to "
-                    f"{_as_date(v1.deprecation) + dt.timedelta(days=90)} or later",
+                    f"contract (§9) gives clients at least 90; {fix}",
                 )
     if v1.migration is not None:
         problem = url_problem(v1.migration, loopback_http=True)

@@ -516,3 +516,140 @@ def test_memory_of_a_child_is_what_getrusage_reports() -> None:
     )
     assert done.proc.returncode == 0 and done.peak_mib > 150
     assert resource.RUSAGE_CHILDREN is not None
+
+
+# --- did-you-mean and site.toml within their limits ---------------------------------------------
+
+
+@pytest.fixture
+def bounded_suggestions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Fails the test at once when the did-you-mean index or a lookup takes the deletion
+    variants of a word longer than it ever should (a 1,500-letter name has 1.1 million
+    two-deletion variants: gigabytes). The lengths of the words it was given."""
+    from catalogctl.content.limits import MAX_SUGGEST_LENGTH
+    from catalogctl.content.rules import suggest
+
+    real = suggest._deletes
+    lengths: list[int] = []
+
+    def counted(word: str, depth: int) -> set[str]:
+        lengths.append(len(word))
+        assert len(word) <= MAX_SUGGEST_LENGTH + 2, f"variants of a {len(word):,}-letter word"
+        return real(word, depth)
+
+    monkeypatch.setattr(suggest, "_deletes", counted)
+    return lengths
+
+
+TYPOS = game_yaml(
+    "Typo",
+    platforms="[iOs, Andriod]",
+    genres="[Puzzel]",
+    extra="nmae: x\nplatfrom: y\n",
+)
+LONG = "".join("abcdefghijklmnopqrstuvwxyz"[i * 7 % 26] for i in range(1500))
+
+
+@pytest.mark.parametrize(
+    ("site", "where", "words"),
+    [
+        (
+            SITE_TOML.replace('platforms = ["iOS", "Android"]', f'platforms = ["iOS", "{LONG}"]'),
+            (5, 21),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML.replace('genres = ["Puzzle",', f'genres = ["{LONG}", "Puzzle",'),
+            (6, 11),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML + f'\n[fields]\nname = "{LONG}"\n',
+            (20, 8),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML + f'\n[fields.stores]\nios = "{LONG}"\n',
+            (20, 7),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML + f'\n[fields]\nname = "{LONG * 134}"\n',  # 201,000 letters
+            (20, 8),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML.replace('title = "Example Games"', f'title = "{LONG * 3}"'),
+            (2, 9),
+            "is longer than 4,096 characters, the limit of a text",
+        ),
+        (
+            SITE_TOML + f'\n[content]\n{LONG[:101]} = "x"\n',
+            (20, 1),
+            "is longer than 100 characters, the limit of a key",
+        ),
+        (
+            SITE_TOML.replace(
+                'genres = ["Puzzle",', "genres = [" + "".join(f'"G{i}", ' for i in range(501))
+            ),
+            (6, 10),
+            "holds more than 500 items, the limit of a list or table",
+        ),
+    ],
+    ids=[
+        "platform",
+        "genre",
+        "fields",
+        "fields-stores",
+        "fields-200000",
+        "title",
+        "key",
+        "genres-count",
+    ],
+)
+def test_site_toml_over_a_limit_is_a_finding_before_any_suggestion(
+    make_content: ContentFactory,
+    bounded_suggestions: list[int],
+    site: str,
+    where: tuple[int, int],
+    words: str,
+) -> None:
+    """A site.toml value over a limit is a `limit` finding at it, and is left out before any
+    check uses it: the pages' typos still get their did-you-mean from the rest."""
+    root = make_content({"ok": game_yaml("Ok"), "typo": TYPOS}, site=site)
+    content = loader.load(root)
+    limits = [f for f in content.findings if f.rule == "limit"]
+    assert [(f.file.endswith("site.toml"), (f.line, f.column)) for f in limits] == [(True, where)]
+    assert words in limits[0].message
+    typos = {f.message.split(";")[0].split(":")[0] for f in content.findings if "typo" in f.file}
+    assert "unknown key 'nmae'" in typos and "unknown key 'platfrom'" in typos
+    assert bounded_suggestions  # suggestions were made, from names of bounded length
+
+
+def test_suggestions_are_made_up_to_a_length_and_no_further(bounded_suggestions: list[int]) -> None:
+    from catalogctl.content.limits import MAX_SUGGEST_LENGTH
+    from catalogctl.content.rules.suggest import Suggester
+
+    longest = "moonlanderdeluxeedition" + "x" * (MAX_SUGGEST_LENGTH - 23)
+    too_long = "galacticpuzzleadventuresremastered"  # 34 letters
+    assert len(longest) == MAX_SUGGEST_LENGTH < len(too_long)
+    names = Suggester(["iOS", longest, too_long, LONG * 134], min_length=1)
+    assert names("ios") == "iOS"
+    assert names(longest[:-2] + "zz") == longest  # two edits of the longest indexed name
+    assert names(longest + "zz") == longest  # a word two letters longer still looks
+    assert names(too_long[:-1] + "x") is None  # not indexed: no suggestion
+    assert names(too_long.upper()) == too_long  # but found in another case
+    assert names((LONG * 134).upper()) == LONG * 134
+    assert names(LONG[:-1]) is None  # a word longer than any indexed name is not looked up
+    assert max(bounded_suggestions) <= MAX_SUGGEST_LENGTH + 2
+
+
+def test_page_value_too_long_for_the_vocabulary_is_a_limit_finding(
+    make_content: ContentFactory, bounded_suggestions: list[int]
+) -> None:
+    root = make_content({"a": game_yaml("A", genres=f"[Puzzle, {LONG}]")})
+    content = loader.load(root)
+    (finding,) = [f for f in content.findings if "a.md" in f.file]
+    assert (finding.rule, finding.field, finding.line) == ("limit", "genres.1", 5)
+    assert "longer than 200 characters, the limit of a name in the genres" in finding.message
+    assert not bounded_suggestions  # not looked up

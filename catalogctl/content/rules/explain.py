@@ -110,10 +110,16 @@ EXPLANATIONS: dict[str, Explanation] = {
     "limit": _e(
         "Input over one of the limits checked before a parser starts: 1 MiB of front matter "
         "or `site.toml`, 64 levels of nesting, 200,000 keys, items and values, 100 digits in "
-        "an integer, 1,000,000 pages, 64 levels of folders.",
+        "an integer, 1,000,000 pages, 64 levels of folders; and in `site.toml`, before any "
+        "of its values is used: 100 characters in a key, 200 in a name (a platform, a genre, "
+        "a `[fields]` key path, an own key), 4,096 in any other text, 500 items in a list or "
+        "keys in a table. A page's platform or genre longer than a name may be, where "
+        "`site.toml` lists them, is one too.",
         "The limits keep every command bounded in time and memory whatever a page holds "
-        "(a YAML alias bomb, a number of a million digits).",
-        "Real game pages stay far below every limit: shorten or flatten the value named.",
+        "(a YAML alias bomb, a number of a million digits, a name of 200,000 letters to "
+        "suggest corrections from).",
+        "Real game pages and settings stay far below every limit: shorten or flatten the "
+        "value named.",
     ),
     "duplicate-key": _e(
         "A key given twice in one mapping (front matter or `site.toml`).",

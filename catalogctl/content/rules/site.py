@@ -8,6 +8,7 @@ validate (`usable_site`), and `SiteCheck.broken` names the ones that did not.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import posixpath
@@ -17,11 +18,19 @@ from typing import Any
 
 from catalogctl.content.document import Document
 from catalogctl.content.fields import Mapped, parse_path, show_path
+from catalogctl.content.limits import (
+    MAX_SITE_ENTRIES,
+    MAX_SITE_KEY,
+    MAX_SITE_NAME,
+    MAX_SITE_TEXT,
+    too_long_text,
+    too_many_entries,
+)
 from catalogctl.content.rules.keys import dotted
 from catalogctl.content.rules.registry import RULES, Findings, Severities
 from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, store_kind
 from catalogctl.content.rules.suggest import Suggester
-from catalogctl.content.rules.usable import SiteCheck, usable_site
+from catalogctl.content.rules.usable import SiteCheck, leave_out, usable_site
 from catalogctl.content.rules.validation import UNKNOWN, pydantic_findings
 from catalogctl.content.settings import (
     CATALOG_KEYS,
@@ -59,7 +68,7 @@ def severities_of(data: dict[str, Any]) -> Severities:
 
 
 def check_site(doc: Document, out: Findings) -> SiteCheck:
-    data = doc.data
+    data, cut = _within_limits(doc, out)
     _check_rules(data.get("rules"), doc, out)
     _check_fields(data.get("fields"), data.get("stores"), doc, out)
     from pydantic_core import ValidationError
@@ -75,9 +84,60 @@ def check_site(doc: Document, out: Findings) -> SiteCheck:
         usable, broken = usable_site(data, errors)
         if usable is not None:
             _check_values(usable, doc, out)
-        return SiteCheck(None, usable, broken)
+        return SiteCheck(None, usable, broken | cut)
     _check_values(site, doc, out)
+    if cut:  # valid without what was over a limit: not as written
+        return SiteCheck(None, site, cut)
     return SiteCheck(site, site, frozenset())
+
+
+# The lists and tables whose entries are names (a platform, a genre, a front-matter key path).
+_NAME_LISTS = frozenset({("platforms",), ("genres",), ("content", "own_keys"), ("fields",)})
+
+
+def _within_limits(doc: Document, out: Findings) -> tuple[dict[str, Any], frozenset[str]]:
+    """site.toml's data without what is over a limit (each a `limit` finding at it), and the
+    names of the settings left out for it; checked before any value is used, so that no
+    check downstream (the did-you-mean index of a vocabulary, above all) sees a name of
+    200,000 letters or a list of a million."""
+    over: list[tuple[tuple[Any, ...], str, bool]] = []  # (location, message, at its key)
+    todo: list[tuple[tuple[Any, ...], Any]] = [((), doc.data)]
+    while todo:
+        path, value = todo.pop()
+        if isinstance(value, dict | list) and len(value) > MAX_SITE_ENTRIES:
+            what = "keys" if isinstance(value, dict) else "items"
+            over.append((path, too_many_entries(what), False))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if len(key) > MAX_SITE_KEY:
+                    over.append(((*path, key), too_long_text("a key", MAX_SITE_KEY), True))
+                else:
+                    todo.append(((*path, key), item))
+        elif isinstance(value, list):
+            todo.extend(((*path, i), item) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            named = path[:-1] in _NAME_LISTS or path[:2] == ("fields", "stores")
+            limit, what = (
+                (MAX_SITE_NAME, "a name (a platform, a genre, a key path)")
+                if named
+                else (MAX_SITE_TEXT, "a text")
+            )
+            if len(value) > limit:
+                over.append((path, too_long_text(what, limit), False))
+    if not over:
+        return doc.data, frozenset()
+    data = copy.deepcopy(doc.data)
+    cut: set[str] = set()
+    for loc, message, at_key in sorted(over, key=lambda o: _position(doc, o[0], o[2])):
+        line, col = _position(doc, loc, at_key)
+        out.add("limit", message, line=line, column=col, field=dotted(loc) if loc else None)
+        leave_out(data, loc, cut)
+    return data, frozenset(cut)
+
+
+def _position(doc: Document, loc: tuple[Any, ...], at_key: bool) -> tuple[int, int]:
+    line, col = doc.key_pos(loc) if at_key else doc.value_pos(loc)
+    return (line or 0, col or 0)
 
 
 def _unknown(loc: tuple[Any, ...], doc: Document, out: Findings) -> None:

@@ -402,7 +402,7 @@ def test_a_load_in_its_own_process_says_why_it_failed(error: BaseException, word
 
     load = IsolatedLoad(_Breaks(error), timeout=60)  # type: ignore[arg-type]
     with pytest.raises(CatalogError) as failed:
-        load.result()
+        load.result(timeout=60)
     assert failed.value.message.startswith(words), failed.value.message
 
 
@@ -412,8 +412,18 @@ def test_a_load_whose_process_dies_says_how() -> None:
 
     load = IsolatedLoad(_Breaks(SystemExit(3)), timeout=60)  # type: ignore[arg-type]
     with pytest.raises(CatalogError) as failed:
-        load.result()
+        load.result(timeout=60)
     assert failed.value.message.startswith(
         "the loading process ended (exit status 3) before it finished; if it was killed for "
         "lack of memory"
     ), failed.value.message
+
+
+def test_a_load_given_up_is_killed() -> None:
+    from catalogctl.errors import CatalogError
+    from catalogctl.sources.isolated import IsolatedLoad
+
+    load = IsolatedLoad(_Breaks(MemoryError()), timeout=60)  # type: ignore[arg-type]
+    with pytest.raises(CatalogError, match="loading took longer than 0 s"):
+        load.result(timeout=0)
+    assert not load._process.is_alive()

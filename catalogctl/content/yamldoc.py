@@ -13,7 +13,12 @@ Values are built here from the composed nodes (not by `yaml.load`), which gives 
 value its line and column, finds keys given twice (which `yaml.load` silently keeps the last
 of), caps integer literals and alias expansion, and refuses recursive aliases. Positions are
 looked up in the nodes only when a finding needs one, so a valid page costs no more than its
-values.
+values. A value its tag's constructor cannot make (`!!int ""`, `!!bool maybe`, `!!seq "x"`)
+is a finding at it, whatever PyYAML raised.
+
+Why one module: the depth guard, the builder and the finder work on the same composed nodes
+and agree on where each key and value is: the builder records it (or notes what makes a walk
+unreliable), the finder finds it again on demand, and every refusal is placed the same way.
 """
 
 from __future__ import annotations

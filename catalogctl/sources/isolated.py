@@ -92,8 +92,15 @@ class IsolatedLoad:
     def fileno(self) -> int:
         return self._recv.fileno()
 
-    def result(self) -> Site:
-        """The loaded site; raises `CatalogError` with the reason it could not be loaded."""
+    def result(self, timeout: float | None = None) -> Site:
+        """The loaded site; raises `CatalogError` with the reason it could not be loaded.
+
+        A server calls it once `fileno()` is readable; `timeout`: wait that long at most
+        for the load to end, and give it up then.
+        """
+        if timeout is not None and not self._recv.poll(timeout):
+            self.kill()
+            raise CatalogError(f"loading took longer than {timeout:g} s")
         # An event loop's add_reader may have made the pipe non-blocking (uvloop does): the
         # result is read whole here, however much of it the loader has written yet.
         os.set_blocking(self._recv.fileno(), True)

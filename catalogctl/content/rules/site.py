@@ -4,6 +4,12 @@ site.toml is catalogctl's own file: every key of it is known, an unknown one is 
 a did-you-mean (or the keys that table takes) at the line of the key itself. A value that fails
 hides only the checks that need it: the pages are still checked against the settings that
 validate (`usable_site`), and `SiteCheck.broken` names the ones that did not.
+
+Why one module: the rules of one file run in an order the findings depend on: its limits
+first (what is over one is left out before anything uses it), then `[rules]` and `[fields]`,
+then validation, then the values that validated. Each step reads the same document for its
+positions and passes on what the next must not see; split, every part would take the others'
+document, findings and left-out settings as parameters.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ when the content has errors, and otherwise returns the catalog as published.
 Why one module: `load()` is one pass from a content tree to its findings: site.toml first (its
 settings decide where the pages are and how they are read), then every page (from
 `PARALLEL_THRESHOLD` pages in parallel workers, each given this module's page context), then
-the checks across pages; the result
-types it fills (`ReadSummary`, `Content`, `Catalog`) are what every command reads. The rules
-themselves live in `content.rules`, the reading of files in the modules below.
+the checks across pages; the result types it fills (`ReadSummary`, `Content`, `Catalog`) are
+what every command reads. The rules themselves live in `content.rules`, the reading of files
+in the modules below.
 """
 
 import datetime as dt

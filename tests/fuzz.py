@@ -16,7 +16,7 @@ other than a finding, a finding that names no file or no known rule), or None.
 tests/test_content_property.py runs a few thousand inputs in CI, and a few hundred through
 the real command. A longer run, by hand, prints each input that fails and saves it:
 
-    python -m tests.fuzz --inputs 100000 [--seed 1] [--out fuzz-failures]
+    python -m tests.fuzz --inputs 100000 [--seed 1] [--sites 0.15] [--out fuzz-failures]
 """
 
 from __future__ import annotations
@@ -468,12 +468,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", type=int, help="run this input of the seed's sequence only")
     parser.add_argument("--out", type=Path, default=Path("fuzz-failures"))
+    parser.add_argument("--sites", type=float, default=0.15, help="the share of site.toml inputs")
     args = parser.parse_args()
     c = corpus()
     failed = 0
     with tempfile.TemporaryDirectory() as tmp:
         bench = Bench(Path(tmp))
-        for item in inputs(args.seed, args.inputs, c):
+        for item in inputs(args.seed, args.inputs, c, sites=args.sites):
             if args.only is not None and item.index != args.only:
                 continue
             problem = check(bench, item)

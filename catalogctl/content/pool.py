@@ -38,8 +38,9 @@ def start_method() -> str | None:
     `fork` where the system has it and it is safe: Linux, in a process that runs no other
     thread (a forked child of a threaded process may inherit a lock held by another thread).
     Elsewhere (macOS, where system libraries are not fork-safe; Windows, which has no fork) a
-    worker would be a fresh interpreter importing catalogctl, which costs more than it saves
-    on the catalogs real sites have (docs/architecture/performance.md): serial there.
+    worker would be a fresh interpreter that spends 0.2 s of CPU importing catalogctl: at the
+    threshold that is more than the whole parse in one process (docs/architecture/
+    performance.md), so the pages are parsed serially there.
     """
     if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return None

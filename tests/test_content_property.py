@@ -1,5 +1,9 @@
 """Property: whatever text a page's front matter or site.toml holds, loading it never raises,
-never crashes the interpreter, and every problem is a finding naming its file."""
+never crashes the interpreter, and every problem is a finding naming its file.
+
+Hypothesis writes text from the syntax of YAML, TOML and JSON; the mutation fuzzer
+(tests/fuzz.py) changes the real pages and site.toml files of the sample and the fixtures.
+"""
 
 from __future__ import annotations
 

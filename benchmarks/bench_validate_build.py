@@ -3,6 +3,7 @@
 Run from the repository root with the project installed:
 
     python benchmarks/bench_validate_build.py [--games 10000] [--repeat 5]
+    python benchmarks/bench_validate_build.py --parse-methods --games 1500 [--repeat 5]
 
 It prints:
 - start-up: `catalogctl validate` on the bundled sample against a bare
@@ -14,13 +15,22 @@ It prints:
 Each figure is the median of --repeat runs; the bare import is the reference measured in the
 same run, since the machine is shared and noisy. catalogctl's bytecode is compiled first, as a
 wheel install leaves it.
+
+With --parse-methods it prints instead, for `validate` of --games valid games on every core,
+the wall time and the CPU time (of the command and its parse workers) with the pages parsed in
+one process and in parallel on each of multiprocessing's start methods the machine has, the
+runs interleaved: what decides where catalogctl parses in parallel (content/pool.py
+`start_method`). A fork server's workers are not the command's children: their CPU is not
+counted.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -153,13 +163,54 @@ def startup(exe: str, repeat: int) -> tuple[float, float]:
     return statistics.median(bare), statistics.median(sample)
 
 
+# `catalogctl ARGS` with the parse pool's start method chosen by the first argument ("serial":
+# in one process).
+_WITH_METHOD = (
+    "import runpy, sys\n"
+    "from catalogctl.content import pool\n"
+    "method = sys.argv.pop(1)\n"
+    "pool.start_method = lambda: None if method == 'serial' else method\n"
+    "sys.argv[0] = 'catalogctl'\n"
+    "runpy.run_module('catalogctl', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def parse_methods(n: int, repeat: int) -> None:
+    """`validate` of `n` games with each way of parsing, interleaved: medians of wall and CPU."""
+    methods = ["serial", *multiprocessing.get_all_start_methods()]
+    walls: dict[str, list[float]] = {m: [] for m in methods}
+    cpus: dict[str, list[float]] = {m: [] for m in methods}
+    with tempfile.TemporaryDirectory() as tmp:
+        content = generate(Path(tmp) / "content", n)
+        for _ in range(repeat):
+            for method in methods:
+                argv = [sys.executable, "-c", _WITH_METHOD, method, "validate", str(content)]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                start = time.perf_counter()
+                subprocess.run(argv, capture_output=True, check=True)
+                walls[method].append(time.perf_counter() - start)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpus[method].append(
+                    after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                )
+    serial = statistics.median(walls["serial"])
+    print(f"validate of {n:,} games on {len(os.sched_getaffinity(0))} CPUs, {repeat} runs each")
+    for method in methods:
+        wall, cpu = statistics.median(walls[method]), statistics.median(cpus[method])
+        print(f"{method:<12} wall {wall:6.2f} s ({wall / serial:.2f}x serial)  CPU {cpu:6.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--parse-methods", action="store_true")
     args = parser.parse_args()
     exe = shutil.which("catalogctl") or sys.exit("catalogctl is not installed")
     n = args.games
+    if args.parse_methods:
+        parse_methods(n, args.repeat)
+        return
     # Bytecode compiled as a wheel install leaves it, so that no run pays for compiling an
     # edited module (with PYTHONDONTWRITEBYTECODE set, an editable install would every time).
     import catalogctl

@@ -62,3 +62,19 @@ def generate_catalog(root: Path, n: int, *, seed: int = 0) -> Path:
                 encoding="utf-8",
             )
     return root
+
+
+def add_slow_pages(root: Path, count: int, *, notes: int = 30_000) -> Path:
+    """`count` valid game pages in `root`'s games folder whose front matter also holds `notes`
+    keys of the site's own (about 0.5 MB, a fifth of a second each to parse): a load that
+    parses them keeps its parse workers running long enough to be seen from outside."""
+    body = "".join(f"  n{i}: note {i}\n" for i in range(notes))
+    for i in range(count):
+        (root / "games" / f"slow-{i:02d}.md").write_text(
+            f"---\nname: Slow {i}\ndescription: A game with many notes.\nplatforms: [iOS]\n"
+            f"genres: [Puzzle]\nicon: /icons/slow-{i}.png\n"
+            f"stores:\n  ios: https://apps.apple.com/app/slow/id{900000 + i}\n"
+            f"notes:\n{body}---\nBody.\n",
+            encoding="utf-8",
+        )
+    return root

@@ -30,19 +30,34 @@ def loading_process(parent: int, timeout: float = 30.0) -> int:
     return found[0]
 
 
-# Runs `python -m catalogctl serve ...` (the arguments after it) with reloads abandoned after
-# one second instead of five minutes: `ServeProcess(..., prefix=RELOAD_TIMEOUT_1S)`.
-RELOAD_TIMEOUT_1S = (
-    sys.executable,
-    "-c",
-    "import dataclasses, runpy, sys\n"
-    "import catalogctl.serve.server as server\n"
-    "serve = server.serve\n"
-    "server.serve = lambda source, options, **kw: serve(\n"
-    "    source, dataclasses.replace(options, reload_timeout=1.0), **kw)\n"
-    "sys.argv = ['catalogctl', *sys.argv[4:]]\n"
-    "runpy.run_module('catalogctl', run_name='__main__', alter_sys=True)\n",
-)
+def reload_timeout(seconds: float) -> tuple[str, ...]:
+    """A program that runs `python -m catalogctl serve ...` (the arguments after it) with
+    reloads abandoned after `seconds` instead of five minutes:
+    `ServeProcess(..., prefix=reload_timeout(1))`."""
+    return (
+        sys.executable,
+        "-c",
+        "import dataclasses, runpy, sys\n"
+        "import catalogctl.serve.server as server\n"
+        "serve = server.serve\n"
+        "server.serve = lambda source, options, **kw: serve(\n"
+        f"    source, dataclasses.replace(options, reload_timeout={seconds!r}), **kw)\n"
+        "sys.argv = ['catalogctl', *sys.argv[4:]]\n"
+        "runpy.run_module('catalogctl', run_name='__main__', alter_sys=True)\n",
+    )
+
+
+RELOAD_TIMEOUT_1S = reload_timeout(1.0)
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs (Linux: a zombie, dead but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
 
 # Runs `python -m catalogctl serve ...` with workers that crash as they start while the file
 # that environment variable FAIL_START_IF names exists (a fault no real catalog can cause on

@@ -28,3 +28,20 @@ def test_benchmark_loads_without_the_test_dependencies(script: Path) -> None:
 
 def test_benchmarks_found() -> None:
     assert {p.name for p in BENCHMARKS} >= {"bench_nginx.py", "bench_serve.py"}
+
+
+def test_parse_methods_benchmark_runs_each_start_method() -> None:
+    """`bench_validate_build.py --parse-methods` (the figures of docs/architecture/performance.md),
+    on a catalog small enough for a test: one line per way of parsing."""
+    import multiprocessing
+
+    script = ROOT / "benchmarks" / "bench_validate_build.py"
+    proc = run(
+        [sys.executable, script, "--parse-methods", "--games", "30", "--repeat", "1"],
+        cwd=ROOT,
+        check=True,
+    )
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("validate of 30 games on ")
+    methods = [line.split()[0] for line in lines[1:]]
+    assert methods == ["serial", *multiprocessing.get_all_start_methods()]

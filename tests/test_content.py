@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic_core import ValidationError
@@ -14,7 +16,7 @@ from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.loader import load, load_catalog, with_params
 from catalogctl.content.settings import SCHEMA_FILE, generate, validator
 from catalogctl.contract.model import Game, GameCatalog
-from tests.conftest import ContentFactory, game_yaml
+from tests.conftest import ContentFactory, game_yaml, generate_catalog
 from tests.processes import run
 
 
@@ -115,14 +117,80 @@ def test_content_source_model_is_strict() -> None:
     assert {e["loc"][0] for e in info.value.errors()} == {"name", "platforms"}
 
 
-def test_content_parallel_parse_gives_the_same_result(
-    generated,
-    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def at_threshold(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated tree of exactly PARALLEL_THRESHOLD pages, one in 40 of them with problems
+    (a finding or several, a page that does not parse, a duplicate id)."""
+    root = generate_catalog(
+        tmp_path_factory.mktemp("threshold") / "content", content_module.PARALLEL_THRESHOLD
+    )
+    broken = [
+        "---\nname: [\n---\n",
+        game_yaml("Bad", platforms="[ios, Androd]", extra="nmae: x\n"),
+        "+++\nname = 1\n+++\n",
+        game_yaml("Twin", extra="slug: game-00003\n"),
+    ]
+    for i in range(0, content_module.PARALLEL_THRESHOLD, 40):
+        (root / "games" / f"game-{i:05d}.md").write_text(broken[i // 40 % 4], encoding="utf-8")
+    return root
+
+
+def _loaded(root: Path) -> tuple[object, ...]:
+    content = load(root)
+    return (content.findings, content.summary, content.published())
+
+
+@pytest.mark.parametrize("method", multiprocessing.get_all_start_methods())
+def test_content_parallel_parse_gives_the_serial_findings_in_order(
+    at_threshold: Path, monkeypatch: pytest.MonkeyPatch, method: str
 ) -> None:
-    root = generated(60)
-    serial = load_catalog(root).games
-    monkeypatch.setattr(content_module, "PARALLEL_THRESHOLD", 10)
-    assert load_catalog(root).games == serial
+    """At the threshold, the pages are parsed by the pool, on each start method; one page
+    below it, in this process: the same findings, in the same order, either way."""
+    from catalogctl.content import pool
+
+    monkeypatch.setattr(pool, "start_method", lambda: None)
+    serial = _loaded(at_threshold)
+    assert len(serial[0]) > 100  # type: ignore[arg-type]
+    calls: list[str] = []
+    real = pool.parallel_map
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls.append(kw["method"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pool, "parallel_map", counted)
+    monkeypatch.setattr(pool, "start_method", lambda: method)
+    assert _loaded(at_threshold) == serial
+    assert calls == [method]
+    monkeypatch.setattr(content_module, "PARALLEL_THRESHOLD", len(serial[2]) + 100)
+    assert _loaded(at_threshold) == serial
+    assert calls == [method]  # below the threshold: no pool
+
+
+def test_content_start_method_is_fork_only_where_it_is_safe(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """fork on Linux in a process of one thread; serially (None) where another thread runs,
+    and on a system without fork or where it is unsafe (macOS)."""
+    import threading
+
+    from catalogctl.content import pool
+
+    assert threading.active_count() == 1
+    assert pool.start_method() == "fork"
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, args=(30,))
+    other.start()
+    try:
+        assert pool.start_method() is None
+    finally:
+        stop.set()
+        other.join(timeout=30)
+    monkeypatch.setattr(pool.sys, "platform", "darwin")
+    assert pool.start_method() is None
+    monkeypatch.setattr(pool.sys, "platform", "linux")
+    monkeypatch.delattr(pool.os, "fork")
+    assert pool.start_method() is None
 
 
 def test_content_validate_does_not_import_the_server_stack(sample: Path) -> None:

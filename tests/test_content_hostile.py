@@ -341,7 +341,12 @@ def test_control_characters_never_reach_the_terminal(make_content: ContentFactor
     assert "RED" in proc.stdout
 
 
-# --- the worker pool --------------------------------------------------------------------------
+# --- the worker pool ---------------------------------------------------------------------------
+
+# The start methods of this machine (Linux: fork, spawn and forkserver). catalogctl parses with
+# fork where it is safe and serially elsewhere (pool.start_method), but the pool runs the same
+# on each: a test forces each one.
+METHODS = multiprocessing.get_all_start_methods()
 
 
 def _boom(x: int) -> int:
@@ -349,57 +354,111 @@ def _boom(x: int) -> int:
         os.kill(os.getpid(), signal.SIGKILL)
     if x == 13:
         time.sleep(60)  # the behaviour under test: a worker that hangs
-    return x * 2
+    return x * 2 + _OFFSET[0]
 
 
-def test_pool_names_the_item_whose_worker_died_or_hung(monkeypatch: pytest.MonkeyPatch) -> None:
+_OFFSET = [0]  # what `_set_offset` sets in each worker
+
+
+def _set_offset(value: int) -> None:
+    _OFFSET[0] = value
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_pool_names_the_item_whose_worker_died_or_hung(
+    monkeypatch: pytest.MonkeyPatch, method: str
+) -> None:
     from catalogctl.content import pool
 
     monkeypatch.setattr(pool, "WORKER_FILE_SECONDS", 1.0)
     started = time.monotonic()
-    out = parallel_map(_boom, list(range(40)), 2, lambda x, why: f"{x}: {why}", chunk=5)
+    out = parallel_map(
+        _boom,
+        list(range(40)),
+        2,
+        lambda x, why: f"{x}: {why}",
+        chunk=5,
+        method=method,
+        initializer=_set_offset,
+        initargs=(1000,),
+    )
     assert time.monotonic() - started < 30
     assert out[7] == "7: ended with signal SIGKILL"
     assert out[13] == "13: took longer than 1 s"
+    # In order, each from a worker set up by the initializer (a worker started again too).
     assert [out[i] for i in range(40) if i not in (7, 13)] == [
-        i * 2 for i in range(40) if i not in (7, 13)
+        i * 2 + 1000 for i in range(40) if i not in (7, 13)
     ]
+    assert not multiprocessing.active_children()
 
 
 def _terminate_parent(x: int) -> int:
     if x == 3:
-        os.kill(os.getppid(), signal.SIGTERM)
+        # The pool's owner, set by the initializer (a fork server's child has another parent).
+        os.kill(_OFFSET[0], signal.SIGTERM)
         time.sleep(60)  # still working when the signal arrives
     return x
 
 
-def test_pool_ends_on_sigterm_and_leaves_no_worker() -> None:
+@pytest.mark.parametrize("method", METHODS)
+def test_pool_ends_on_sigterm_and_leaves_no_worker(method: str) -> None:
     """SIGTERM mid-run: the pool's workers die at once, parallel_map raises SystemExit(143)
     and the handler it replaced is back."""
     assert threading.current_thread() is threading.main_thread()  # else SIGTERM ends pytest
     before = signal.getsignal(signal.SIGTERM)
     started = time.monotonic()
     with pytest.raises(SystemExit) as ended:
-        parallel_map(_terminate_parent, list(range(40)), 2, lambda x, why: -1, chunk=2)
+        parallel_map(
+            _terminate_parent,
+            list(range(40)),
+            2,
+            lambda x, why: -1,
+            chunk=2,
+            method=method,
+            initializer=_set_offset,
+            initargs=(os.getpid(),),
+        )
     assert ended.value.code == 128 + signal.SIGTERM
     assert time.monotonic() - started < 10
     assert signal.getsignal(signal.SIGTERM) == before
     assert not multiprocessing.active_children()
 
 
+def test_pool_watch_parent_acts_once_the_parent_is_gone() -> None:
+    """Where the kernel cannot end a worker with its parent (macOS, Windows, a fork server's
+    child), a thread waits on the parent's sentinel (here a pipe) and ends the process."""
+    from catalogctl.content.pool import watch_parent
+
+    read, write = os.pipe()
+    gone = threading.Event()
+    watcher = watch_parent(read, gone.set)
+    assert watcher.daemon and not gone.is_set()
+    os.close(write)  # the parent's end closes when it dies
+    assert gone.wait(timeout=30)
+    watcher.join(timeout=30)
+    os.close(read)
+
+
+_CHECK_ONE = loader._check_one  # the loader's own, in this process and in a spawned worker
+
+
+def _check_or_die(page: Any) -> Any:
+    """The loader's page check, in a parse worker that dies on one page (game-00033)."""
+    if page.id == "game-00033":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return _CHECK_ONE(page)
+
+
+@pytest.mark.parametrize("method", METHODS)
 def test_validate_names_the_page_whose_parser_died(
-    generated: Callable[[int], Path], monkeypatch: pytest.MonkeyPatch
+    generated: Callable[[int], Path], monkeypatch: pytest.MonkeyPatch, method: str
 ) -> None:
+    from catalogctl.content import pool
+
     root = generated(60)
-    real = loader._check_one
-
-    def check(page: Any) -> Any:
-        if page.id == "game-00033":
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(page)
-
-    monkeypatch.setattr(loader, "_check_one", check)
+    monkeypatch.setattr(loader, "_check_one", _check_or_die)
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 10)
+    monkeypatch.setattr(pool, "start_method", lambda: method)
     content = loader.load(root)
     crashed = [f for f in content.findings if f.rule == "parser-crash"]
     assert [Path(f.file).name for f in crashed] == ["game-00033.md"]
@@ -457,3 +516,140 @@ def test_memory_of_a_child_is_what_getrusage_reports() -> None:
     )
     assert done.proc.returncode == 0 and done.peak_mib > 150
     assert resource.RUSAGE_CHILDREN is not None
+
+
+# --- did-you-mean and site.toml within their limits ---------------------------------------------
+
+
+@pytest.fixture
+def bounded_suggestions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Fails the test at once when the did-you-mean index or a lookup takes the deletion
+    variants of a word longer than it ever should (a 1,500-letter name has 1.1 million
+    two-deletion variants: gigabytes). The lengths of the words it was given."""
+    from catalogctl.content.limits import MAX_SUGGEST_LENGTH
+    from catalogctl.content.rules import suggest
+
+    real = suggest._deletes
+    lengths: list[int] = []
+
+    def counted(word: str, depth: int) -> set[str]:
+        lengths.append(len(word))
+        assert len(word) <= MAX_SUGGEST_LENGTH + 2, f"variants of a {len(word):,}-letter word"
+        return real(word, depth)
+
+    monkeypatch.setattr(suggest, "_deletes", counted)
+    return lengths
+
+
+TYPOS = game_yaml(
+    "Typo",
+    platforms="[iOs, Andriod]",
+    genres="[Puzzel]",
+    extra="nmae: x\nplatfrom: y\n",
+)
+LONG = "".join("abcdefghijklmnopqrstuvwxyz"[i * 7 % 26] for i in range(1500))
+
+
+@pytest.mark.parametrize(
+    ("site", "where", "words"),
+    [
+        (
+            SITE_TOML.replace('platforms = ["iOS", "Android"]', f'platforms = ["iOS", "{LONG}"]'),
+            (5, 21),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML.replace('genres = ["Puzzle",', f'genres = ["{LONG}", "Puzzle",'),
+            (6, 11),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML + f'\n[fields]\nname = "{LONG}"\n',
+            (20, 8),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML + f'\n[fields.stores]\nios = "{LONG}"\n',
+            (20, 7),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML + f'\n[fields]\nname = "{LONG * 134}"\n',  # 201,000 letters
+            (20, 8),
+            "is longer than 200 characters, the limit of a name",
+        ),
+        (
+            SITE_TOML.replace('title = "Example Games"', f'title = "{LONG * 3}"'),
+            (2, 9),
+            "is longer than 4,096 characters, the limit of a text",
+        ),
+        (
+            SITE_TOML + f'\n[content]\n{LONG[:101]} = "x"\n',
+            (20, 1),
+            "is longer than 100 characters, the limit of a key",
+        ),
+        (
+            SITE_TOML.replace(
+                'genres = ["Puzzle",', "genres = [" + "".join(f'"G{i}", ' for i in range(501))
+            ),
+            (6, 10),
+            "holds more than 500 items, the limit of a list or table",
+        ),
+    ],
+    ids=[
+        "platform",
+        "genre",
+        "fields",
+        "fields-stores",
+        "fields-200000",
+        "title",
+        "key",
+        "genres-count",
+    ],
+)
+def test_site_toml_over_a_limit_is_a_finding_before_any_suggestion(
+    make_content: ContentFactory,
+    bounded_suggestions: list[int],
+    site: str,
+    where: tuple[int, int],
+    words: str,
+) -> None:
+    """A site.toml value over a limit is a `limit` finding at it, and is left out before any
+    check uses it: the pages' typos still get their did-you-mean from the rest."""
+    root = make_content({"ok": game_yaml("Ok"), "typo": TYPOS}, site=site)
+    content = loader.load(root)
+    limits = [f for f in content.findings if f.rule == "limit"]
+    assert [(f.file.endswith("site.toml"), (f.line, f.column)) for f in limits] == [(True, where)]
+    assert words in limits[0].message
+    typos = {f.message.split(";")[0].split(":")[0] for f in content.findings if "typo" in f.file}
+    assert "unknown key 'nmae'" in typos and "unknown key 'platfrom'" in typos
+    assert bounded_suggestions  # suggestions were made, from names of bounded length
+
+
+def test_suggestions_are_made_up_to_a_length_and_no_further(bounded_suggestions: list[int]) -> None:
+    from catalogctl.content.limits import MAX_SUGGEST_LENGTH
+    from catalogctl.content.rules.suggest import Suggester
+
+    longest = "moonlanderdeluxeedition" + "x" * (MAX_SUGGEST_LENGTH - 23)
+    too_long = "galacticpuzzleadventuresremastered"  # 34 letters
+    assert len(longest) == MAX_SUGGEST_LENGTH < len(too_long)
+    names = Suggester(["iOS", longest, too_long, LONG * 134], min_length=1)
+    assert names("ios") == "iOS"
+    assert names(longest[:-2] + "zz") == longest  # two edits of the longest indexed name
+    assert names(longest + "zz") == longest  # a word two letters longer still looks
+    assert names(too_long[:-1] + "x") is None  # not indexed: no suggestion
+    assert names(too_long.upper()) == too_long  # but found in another case
+    assert names((LONG * 134).upper()) == LONG * 134
+    assert names(LONG[:-1]) is None  # a word longer than any indexed name is not looked up
+    assert max(bounded_suggestions) <= MAX_SUGGEST_LENGTH + 2
+
+
+def test_page_value_too_long_for_the_vocabulary_is_a_limit_finding(
+    make_content: ContentFactory, bounded_suggestions: list[int]
+) -> None:
+    root = make_content({"a": game_yaml("A", genres=f"[Puzzle, {LONG}]")})
+    content = loader.load(root)
+    (finding,) = [f for f in content.findings if "a.md" in f.file]
+    assert (finding.rule, finding.field, finding.line) == ("limit", "genres.1", 5)
+    assert "longer than 200 characters, the limit of a name in the genres" in finding.message
+    assert not bounded_suggestions  # not looked up

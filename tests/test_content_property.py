@@ -1,5 +1,9 @@
 """Property: whatever text a page's front matter or site.toml holds, loading it never raises,
-never crashes the interpreter, and every problem is a finding naming its file."""
+never crashes the interpreter, and every problem is a finding naming its file.
+
+Hypothesis writes text from the syntax of YAML, TOML and JSON; the mutation fuzzer
+(tests/fuzz.py) changes the real pages and site.toml files of the sample and the fixtures.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from catalogctl.content.loader import load
+from tests import fuzz
 from tests.conftest import SITE_TOML, game_yaml
 from tests.processes import run_cli
 
@@ -276,3 +281,62 @@ def test_yaml_dates_are_what_pyyaml_makes_of_them(text: str, explicit: bool) -> 
             except Problem as p:
                 got = p.message
         assert got == expected, loader
+
+
+# --- the mutation fuzzer (tests/fuzz.py) ------------------------------------------------------
+
+FUZZ_SEED = 20261128
+FUZZ_INPUTS = 3000  # in-process: each page on both YAML loaders and two sites' settings
+FUZZ_TREES = 8  # through the real command: 40 fuzzed pages each, half with a fuzzed site.toml
+FUZZ_PAGES = 40
+
+
+@pytest.fixture(scope="module")
+def fuzz_corpus() -> fuzz.Corpus:
+    return fuzz.corpus()
+
+
+def test_fuzzed_pages_and_site_toml_are_findings_never_a_traceback(
+    tmp_path: Path, fuzz_corpus: fuzz.Corpus
+) -> None:
+    """Thousands of mutated pages (read as `validate` reads them, on both YAML loaders, under
+    two sites' settings) and site.toml files (with the sample's pages): every problem is a
+    finding naming its file and a known rule, never an exception."""
+    assert len(fuzz_corpus.pages) >= 50 and len(fuzz_corpus.sites) >= 5
+    bench = fuzz.Bench(tmp_path)
+    failures = []
+    for item in fuzz.inputs(FUZZ_SEED, FUZZ_INPUTS, fuzz_corpus):
+        problem = fuzz.check(bench, item)
+        if problem is not None:
+            failures.append(
+                f"input {item.index} ({item.kind}: {', '.join(item.steps)}; "
+                f"`python -m tests.fuzz --seed {FUZZ_SEED} --only {item.index}` saves it): "
+                f"{item.data[:300]!r}\n{problem}"
+            )
+    assert not failures, f"{len(failures)} inputs failed:\n" + "\n\n".join(failures[:3])
+
+
+def test_fuzzed_trees_through_the_real_command(tmp_path: Path, fuzz_corpus: fuzz.Corpus) -> None:
+    """`validate --format json` on trees of mutated pages and site.toml files: exit 0, 1 or 2,
+    no traceback, a JSON report that parses, and every finding naming a file of the tree."""
+    import json
+
+    pages = [
+        i.data for i in fuzz.inputs(FUZZ_SEED + 1, FUZZ_TREES * FUZZ_PAGES, fuzz_corpus, sites=0)
+    ]
+    sites = [i.data for i in fuzz.inputs(FUZZ_SEED + 2, FUZZ_TREES, fuzz_corpus, sites=1)]
+    for n in range(FUZZ_TREES):
+        root = fuzz.tree(
+            tmp_path / f"tree-{n}",
+            sites[n] if n % 2 else None,
+            pages[n * FUZZ_PAGES : (n + 1) * FUZZ_PAGES],
+        )
+        proc = run_cli("validate", root, "--format", "json")
+        assert proc.returncode in (0, 1, 2), (root, proc.returncode, proc.stderr[-2000:])
+        assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+        if proc.returncode == 2:
+            assert proc.stderr.startswith("error: "), proc.stderr[-2000:]
+            continue
+        report = json.loads(proc.stdout)
+        files = [f["file"] for f in report["findings"]]
+        assert all(f.startswith(str(root)) for f in files), (root, files[:5])

@@ -122,6 +122,33 @@ CASES = [
         site=SITE_TOML.replace('status = "supported"', 'status = "deprecated"'),
     ),
     Case(
+        "api-lifecycle",
+        OK,
+        "site.toml",
+        18,
+        10,
+        site=SITE_TOML.replace(
+            'status = "supported"',
+            'status = "deprecated"\nsunset = 9999-12-31T23:59:59-14:00\n'
+            'deprecation = 9999-01-01\nmigration = "https://games.example.com/v2"',
+        ),
+        words="9999-12-31T23:59:59-14:00 is, in UTC, outside the years 1 to 9999",
+    ),
+    Case(
+        "api-lifecycle",
+        OK,
+        "site.toml",
+        18,
+        10,
+        site=SITE_TOML.replace(
+            'status = "supported"',
+            'status = "deprecated"\nsunset = 9999-12-31\n'
+            'deprecation = 9999-12-01\nmigration = "https://games.example.com/v2"',
+        ),
+        words="30 days after deprecation, and the API contract (§9) gives clients at least "
+        "90; set deprecation at least 90 days before it",
+    ),
+    Case(
         "migration-link",
         OK,
         "site.toml",
@@ -446,3 +473,84 @@ def test_pages_without_readable_settings_are_counted_not_checked(tmp_path: Path)
     s = load(root).summary
     assert (s.pages, s.unchecked, s.failed) == (2, 1, 1)
     assert "1 not checked" in s.describe()
+
+
+LATEST = "9999-12-31T23:59:59-14:00"  # 10000-01-01 13:59:59 UTC: past a datetime's years
+EARLIEST = "0001-01-01T00:00:00+14:00"  # 0000-12-31 10:00:00 UTC: before them
+
+
+def _page(kind: str, name: str, key: str | None, value: str) -> str:
+    """A valid page in YAML, TOML or JSON front matter, with `key` set to the date `value`."""
+    stores = {"ios": "https://apps.apple.com/app/game/id1"}
+    if kind == "yaml":
+        return g(name, extra=f"{key}: {value}\n" if key else "")
+    if kind == "toml":
+        line = f"{key} = {value}\n" if key else ""
+        return (
+            f'+++\nname = "{name}"\ndescription = "D."\nplatforms = ["iOS", "Android"]\n'
+            f'genres = ["Puzzle"]\nicon = "/i.png"\n{line}[stores]\nios = "{stores["ios"]}"\n'
+            'android = "https://play.google.com/store/apps/details?id=com.example.game"\n+++\n'
+        )
+    import json
+
+    data = {
+        "name": name,
+        "description": "D.",
+        "platforms": ["iOS", "Android"],
+        "genres": ["Puzzle"],
+        "icon": "/i.png",
+        "stores": {
+            **stores,
+            "android": "https://play.google.com/store/apps/details?id=com.example.game",
+        },
+    }
+    if key:
+        data[key] = value
+    return json.dumps(data) + "\n"
+
+
+@pytest.mark.parametrize("kind", ["yaml", "toml", "json"])
+def test_dates_at_the_ends_of_the_calendar_compare_without_leaving_it(
+    tmp_path: Path, kind: str
+) -> None:
+    """Dates whose UTC time is outside the years a datetime holds are compared as they are:
+    as `date` they order, as `publishDate` and `expiryDate` they schedule and expire."""
+    games = {
+        "latest": _page(kind, "Latest", "date", LATEST),
+        "utc": _page(kind, "Utc", "date", "9999-12-31T23:59:59Z"),
+        "earliest": _page(kind, "Earliest", "date", EARLIEST),
+        "later": _page(kind, "Later", "publishDate", LATEST),
+        "long-ago": _page(kind, "Long Ago", "publishDate", EARLIEST),
+        "gone": _page(kind, "Gone", "expiryDate", EARLIEST),
+        "lasting": _page(kind, "Lasting", "expiryDate", LATEST),
+    }
+    root = make(tmp_path, Case("x", games, "", None))
+    content = load(root)
+    assert content.errors == []
+    # Newest first: 9999-12-31T23:59:59-14:00 is 14 hours after 9999-12-31T23:59:59Z.
+    published = [x["id"] for x in content.published()]
+    assert published[:3] == ["latest", "utc", "earliest"]  # dated games first
+    states = {e.id: e.state for e in content.entries}
+    assert states == {
+        "latest": "published",
+        "utc": "published",
+        "earliest": "published",
+        "later": "scheduled",
+        "long-ago": "published",
+        "gone": "expired",
+        "lasting": "published",
+    }
+
+
+def test_sunset_with_an_offset_is_sent_in_gmt() -> None:
+    """An HTTP date is in GMT: a sunset written with an offset is converted, not refused."""
+    import datetime as dt
+
+    from catalogctl.contract.publication import Lifecycle
+    from catalogctl.contract.routes import lifecycle_headers
+
+    two = dt.timezone(dt.timedelta(hours=2))
+    sunset = dt.datetime(2027, 6, 1, 1, 30, tzinfo=two)
+    headers = dict(lifecycle_headers(Lifecycle("deprecated", dt.date(2027, 1, 1), sunset, None)))
+    assert headers["Sunset"] == "Mon, 31 May 2027 23:30:00 GMT"
+    assert headers["Deprecation"] == "@1798761600"

@@ -69,6 +69,46 @@ YAML = {
     "closing brace": ("platforms: }\n", "'}' closes a list or mapping"),
     "no colon": ("name:\n - a\n b\n", "line 4 is neither a 'key: value' entry nor a '- ' item"),
     "impossible date": ("date: 2024-02-30\n", "cannot be read as a date"),
+    # Every type's tag, given a value its constructor cannot take (PyYAML's raise AttributeError,
+    # IndexError or KeyError for some of these), or given to a node of the wrong kind.
+    "date tag on text": ('date: !!timestamp "garbage"\n', "'!!timestamp' asks for a date"),
+    "date tag on nothing": ('date: !!timestamp ""\n', "'!!timestamp' asks for a date"),
+    "date tag on a list": ("date: !!timestamp [1]\n", "asks for a date, and it is given a list"),
+    "integer tag on nothing": ('weight: !!int ""\n', "'!!int' asks for an integer, and ''"),
+    "integer tag on a sign": ('weight: !!int "-"\n', "'!!int' asks for an integer, and '-'"),
+    "integer tag on a plus": ('weight: !!int "+"\n', "'!!int' asks for an integer"),
+    "integer tag on an underscore": ('weight: !!int "_"\n', "'!!int' asks for an integer"),
+    "integer tag on a prefix": ("weight: !!int 0x\n", "'!!int' asks for an integer, and '0x'"),
+    "integer tag on sixty": ('weight: !!int "1:"\n', "'!!int' asks for an integer, and '1:'"),
+    "integer of a base": ('weight: !!int "0b_"\n', "'0b_' cannot be read as an integer"),
+    "number tag on nothing": ('weight: !!float ""\n', "'!!float' asks for a number"),
+    "number tag on a dot": ('weight: !!float "."\n', "'!!float' asks for a number"),
+    "boolean tag": ("draft: !!bool maybe\n", "'!!bool' asks for true or false, and 'maybe'"),
+    "null tag": ("slug: !!null text\n", "'!!null' asks for nothing (null)"),
+    "binary tag": ('icon: !!binary "a"\n', "'!!binary' asks for base64 data"),
+    "binary tag on symbols": ('icon: !!binary "@@@"\n', "'!!binary' asks for base64 data"),
+    "binary tag on a mapping": ("icon: !!binary {a: 1}\n", "and it is given a mapping"),
+    "text tag on a list": ("name: !!str [a]\n", "'!!str' asks for text, and it is given a list"),
+    "list tag on text": ('platforms: !!seq "iOS"\n', "'!!seq' asks for a list, and 'iOS'"),
+    "mapping tag on text": ('stores: !!map "x"\n', "'!!map' asks for a mapping, and 'x'"),
+    "mapping tag on a list": ("stores: !!map [x]\n", "asks for a mapping, and it is given a list"),
+    "list tag on a mapping": ("genres: !!seq {a: 1}\n", "asks for a list, and it is given a"),
+    "set": ("genres: !!set {Puzzle}\n", "the tag '!!set' is not one catalogctl reads"),
+    "set of a list": ("genres: !!set [Puzzle]\n", "the tag '!!set' is not one"),
+    "set on text": ('genres: !!set "x"\n', "'!!set' asks for a set, and 'x'"),
+    "ordered mapping": ("stores: !!omap [{ios: x}]\n", "the tag '!!omap' is not one"),
+    "pairs of a mapping": ("stores: !!pairs {ios: x}\n", "the tag '!!pairs' is not one"),
+    "ordered mapping on text": ('stores: !!omap "x"\n', "'!!omap' asks for an ordered mapping"),
+    "pairs": ("stores: !!pairs [{ios: x}]\n", "the tag '!!pairs' is not one"),
+    "pairs on text": ('stores: !!pairs "x"\n', "'!!pairs' asks for a list of pairs"),
+    "merge tag": ("name: !!merge x\n", "the tag '!!merge' is not one"),
+    "value tag": ("name: !!value x\n", "the tag '!!value' is not one"),
+    "python object": ("name: !!python/object:os.system x\n", "'!!python/object:os.system'"),
+    "python name": ("name: !!python/name:os.system ''\n", "'!!python/name:os.system' is not"),
+    "python tuple": ("platforms: !!python/tuple [a]\n", "'!!python/tuple' is not one"),
+    "python apply": ("x: !!python/object/apply:os.system [ls]\n", "is not one catalogctl"),
+    "long form tag": ("name: !<tag:yaml.org,2002:int> x\n", "'!!int' asks for an integer"),
+    "tag uri": ("name: !<tag:example.com,2024:x> y\n", "'tag:example.com,2024:x' is not"),
     "merge of a scalar": ("<<: 3\n", "'<<' merges a mapping"),
     "list as a key": ("[a]: b\n", "a key must be plain text"),
     "item after a key": ("name: - x\n", "a '- ' list item cannot start here"),
@@ -82,8 +122,8 @@ def raw_yaml_position(text: str, loader: type) -> tuple[int, int] | None:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         return (mark.line + 2, mark.column + 1) if mark else None
-    except (yaml.YAMLError, ValueError):
-        return None
+    except (yaml.YAMLError, ValueError, LookupError, AttributeError, TypeError):
+        return None  # PyYAML's own refusals of a value its tag asks for carry no position
     return None
 
 

@@ -20,15 +20,19 @@ from pathlib import Path
 
 import pytest
 
+from catalogctl.content.loader import PARALLEL_THRESHOLD
 from catalogctl.serve.options import ENGINES
 from tests import conformance
+from tests.catalogs import add_slow_pages
 from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
 from tests.processes import Program, children, cli, port_answers, wait_until
 from tests.serve_process import (
     FAILING_WORKERS,
     RELOAD_TIMEOUT_1S,
     ServeProcess,
+    alive,
     loading_process,
+    reload_timeout,
 )
 
 
@@ -394,3 +398,94 @@ def test_serve_watch_reloads_on_every_page_the_site_reads(
             assert name in {g["name"] for g in json.loads(reply.body)["games"]}, file
     finally:
         assert proc.stop() == 0
+
+
+# --- reloads above the parallel-parse threshold -------------------------------------------------
+
+ABOVE = PARALLEL_THRESHOLD + 100  # games: the first load and each reload parse in a pool
+
+
+@pytest.fixture(scope="module")
+def above_threshold(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated tree of ABOVE games, copied by each test that edits it."""
+    return generate_catalog(tmp_path_factory.mktemp("above") / "content", ABOVE)
+
+
+def _reload_outcome(proc: ServeProcess) -> str:
+    """The next line saying how a reload ended ("reloaded …" or "reload of … failed …")."""
+    while True:
+        message = str(proc.wait_for("reload", timeout=120)["message"])
+        if not message.startswith("change detected"):
+            return message
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_reloads_a_catalog_parsed_in_parallel(
+    above_threshold: Path, tmp_path: Path, workers: str
+) -> None:
+    """A catalog above the parallel-parse threshold reloads on every path: on a change --watch
+    sees and on SIGHUP, in one process and with workers (the loading process parses in a pool
+    of its own)."""
+    root = tmp_path / "content"
+    shutil.copytree(above_threshold, root)
+    proc = ServeProcess(str(root), "--watch", "--workers", workers)
+    try:
+        assert proc.events[-1]["games"] == ABOVE
+        (root / "games" / "game-00000.md").unlink()
+        assert f"reloaded {root}: {ABOVE - 1} games" in _reload_outcome(proc)
+        assert {_games(proc.url) for _ in range(4)} == {ABOVE - 1}
+        (root / "games" / "new.md").write_text(game_yaml("New"), encoding="utf-8")
+        proc.signal(signal.SIGHUP)  # (--watch may see the new page first: one reload or two)
+        assert f"reloaded {root}: {ABOVE} games" in _reload_outcome(proc)
+        assert {_games(proc.url) for _ in range(4)} == {ABOVE}
+    finally:
+        assert proc.stop() == 0
+
+
+def _loading_pool(proc: ServeProcess) -> tuple[int, set[int]]:
+    """The loading process of the reload `proc` runs now, and its parse workers, once they
+    run (the slow pages keep them running for a second or more)."""
+    loader = loading_process(proc.proc.pid)
+    proc.wait_until(
+        lambda: len(children(loader)) >= 2, timeout=60, what="the loading process's pool"
+    )
+    return loader, children(loader)
+
+
+@pytest.mark.parametrize(
+    ("workers", "end"),
+    [("2", "SIGKILL"), ("1", "SIGTERM"), ("2", "timeout")],
+)
+def test_serve_loading_process_and_its_pool_never_outlive_the_server(
+    above_threshold: Path, tmp_path: Path, workers: str, end: str
+) -> None:
+    """Whether the server is killed, stops or gives the reload up, the loading process and
+    its parse workers end with it, even a loading process that would never finish (stopped
+    here, as on a disk that stops answering)."""
+    root = tmp_path / "content"
+    shutil.copytree(above_threshold, root)
+    add_slow_pages(root, 4)
+    prefix = reload_timeout(8) if end == "timeout" else ()
+    proc = ServeProcess(str(root), "--workers", workers, prefix=prefix)
+    try:
+        (root / "games" / "game-00000.md").unlink()
+        proc.signal(signal.SIGHUP)
+        loader, pool = _loading_pool(proc)  # parsed in parallel, as the first load was
+        os.kill(loader, signal.SIGSTOP)  # the load would never end; its workers run on
+        if end == "timeout":
+            failed = str(proc.wait_for("failed")["message"])
+            assert "loading took longer than 8 s" in failed
+        else:
+            proc.signal(getattr(signal, end))
+        # Not proc.wait_until: once the server has exited, it kills the rest of its group.
+        wait_until(
+            lambda: not any(alive(pid) for pid in {loader, *pool}),
+            timeout=30,
+            what="the loading process and its pool gone",
+        )
+        if end == "SIGTERM":
+            assert proc.wait(timeout=30) == 0
+        if end == "timeout":
+            assert {_games(proc.url) for _ in range(4)} == {ABOVE + 4}
+    finally:
+        proc.stop()

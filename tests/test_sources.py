@@ -360,3 +360,70 @@ def test_json_too_deep_on_text_that_is_not_json() -> None:
     assert json_too_deep(b"[" * 100_000)  # never closed: still deep
     assert json_too_deep(b"]" * 10 + b"[" * 70)
     assert not json_too_deep(b'"' + b"[" * 100_000)  # all inside one (unterminated) string
+
+
+class _Breaks:
+    """A source whose load fails as nothing in a content tree makes it fail (picklable, so a
+    loading process can be given it)."""
+
+    display = "broken"
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def load(self) -> object:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "words"),
+    [
+        (
+            MemoryError(),
+            "the loading process ran out of memory; give the server more memory, or serve a build",
+        ),
+        (
+            PermissionError(13, "Permission denied", "/srv/content/games/x.md"),
+            "cannot read /srv/content/games/x.md: Permission denied; check the files",
+        ),
+        (
+            AssertionError("daemonic processes are not allowed to have children"),
+            "catalogctl failed while loading (AssertionError: daemonic processes are not "
+            "allowed to have children); this is a bug, please report it",
+        ),
+    ],
+    ids=["memory", "unreadable", "bug"],
+)
+def test_a_load_in_its_own_process_says_why_it_failed(error: BaseException, words: str) -> None:
+    """What a reload's log line gives as the reason, for failures no check of the content
+    foresaw: words a user can act on, the error's own text only where it is a bug."""
+    from catalogctl.errors import CatalogError
+    from catalogctl.sources.isolated import IsolatedLoad
+
+    load = IsolatedLoad(_Breaks(error), timeout=60)  # type: ignore[arg-type]
+    with pytest.raises(CatalogError) as failed:
+        load.result(timeout=60)
+    assert failed.value.message.startswith(words), failed.value.message
+
+
+def test_a_load_whose_process_dies_says_how() -> None:
+    from catalogctl.errors import CatalogError
+    from catalogctl.sources.isolated import IsolatedLoad
+
+    load = IsolatedLoad(_Breaks(SystemExit(3)), timeout=60)  # type: ignore[arg-type]
+    with pytest.raises(CatalogError) as failed:
+        load.result(timeout=60)
+    assert failed.value.message.startswith(
+        "the loading process ended (exit status 3) before it finished; if it was killed for "
+        "lack of memory"
+    ), failed.value.message
+
+
+def test_a_load_given_up_is_killed() -> None:
+    from catalogctl.errors import CatalogError
+    from catalogctl.sources.isolated import IsolatedLoad
+
+    load = IsolatedLoad(_Breaks(MemoryError()), timeout=60)  # type: ignore[arg-type]
+    with pytest.raises(CatalogError, match="loading took longer than 0 s"):
+        load.result(timeout=0)
+    assert not load._process.is_alive()

@@ -17,6 +17,14 @@ MAX_INT_DIGITS = 100  # digits of an integer literal
 MAX_PAGES = 1_000_000  # page files in one tree
 MAX_DIR_DEPTH = 64  # folders below the games folder
 WORKER_FILE_SECONDS = 60.0  # a parser process that spends longer on one file is stopped
+# site.toml, checked before any of its values is used.
+MAX_SITE_KEY = 100  # characters of a key
+MAX_SITE_NAME = 200  # of a name: a platform, a genre, a [fields] key path, an own key
+MAX_SITE_TEXT = 4096  # of any other text (a URL's own limit is the same)
+MAX_SITE_ENTRIES = 500  # items of a list, keys of a table
+# Did-you-mean: a name longer than this gets no suggestion (indexing a name costs the cube of
+# its length: every variant with one or two letters left out).
+MAX_SUGGEST_LENGTH = 32
 
 
 # What a `limit` finding says: the limit, and what to do (limits are far above real pages).
@@ -38,6 +46,19 @@ def too_many_values(*, aliases: bool = False) -> str:
 
 def too_long_number() -> str:
     return f"a number longer than {MAX_INT_DIGITS} digits, the limit; quote it to keep it as text"
+
+
+def too_long_text(what: str, limit: int) -> str:
+    """`what`: "a key", "a name" (a platform, a genre, a key path) or "a text"."""
+    return f"is longer than {limit:,} characters, the limit of {what} in site.toml; shorten it"
+
+
+def too_many_entries(what: str) -> str:
+    """`what`: "items" (of a list) or "keys" (of a table)."""
+    return (
+        f"holds more than {MAX_SITE_ENTRIES:,} {what}, the limit of a list or table in "
+        "site.toml; keep fewer"
+    )
 
 
 def bracket_count(text: str) -> int:

@@ -6,10 +6,11 @@ file, line, column and field, so that `validate` can report all of them at once,
 when the content has errors, and otherwise returns the catalog as published.
 
 Why one module: `load()` is one pass from a content tree to its findings: site.toml first (its
-settings decide where the pages are and how they are read), then every page (in forked
-workers that inherit this module's page context), then the checks across pages; the result
-types it fills (`ReadSummary`, `Content`, `Catalog`) are what every command reads. The rules
-themselves live in `content.rules`, the reading of files in the modules below.
+settings decide where the pages are and how they are read), then every page (from
+`PARALLEL_THRESHOLD` pages in parallel workers, each given this module's page context), then
+the checks across pages; the result types it fills (`ReadSummary`, `Content`, `Catalog`) are
+what every command reads. The rules themselves live in `content.rules`, the reading of files
+in the modules below.
 """
 
 import datetime as dt
@@ -194,7 +195,13 @@ class _Outcome(NamedTuple):
     listed: int = 0  # which ran into a list without picking an item (bits)
 
 
-_CONTEXT: PageContext | None = None  # set before the pages are checked (inherited by workers)
+_CONTEXT: PageContext | None = None  # set before the pages are checked (by each worker too)
+
+
+def _use_context(ctx: PageContext | None) -> None:
+    """Where a parse worker starts: the context its pages are checked against."""
+    global _CONTEXT  # noqa: PLW0603 - read by _check_one
+    _CONTEXT = ctx
 
 
 def _check_one(page: PageFile) -> _Outcome:
@@ -230,19 +237,27 @@ def _crashed(page: PageFile, why: str) -> _Outcome:
 
 
 def _check_pages(pages: list[PageFile], ctx: PageContext) -> list[_Outcome]:
-    global _CONTEXT  # noqa: PLW0603 - read by forked workers
-    _CONTEXT = ctx
+    _use_context(ctx)
     try:
-        if len(pages) < PARALLEL_THRESHOLD or not hasattr(os, "fork"):
+        if len(pages) < PARALLEL_THRESHOLD:
             return [_check_one(p) for p in pages]
-        from catalogctl.content.pool import cpu_count, parallel_map
+        from catalogctl.content.pool import cpu_count, parallel_map, start_method
 
+        method = start_method()
         workers = min(cpu_count(), 8)
-        if workers < 2:
+        if method is None or workers < 2:
             return [_check_one(p) for p in pages]
-        return parallel_map(_check_one, pages, workers, _crashed)
+        return parallel_map(
+            _check_one,
+            pages,
+            workers,
+            _crashed,
+            method=method,
+            initializer=_use_context,
+            initargs=(ctx,),
+        )
     finally:
-        _CONTEXT = None
+        _use_context(None)
 
 
 def _nfc(text: str) -> str:

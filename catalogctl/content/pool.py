@@ -4,7 +4,12 @@ A worker writes the index of the page it is on into shared memory before it star
 worker dies (killed, out of memory, a crash in a C extension) or spends longer than
 `WORKER_FILE_SECONDS` on one page, the parent knows which page it was: that page gets a
 `parser-crash` finding naming it, the rest of the worker's share goes to a fresh worker, and
-the run goes on. SIGTERM and SIGINT stop the workers and end the command at once.
+the run goes on. SIGTERM and SIGINT stop the workers and end the command at once. A worker
+never outlives the process that started it, even one killed by SIGKILL (`die_with_parent`).
+
+The same code runs on each of multiprocessing's start methods: each chunk of items travels to
+its worker through a pipe and the worker sets itself up with `initializer`, so nothing depends
+on what a forked child would inherit. `start_method()` says which one a machine uses.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -22,6 +29,74 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _IDLE = -1
+_STOPS = (signal.SIGTERM, signal.SIGINT)
+
+
+def start_method() -> str | None:
+    """How this machine starts parse workers, or None where the pages are parsed in one process.
+
+    `fork` where the system has it and it is safe: Linux, in a process that runs no other
+    thread (a forked child of a threaded process may inherit a lock held by another thread).
+    Elsewhere (macOS, where system libraries are not fork-safe; Windows, which has no fork) a
+    worker would be a fresh interpreter that spends 0.2 s of CPU importing catalogctl: at the
+    threshold that is more than the whole parse in one process (docs/architecture/
+    performance.md), so the pages are parsed serially there.
+    """
+    if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return None
+    if threading.active_count() > 1:
+        return None
+    return "fork"
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process when `parent`, the process that asked for it, ends, even by SIGKILL.
+
+    Linux, for a child of `parent` (fork, spawn): the kernel sends SIGKILL
+    (`PR_SET_PDEATHSIG`). Otherwise (macOS, Windows, a child of a fork server) a thread
+    watches the parent (`watch_parent`).
+    """
+    if os.getppid() == parent and sys.platform.startswith("linux") and _kernel_kills_orphans():
+        if os.getppid() != parent:  # it died before prctl took effect
+            os._exit(1)
+        return
+    import multiprocessing
+
+    started_by = multiprocessing.parent_process()
+    if started_by is not None:  # always, for the processes catalogctl starts
+        watch_parent(started_by.sentinel)
+
+
+def _kernel_kills_orphans() -> bool:
+    """Linux: SIGKILL to this process when its parent ends (false where prctl fails)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(1, signal.SIGKILL) == 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return False
+
+
+def watch_parent(
+    sentinel: Any, on_death: Callable[[], object] = lambda: os._exit(1)
+) -> threading.Thread:
+    """A daemon thread that calls `on_death` once the parent has ended: its `sentinel` (from
+    multiprocessing: a pipe or a process handle) is ready, or, on POSIX, this process was
+    handed to another parent."""
+    from multiprocessing.connection import wait
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while not wait([sentinel], timeout=1.0):
+            if os.name == "posix" and os.getppid() != parent:
+                break
+        on_death()
+
+    thread = threading.Thread(target=watch, name="parent-watch", daemon=True)
+    thread.start()
+    return thread
 
 
 def _worker(
@@ -29,13 +104,20 @@ def _worker(
     tasks: Any,
     results: Any,
     func: Callable[[Any], Any],
-    items: Sequence[Any],
     current: Any,
     started: Any,
+    parent: int,
+    initializer: Callable[..., object] | None,
+    initargs: tuple[Any, ...],
 ) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for sig in _STOPS:
+        signal.signal(sig, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)  # held while it started
+    die_with_parent(parent)
     try:
+        if initializer is not None:
+            initializer(*initargs)
         while True:
             try:
                 task = tasks.recv()
@@ -43,14 +125,14 @@ def _worker(
                 return
             if task is None:
                 return
-            start, end = task
+            start, chunk = task
             out = []
-            for i in range(start, end):
-                current[slot] = i
+            for offset, item in enumerate(chunk):
+                current[slot] = start + offset
                 started[slot] = time.monotonic()
-                out.append(func(items[i]))
+                out.append(func(item))
             current[slot] = _IDLE
-            results.send((start, end, out))
+            results.send((start, start + len(chunk), out))
     except (BrokenPipeError, EOFError, KeyboardInterrupt):
         return
 
@@ -62,10 +144,18 @@ def parallel_map(
     crashed: Callable[[T, str], R],
     *,
     chunk: int | None = None,
+    method: str = "fork",
+    initializer: Callable[..., object] | None = None,
+    initargs: tuple[Any, ...] = (),
 ) -> list[R]:
-    """`[func(x) for x in items]` on `workers` forked processes; `crashed(x, why)` stands in for
-    the result of an item whose process died or hung."""
-    pool = _Pool(func, items, workers, crashed, chunk)
+    """`[func(x) for x in items]` on `workers` processes started by `method` (see
+    `start_method`), each of which first calls `initializer(*initargs)`; `crashed(x, why)`
+    stands in for the result of an item whose process died or hung.
+
+    With a start method other than fork, `func`, the items, `initializer` and `initargs` must
+    pickle, and `func` and `initializer` be importable by name.
+    """
+    pool = _Pool(func, items, workers, crashed, chunk, method, (initializer, initargs))
     previous: dict[signal.Signals, Any] = {}
 
     def interrupted(signum: int, _frame: Any) -> None:
@@ -105,11 +195,14 @@ class _Pool(Generic[T, R]):
         workers: int,
         crashed: Callable[[T, str], R],
         chunk: int | None,
+        method: str,
+        setup: tuple[Callable[..., object] | None, tuple[Any, ...]],
     ) -> None:
         import multiprocessing
 
-        self.ctx = multiprocessing.get_context("fork")
+        self.ctx: Any = multiprocessing.get_context(method)
         self.func, self.items, self.workers, self.crashed = func, items, workers, crashed
+        self.setup = setup
         n = len(items)
         size = chunk or max(1, -(-n // (workers * 4)))
         self.queue: list[tuple[int, int]] = [(i, min(n, i + size)) for i in range(0, n, size)]
@@ -159,13 +252,23 @@ class _Pool(Generic[T, R]):
                 task_child,
                 result_child,
                 self.func,
-                self.items,
                 self.current,
                 self.started,
+                os.getpid(),
+                *self.setup,
             ),
             daemon=True,
         )
-        proc.start()
+        # SIGTERM and SIGINT wait until the worker has set its own handlers: a Ctrl-C reaching
+        # a fresh interpreter while it imports would print a traceback. The parent kills the
+        # workers itself when it gets one.
+        held = hasattr(signal, "pthread_sigmask")
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if held else set()
+        try:
+            proc.start()
+        finally:
+            if held:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         task_child.close()
         result_child.close()
         self.procs[slot] = proc
@@ -185,8 +288,8 @@ class _Pool(Generic[T, R]):
 
     def assign(self, slot: int) -> None:
         if self.queue:
-            self.busy[slot] = self.queue.pop()
-            self.pipes[slot][0].send(self.busy[slot])
+            begin, end = self.busy[slot] = self.queue.pop()
+            self.pipes[slot][0].send((begin, self.items[begin:end]))
         else:
             self.busy[slot] = None
 
@@ -217,7 +320,7 @@ class _Pool(Generic[T, R]):
         why = (
             f"took longer than {WORKER_FILE_SECONDS:.0f} s"
             if hung
-            else f"ended with {_exit_reason(proc.exitcode)}"
+            else f"ended with {exit_reason(proc.exitcode)}"
         )
         self.give_up(task, index, why)
         for c in self.pipes[slot]:
@@ -245,7 +348,8 @@ class _Pool(Generic[T, R]):
                 self.queue.append((begin, index))
 
 
-def _exit_reason(code: int | None) -> str:
+def exit_reason(code: int | None) -> str:
+    """How a process ended, from its exit code (negative: the signal that ended it)."""
     if code is None:
         return "no exit status"
     if code < 0:

@@ -262,14 +262,49 @@ def yaml_character(char: str) -> str:
 
 _CORE_TAG = "tag:yaml.org,2002:"
 _KINDS = {"timestamp": "a date", "int": "an integer", "float": "a number", "bool": "true or false"}
+# What each tag of YAML's types asks for, in a content author's words.
+_ASKS = {
+    **_KINDS,
+    "str": "text",
+    "null": "nothing (null)",
+    "binary": "base64 data",
+    "seq": "a list",
+    "map": "a mapping",
+    "set": "a set",
+    "omap": "an ordered mapping",
+    "pairs": "a list of pairs",
+}
+_UNREAD_TAGS = frozenset({"set", "omap", "pairs"})  # YAML's, but no catalog key takes them
 
 
-def yaml_tag(tag: str) -> str:
-    """A tag the safe loader has no type for (`!!python/object`, `!custom`)."""
-    shown = "!!" + tag.removeprefix(_CORE_TAG) if tag.startswith(_CORE_TAG) else tag
+def _shown_tag(tag: str) -> str:
+    return "!!" + tag.removeprefix(_CORE_TAG) if tag.startswith(_CORE_TAG) else tag
+
+
+def yaml_tag(tag: str, on: str | None = None) -> str:
+    """A tag the safe loader has no type for (`!!python/object`, `!custom`); with `on` ("a
+    list", "a mapping"), a tag of a single value given to a list or a mapping."""
+    shown = _shown_tag(tag)
+    name = tag.removeprefix(_CORE_TAG)
+    known = tag.startswith(_CORE_TAG) and name in _ASKS and name not in _UNREAD_TAGS
+    if on is not None and known:
+        return (
+            f"invalid YAML: the tag {shown!r} asks for {_ASKS[name]}, and it is given {on}; "
+            "remove the tag"
+        )
     return (
-        f"invalid YAML: the tag {shown!r} is not one catalogctl reads (YAML's standard types "
-        "only); remove it, or quote the value"
+        f"invalid YAML: the tag {shown!r} is not one catalogctl reads (it reads text, numbers, "
+        "true/false, dates, null, lists and mappings); remove it, or quote the value"
+    )
+
+
+def yaml_tagged(text: str, tag: str) -> str:
+    """A value of another form than its explicit tag asks for (`!!int ""`, `!!bool maybe`)."""
+    shown = _shown_tag(tag)
+    asks = _ASKS.get(tag.removeprefix(_CORE_TAG), "a value of its type")
+    return (
+        f"invalid YAML: the tag {shown!r} asks for {asks}, and {text[:40]!r} is not; remove "
+        "the tag, or write a value of that type"
     )
 
 

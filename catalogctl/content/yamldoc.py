@@ -13,11 +13,17 @@ Values are built here from the composed nodes (not by `yaml.load`), which gives 
 value its line and column, finds keys given twice (which `yaml.load` silently keeps the last
 of), caps integer literals and alias expansion, and refuses recursive aliases. Positions are
 looked up in the nodes only when a finding needs one, so a valid page costs no more than its
-values.
+values. A value its tag's constructor cannot make (`!!int ""`, `!!bool maybe`, `!!seq "x"`)
+is a finding at it, whatever PyYAML raised.
+
+Why one module: the depth guard, the builder and the finder work on the same composed nodes
+and agree on where each key and value is: the builder records it (or notes what makes a walk
+unreliable), the finder finds it again on demand, and every refusal is placed the same way.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime as dt
 import re
@@ -48,6 +54,21 @@ from catalogctl.content.yamlload import (
 )
 
 _SCALAR = yaml.ScalarNode
+NULL = "tag:yaml.org,2002:null"
+BINARY = "tag:yaml.org,2002:binary"
+_NULL = re.compile(r"~|null|Null|NULL|")  # the texts YAML reads as null
+# What PyYAML's constructors raise for a value they cannot take: their own errors, Python's for
+# a text of the wrong form (`int("")`), and those of constructors that index or match the
+# text without checking it first (`!!int ""`: IndexError, `!!bool maybe`: KeyError,
+# `!!timestamp x`: AttributeError).
+_REFUSED = (
+    yaml.YAMLError,
+    ValueError,
+    OverflowError,
+    LookupError,
+    AttributeError,
+    TypeError,
+)
 _PLAIN_KEY = "invalid YAML: a key must be plain text, not a list or a mapping; write 'key: value'"
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
@@ -172,7 +193,7 @@ class _Builder:
         if kind is yaml.MappingNode:
             return self.mapping(node, path)
         if node.tag != SEQ:
-            raise self.fail("syntax", _unknown_tag(node.tag), node)
+            raise self.fail("syntax", _unknown_tag(node.tag, "a list"), node)
         build = self.build
         if self.locate:
             return [build(item, (*path, i)) for i, item in enumerate(node.value)]
@@ -197,21 +218,23 @@ class _Builder:
             return text  # what SafeConstructor gives for a string
         if node.tag == INT and len(text) > MAX_INT_DIGITS:
             raise self.fail("limit", too_long_number(), node)
+        value: Any
         try:
             if node.tag == TIMESTAMP and _DATE.fullmatch(text):
                 # What the safe timestamp constructor makes of a date, without its regex.
                 value = dt.date(int(text[:4]), int(text[5:7]), int(text[8:]))
             elif node.tag in IMPLICIT_TAGS:  # a plain value: its constructor is a function
+                if node.tag == NULL and not _NULL.fullmatch(text):  # PyYAML takes any text
+                    raise ValueError(text)
                 value = self.loader.yaml_constructors[node.tag](self.loader, node)
+            elif node.tag == BINARY:
+                # PyYAML's decoder skips what is not base64 (`!!binary "@@@"` would be b"").
+                value = base64.b64decode("".join(text.split()), validate=True)
             else:
-                value = self.loader.construct_object(node)
-        except (yaml.YAMLError, ValueError, OverflowError) as exc:
-            from catalogctl.content.syntax_messages import yaml_tag, yaml_value
-
-            reason = getattr(exc, "problem", None) or str(exc)
-            if reason.startswith("could not determine a constructor"):
-                raise self.fail("syntax", yaml_tag(node.tag), node) from None
-            raise self.fail("syntax", yaml_value(text, node.tag, reason), node) from None
+                # Deep: a collection's constructor (`!!seq "x"`) then checks the node it got.
+                value = self.loader.construct_object(node, deep=True)
+        except _REFUSED as exc:
+            raise self.refused(node, exc) from None
         if self.pure and isinstance(value, str) and not value.isascii():
             try:
                 value.encode("utf-8")
@@ -223,6 +246,21 @@ class _Builder:
                     node,
                 ) from None
         return value
+
+    def refused(self, node: yaml.Node, exc: BaseException) -> Problem:
+        """A scalar its tag's constructor could not make a value of, as a finding at it."""
+        from catalogctl.content.syntax_messages import yaml_tag, yaml_tagged, yaml_value
+
+        text, tag = node.value, node.tag
+        reason = getattr(exc, "problem", None) or str(exc)
+        if reason.startswith("could not determine a constructor"):
+            return self.fail("syntax", yaml_tag(tag), node)
+        timestamp_form = tag == TIMESTAMP and self.loader.timestamp_regexp.match(text)
+        plain_tag = self.loader.resolve(yaml.ScalarNode, text, (True, False))  # type: ignore[no-untyped-call]
+        if timestamp_form or plain_tag == tag:
+            # The form of the type (`2024-02-30`, `0b_`), but not a value of it.
+            return self.fail("syntax", yaml_value(text, tag, reason), node)
+        return self.fail("syntax", yaml_tagged(text, tag), node)
 
     def key(self, node: yaml.Node) -> Any:
         """The value of a mapping's key node (a plain value)."""
@@ -237,7 +275,7 @@ class _Builder:
 
     def mapping(self, node: yaml.Node, path: Path) -> dict[Any, Any]:
         if node.tag != MAP:
-            raise self.fail("syntax", _unknown_tag(node.tag), node)
+            raise self.fail("syntax", _unknown_tag(node.tag, "a mapping"), node)
         out: dict[Any, Any] = {}
         seen: dict[Any, Pos] = {}
         merges: list[yaml.Node] = []
@@ -295,10 +333,10 @@ class _Builder:
                     out.setdefault(k, v)
 
 
-def _unknown_tag(tag: str) -> str:
+def _unknown_tag(tag: str, on: str) -> str:
     from catalogctl.content.syntax_messages import yaml_tag
 
-    return yaml_tag(tag)
+    return yaml_tag(tag, on)
 
 
 def path_part(key: Any) -> str | int:

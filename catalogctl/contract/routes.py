@@ -150,8 +150,9 @@ def etag_for(body: bytes) -> str:
 
 
 def _http_date(value: dt.date | dt.datetime) -> dt.datetime:
+    """In UTC, as HTTP dates are (site.toml's rules keep it within the years a date holds)."""
     if isinstance(value, dt.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        return value.astimezone(dt.UTC) if value.tzinfo else value.replace(tzinfo=dt.UTC)
     return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
 
 

@@ -6,6 +6,11 @@ all of that: its pool's SIGTERM could reach the server as its own, or be held fo
 reload therefore loads and renders in a spawned process (a clean exec, default signal
 handling) and sends the finished `Site` back. This module imports no HTTP server, so the
 spawned interpreter starts with what loading needs.
+
+The loading process parses as the first load did: in parallel from `PARALLEL_THRESHOLD`
+pages, in a pool of its own. It never outlives the server: the server kills it when it
+exits or gives up on it (and the pool's workers die with it), and it dies with the server
+when the server is killed (`die_with_parent`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import time
 from typing import TYPE_CHECKING
 
+from catalogctl.content.pool import die_with_parent, exit_reason
 from catalogctl.contract.routes import Site
 from catalogctl.errors import CatalogError
 
@@ -36,14 +42,32 @@ def _describe(exc: CatalogError) -> str:
     return exc.message + "; " + "; ".join(parts[:20]) + ("; …" if len(parts) > 20 else "")
 
 
-def _load_into(source: SiteInput, out: Connection) -> None:
+def _unexpected(exc: BaseException) -> str:
+    """What went wrong, for an error no check of the content foresaw."""
+    if isinstance(exc, MemoryError):
+        return (
+            "the loading process ran out of memory; give the server more memory, or serve a "
+            "build (`catalogctl build`), which is read without rendering"
+        )
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"cannot read{where}: {exc.strerror or exc}; check the files and their permissions"
+    return (
+        f"catalogctl failed while loading ({type(exc).__name__}: {exc}); this is a bug, please "
+        "report it with this line. `catalogctl validate` on the same content shows whether the "
+        "content or the server is at fault"
+    )
+
+
+def _load_into(source: SiteInput, out: Connection, parent: int) -> None:
+    die_with_parent(parent)
     # Exceptions with extra constructor arguments do not survive pickling: send text back.
     try:
         result: tuple[str, object] = ("ok", source.load())
     except CatalogError as exc:
         result = ("error", _describe(exc))
     except Exception as exc:  # noqa: BLE001 - reported to the server's log, not raised
-        result = ("error", f"{type(exc).__name__}: {exc}")
+        result = ("error", _unexpected(exc))
     out.send(result)
     out.close()
 
@@ -58,7 +82,9 @@ class IsolatedLoad:
 
         context = multiprocessing.get_context("spawn")
         self._recv, send = context.Pipe(duplex=False)
-        self._process = context.Process(target=_load_into, args=(source, send), daemon=True)
+        # Not daemonic: a daemonic process may not start children, and a big catalog is
+        # parsed by a pool of them. The server kills it on every way out (`kill`).
+        self._process = context.Process(target=_load_into, args=(source, send, os.getpid()))
         self._process.start()
         send.close()
         self.deadline = time.monotonic() + timeout
@@ -66,8 +92,15 @@ class IsolatedLoad:
     def fileno(self) -> int:
         return self._recv.fileno()
 
-    def result(self) -> Site:
-        """The loaded site; raises `CatalogError` with the reason it could not be loaded."""
+    def result(self, timeout: float | None = None) -> Site:
+        """The loaded site; raises `CatalogError` with the reason it could not be loaded.
+
+        A server calls it once `fileno()` is readable; `timeout`: wait that long at most
+        for the load to end, and give it up then.
+        """
+        if timeout is not None and not self._recv.poll(timeout):
+            self.kill()
+            raise CatalogError(f"loading took longer than {timeout:g} s")
         # An event loop's add_reader may have made the pipe non-blocking (uvloop does): the
         # result is read whole here, however much of it the loader has written yet. Only POSIX
         # has that flag (Windows: the pipe is a handle, which no loop watches).
@@ -76,10 +109,12 @@ class IsolatedLoad:
         try:
             status, value = self._recv.recv()
         except (EOFError, OSError):
+            self._process.join(5)  # it ended (its end of the pipe closed with it)
             self.kill()
             raise CatalogError(
-                f"the loading process died (exit status {self._process.exitcode}) "
-                "before it finished"
+                f"the loading process ended ({exit_reason(self._process.exitcode)}) before it "
+                "finished; if it was killed for lack of memory, give the server more, or "
+                "serve a build (`catalogctl build`)"
             ) from None
         finally:
             self._recv.close()

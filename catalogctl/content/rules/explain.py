@@ -97,19 +97,29 @@ EXPLANATIONS: dict[str, Explanation] = {
         "that is not a game page out of the games folder, or name it with a leading `_`.",
     ),
     "syntax": _e(
-        "YAML, TOML or JSON that its parser refuses.",
+        "YAML, TOML or JSON that its parser refuses; in YAML also a tag catalogctl does not "
+        "read (`!!set`, `!!omap`, `!!pairs`, `!!python/…`, a tag of your own) and a value its "
+        'tag cannot make (`!!int ""`, `!!bool maybe`, `!!timestamp garbage`, `!!binary` '
+        "that is not base64, `!!seq` on a single value).",
         "A page that cannot be parsed cannot be published; the parser's position is kept, "
         "so the finding points at the line to fix.",
         "Fix the line named. Quote values holding `: `, `#` or a leading `[`, `{`, `*` or "
-        "`&` in YAML; close every list and table.",
+        "`&` in YAML; close every list and table; remove a tag, or give it a value of its "
+        "type.",
     ),
     "limit": _e(
         "Input over one of the limits checked before a parser starts: 1 MiB of front matter "
         "or `site.toml`, 64 levels of nesting, 200,000 keys, items and values, 100 digits in "
-        "an integer, 1,000,000 pages, 64 levels of folders.",
+        "an integer, 1,000,000 pages, 64 levels of folders; and in `site.toml`, before any "
+        "of its values is used: 100 characters in a key, 200 in a name (a platform, a genre, "
+        "a `[fields]` key path, an own key), 4,096 in any other text, 500 items in a list or "
+        "keys in a table. A page's platform or genre longer than a name may be, where "
+        "`site.toml` lists them, is one too.",
         "The limits keep every command bounded in time and memory whatever a page holds "
-        "(a YAML alias bomb, a number of a million digits).",
-        "Real game pages stay far below every limit: shorten or flatten the value named.",
+        "(a YAML alias bomb, a number of a million digits, a name of 200,000 letters to "
+        "suggest corrections from).",
+        "Real game pages and settings stay far below every limit: shorten or flatten the "
+        "value named.",
     ),
     "duplicate-key": _e(
         "A key given twice in one mapping (front matter or `site.toml`).",
@@ -173,7 +183,9 @@ EXPLANATIONS: dict[str, Explanation] = {
         "(`2026-03-01`, `2026-03-01T09:00:00Z`).",
         "The dates decide when a game is published and how games of equal weight are "
         "ordered; a date that cannot be read would decide nothing.",
-        "Write the date as `YYYY-MM-DD`, optionally with a time and an offset.",
+        "Write the date as `YYYY-MM-DD`, optionally with a time and an offset. Dates are "
+        "compared with their offsets, so `9999-12-31T23:59:59-14:00` is 14 hours after "
+        "`9999-12-31T23:59:59Z`.",
     ),
     "vocabulary": _e(
         "A platform or genre outside the `platforms` or `genres` lists of `site.toml` (when "
@@ -264,7 +276,8 @@ EXPLANATIONS: dict[str, Explanation] = {
     "api-lifecycle": _e(
         "`[api.v1]` settings that contradict each other: `deprecated` without a `deprecation` "
         "date, a date while `supported`, a `sunset` without a deprecation, or a sunset less "
-        "than 90 days after it.",
+        "than 90 days after it; or a date outside the years 1 to 9999 once in UTC, which "
+        "the headers cannot carry.",
         "Clients learn of a retirement from the `Deprecation` and `Sunset` headers (the API "
         "contract, §9), which promise at least 90 days' notice.",
         "Set `deprecation` when the status is `deprecated`, and a `sunset` at least 90 days later.",

@@ -62,7 +62,12 @@ class _Page(NamedTuple):
 
 
 def _as_time(value: Any) -> dt.datetime | str | None:
-    """A date or date-time as an aware UTC datetime (naive means UTC, as in Hugo)."""
+    """A date or date-time as an aware datetime (naive means UTC, as in Hugo).
+
+    It keeps its own UTC offset: aware datetimes compare (and give timestamps) across offsets,
+    while converting `9999-12-31T23:59:59-14:00` or `0001-01-01T00:00:00+14:00` to UTC would
+    leave the years a datetime can hold.
+    """
     if value is None:
         return None
     if not isinstance(value, str | dt.date):
@@ -77,10 +82,8 @@ def _as_time(value: Any) -> dt.datetime | str | None:
                 return "invalid"
     if not isinstance(value, dt.datetime):
         value = dt.datetime(value.year, value.month, value.day)
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.UTC)
-    result: dt.datetime = value.astimezone(dt.UTC)
-    return result
+    aware: dt.datetime = value if value.tzinfo is not None else value.replace(tzinfo=dt.UTC)
+    return aware
 
 
 def check_page(

@@ -4,10 +4,17 @@ site.toml is catalogctl's own file: every key of it is known, an unknown one is 
 a did-you-mean (or the keys that table takes) at the line of the key itself. A value that fails
 hides only the checks that need it: the pages are still checked against the settings that
 validate (`usable_site`), and `SiteCheck.broken` names the ones that did not.
+
+Why one module: the rules of one file run in an order the findings depend on: its limits
+first (what is over one is left out before anything uses it), then `[rules]` and `[fields]`,
+then validation, then the values that validated. Each step reads the same document for its
+positions and passes on what the next must not see; split, every part would take the others'
+document, findings and left-out settings as parameters.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import posixpath
@@ -17,11 +24,19 @@ from typing import Any
 
 from catalogctl.content.document import Document
 from catalogctl.content.fields import Mapped, parse_path, show_path
+from catalogctl.content.limits import (
+    MAX_SITE_ENTRIES,
+    MAX_SITE_KEY,
+    MAX_SITE_NAME,
+    MAX_SITE_TEXT,
+    too_long_text,
+    too_many_entries,
+)
 from catalogctl.content.rules.keys import dotted
 from catalogctl.content.rules.registry import RULES, Findings, Severities
 from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, check_store_hosts, store_kind
 from catalogctl.content.rules.suggest import Suggester
-from catalogctl.content.rules.usable import SiteCheck, usable_site
+from catalogctl.content.rules.usable import SiteCheck, leave_out, usable_site
 from catalogctl.content.rules.validation import UNKNOWN, pydantic_findings
 from catalogctl.content.settings import (
     CATALOG_KEYS,
@@ -59,7 +74,7 @@ def severities_of(data: dict[str, Any]) -> Severities:
 
 
 def check_site(doc: Document, out: Findings) -> SiteCheck:
-    data = doc.data
+    data, cut = _within_limits(doc, out)
     _check_rules(data.get("rules"), doc, out)
     _check_fields(data.get("fields"), data.get("stores"), doc, out)
     from pydantic_core import ValidationError
@@ -75,9 +90,60 @@ def check_site(doc: Document, out: Findings) -> SiteCheck:
         usable, broken = usable_site(data, errors)
         if usable is not None:
             _check_values(usable, doc, out)
-        return SiteCheck(None, usable, broken)
+        return SiteCheck(None, usable, broken | cut)
     _check_values(site, doc, out)
+    if cut:  # valid without what was over a limit: not as written
+        return SiteCheck(None, site, cut)
     return SiteCheck(site, site, frozenset())
+
+
+# The lists and tables whose entries are names (a platform, a genre, a front-matter key path).
+_NAME_LISTS = frozenset({("platforms",), ("genres",), ("content", "own_keys"), ("fields",)})
+
+
+def _within_limits(doc: Document, out: Findings) -> tuple[dict[str, Any], frozenset[str]]:
+    """site.toml's data without what is over a limit (each a `limit` finding at it), and the
+    names of the settings left out for it; checked before any value is used, so that no
+    check downstream (the did-you-mean index of a vocabulary, above all) sees a name of
+    200,000 letters or a list of a million."""
+    over: list[tuple[tuple[Any, ...], str, bool]] = []  # (location, message, at its key)
+    todo: list[tuple[tuple[Any, ...], Any]] = [((), doc.data)]
+    while todo:
+        path, value = todo.pop()
+        if isinstance(value, dict | list) and len(value) > MAX_SITE_ENTRIES:
+            what = "keys" if isinstance(value, dict) else "items"
+            over.append((path, too_many_entries(what), False))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if len(key) > MAX_SITE_KEY:
+                    over.append(((*path, key), too_long_text("a key", MAX_SITE_KEY), True))
+                else:
+                    todo.append(((*path, key), item))
+        elif isinstance(value, list):
+            todo.extend(((*path, i), item) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            named = path[:-1] in _NAME_LISTS or path[:2] == ("fields", "stores")
+            limit, what = (
+                (MAX_SITE_NAME, "a name (a platform, a genre, a key path)")
+                if named
+                else (MAX_SITE_TEXT, "a text")
+            )
+            if len(value) > limit:
+                over.append((path, too_long_text(what, limit), False))
+    if not over:
+        return doc.data, frozenset()
+    data = copy.deepcopy(doc.data)
+    cut: set[str] = set()
+    for loc, message, at_key in sorted(over, key=lambda o: _position(doc, o[0], o[2])):
+        line, col = _position(doc, loc, at_key)
+        out.add("limit", message, line=line, column=col, field=dotted(loc) if loc else None)
+        leave_out(data, loc, cut)
+    return data, frozenset(cut)
+
+
+def _position(doc: Document, loc: tuple[Any, ...], at_key: bool) -> tuple[int, int]:
+    line, col = doc.key_pos(loc) if at_key else doc.value_pos(loc)
+    return (line or 0, col or 0)
 
 
 def _unknown(loc: tuple[Any, ...], doc: Document, out: Findings) -> None:
@@ -317,10 +383,33 @@ def _check_store_params(site: SiteSettings, add: _Add) -> None:
                 )
 
 
+def _in_utc(value: dt.date | dt.datetime) -> bool:
+    """Whether a date-time's UTC time is within the years a date holds (1 to 9999): the
+    headers give it in UTC (`9999-12-31T23:59:59-14:00` is in the year 10000 there)."""
+    if not isinstance(value, dt.datetime) or value.tzinfo is None:
+        return True
+    try:
+        value.astimezone(dt.UTC)
+    except OverflowError:
+        return False
+    return True
+
+
 def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
     """[api.v1]: status, deprecation, sunset and migration agree (RFC 9745, the API
     contract's §9)."""
     api: tuple[str, ...] = ("api", "v1")
+    outside = False
+    for name in ("deprecation", "sunset"):
+        value = getattr(v1, name)
+        if value is not None and not _in_utc(value):
+            outside = True
+            add(
+                "api-lifecycle",
+                (*api, name),
+                f"{value.isoformat()} is, in UTC, outside the years 1 to 9999 that the "
+                f"{name.capitalize()} header can carry; set a date within them",
+            )
     if v1.status == "deprecated" and v1.deprecation is None:
         add(
             "api-lifecycle",
@@ -342,7 +431,7 @@ def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
             "a deprecation date is set but status is 'supported'; set status = "
             '"deprecated", or remove the deprecation date',
         )
-    if v1.sunset is not None:
+    if v1.sunset is not None and not outside:
         if v1.deprecation is None:
             add(
                 "api-lifecycle",
@@ -353,12 +442,17 @@ def _check_api_lifecycle(v1: ApiVersionSettings, add: _Add) -> None:
         else:
             notice = (_as_date(v1.sunset) - _as_date(v1.deprecation)).days
             if notice < 90:
+                deprecated = _as_date(v1.deprecation)
+                fix = (
+                    f"set sunset to {deprecated + dt.timedelta(days=90)} or later"
+                    if deprecated <= dt.date.max - dt.timedelta(days=90)
+                    else "set deprecation at least 90 days before it"
+                )
                 add(
                     "api-lifecycle",
                     (*api, "sunset"),
                     f"sunset is {plural(notice, 'day')} after deprecation, and the API "
-                    "contract (§9) gives clients at least 90; set sunset to "
-                    f"{_as_date(v1.deprecation) + dt.timedelta(days=90)} or later",
+                    f"contract (§9) gives clients at least 90; {fix}",
                 )
     if v1.migration is not None:
         problem = url_problem(v1.migration, loopback_http=True)

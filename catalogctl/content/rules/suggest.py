@@ -5,11 +5,18 @@ two swapped) of a name of up to five letters, or two edits of a longer one. Cand
 indexed by their deletion variants (symmetric-delete), so each lookup costs a few dictionary
 probes whatever the number of candidates, and answers are cached: a file with 10,000 unknown
 keys or 100,000 unknown platforms stays linear.
+
+A name's variants number about the square of its length, each about as long as the name: only
+names of up to `MAX_SUGGEST_LENGTH` characters are indexed (a longer one is still found when
+written in another case), and a word that could not be two edits from one is not looked up.
+The index and each lookup are then linear in the names and the word, whatever they hold.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from catalogctl.content.limits import MAX_SUGGEST_LENGTH
 
 
 def _limit(name: str) -> int:
@@ -48,7 +55,9 @@ class Suggester:
     def __init__(self, names: Iterable[str], *, min_length: int = 3) -> None:
         self._names = tuple(names)
         self._exact: dict[str, str] | None = None
-        self._index: dict[str, list[str]] = {}
+        # variant -> the name it comes from, or a tuple of the names when several share it:
+        # most variants have one, and a list for each would double the index's memory.
+        self._index: dict[str, str | tuple[str, ...]] = {}
         self._cache: dict[str, str | None] = {}
         self.min_length = min_length
 
@@ -58,8 +67,13 @@ class Suggester:
         for name in self._names:
             low = name.lower()
             exact.setdefault(low, name)
+            if len(low) > MAX_SUGGEST_LENGTH:
+                continue
+            index = self._index
             for variant in _deletes(low, _limit(low)):
-                self._index.setdefault(variant, []).append(name)
+                have = index.setdefault(variant, name)
+                if have is not name:
+                    index[variant] = (have, name) if isinstance(have, str) else (*have, name)
         self._exact = exact
         return exact
 
@@ -77,11 +91,12 @@ class Suggester:
         exact = (self._exact if self._exact is not None else self._build()).get(low)
         if exact is not None:
             return exact if exact != word else None
-        if len(word) < self.min_length or len(low) > 64:
+        if len(word) < self.min_length or len(low) > MAX_SUGGEST_LENGTH + 2:
             return None
         best: tuple[int, str] | None = None
         for variant in _deletes(low, 2 if len(low) > 5 else 1):
-            for name in self._index.get(variant, ()):
+            found = self._index.get(variant, ())
+            for name in (found,) if isinstance(found, str) else found:
                 lname = name.lower()
                 if abs(len(lname) - len(low)) > _limit(lname):
                     continue

@@ -41,7 +41,7 @@ def usable_site(
     broken: set[str] = set()
     for _ in range(4):  # each round removes what the last one reported
         for err in errors:
-            _leave_out(data, tuple(p for p in err["loc"] if p != "[key]"), broken)
+            leave_out(data, tuple(p for p in err["loc"] if p != "[key]"), broken)
         try:
             site: SiteSettings = validator("site").validate_python(data)
         except ValidationError as exc:
@@ -51,7 +51,9 @@ def usable_site(
     return None, frozenset(broken)
 
 
-def _leave_out(data: dict[str, Any], loc: tuple[Any, ...], broken: set[str]) -> None:
+def leave_out(data: dict[str, Any], loc: tuple[Any, ...], broken: set[str]) -> None:
+    """Take the setting at `loc` (its table's entry, or the whole setting) out of `data`, a
+    placeholder in its place where one is needed, and add its name to `broken`."""
     if not loc:
         return
     head = loc[0]

@@ -36,6 +36,7 @@ def kind_of(value: object) -> str:
         type(None): "empty",
         dt.date: "a date",
         dt.datetime: "a date-time",
+        bytes: "binary data (!!binary)",
     }
     return names.get(type(value), f"a {type(value).__name__}")
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from catalogctl.content.fields import FieldMap
+from catalogctl.content.limits import MAX_SITE_NAME
 from catalogctl.content.rules.keys import KeyChecker
 from catalogctl.content.rules.registry import Severities
 from catalogctl.content.rules.stores import (
@@ -115,6 +116,11 @@ class PageContext:
                 None if allowed is None else (frozenset(allowed), Suggester(allowed, min_length=1))
             )
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the arguments it is made of (a parse worker makes its own)."""
+        args = (self.site, self.fields, self.severities, self.now, self.locate, self.broken)
+        return (PageContext, args)
+
 
 def check_icon(icon: str, ctx: PageContext, add: Add) -> str:
     """The icon's published URL: an absolute URL, or a site path under the base URL."""
@@ -148,7 +154,14 @@ def check_vocabulary(vocab_name: str, values: list[str], ctx: PageContext, add: 
         if value in seen:
             add("duplicate-value", (vocab_name, i), f"{shown(value)} is listed twice; remove one")
         seen.add(value)
-        if vocab is not None and value not in vocab[0]:
+        if vocab is not None and value not in vocab[0] and len(value) > MAX_SITE_NAME:
+            add(
+                "limit",
+                (vocab_name, i),
+                f"{shown(value)} is longer than {MAX_SITE_NAME} characters, the limit of a "
+                f"name in the {vocab_name} of site.toml, so it cannot be one; shorten it",
+            )
+        elif vocab is not None and value not in vocab[0]:
             close = vocab[1](value)
             hint = (
                 f"did you mean {close!r}?"

@@ -132,6 +132,18 @@ CASES = [
         ),
     ),
     Case(
+        "body-links",
+        OK,
+        "site.toml",
+        19,
+        1,
+        site=SITE_TOML.replace(
+            "[api.v1]",
+            '[content]\nbody_links = true\n\n[stores.kong]\nname = "Kongregate"\n\n[api.v1]',
+        ),
+        words="does not know where the links of 'Kongregate' point",
+    ),
+    Case(
         "store-hosts",
         OK,
         "site.toml",

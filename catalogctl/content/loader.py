@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from catalogctl.content.bodylinks import PageBody
 from catalogctl.content.discovery import Discovery, PageFile, discover, read_head, unreadable
 from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
@@ -208,7 +209,10 @@ def _check_one(page: PageFile) -> _Outcome:
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
         return _Outcome(None, out.items)
-    entry, found = check_page(doc, page.id, page.date, ctx, out)
+    body = None
+    if ctx.body_hosts is not None and doc.body_at >= 0:
+        body = PageBody(page.path, raw, complete, doc.body_at)
+    entry, found = check_page(doc, page.id, page.date, ctx, out, body)
     if found is None:
         return _Outcome(entry, out.items)
     return _Outcome(entry, out.items, found.seen, found.listed)

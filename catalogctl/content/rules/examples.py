@@ -149,6 +149,9 @@ EXAMPLES: dict[str, Example] = {
     "store-platform": _ex(
         _page("  android: https://play.google.com/store/apps/details?id=com.example.moonlander\n")
     ),
+    "body-links": _ex(
+        _site(add='[content]\nbody_links = true\n\n[stores.web]\nname = "Play online"\n'),
+    ),
     "base-url": _ex(_site('"https://games.example.com"', '"https://games.example.com/"')),
     "game-url": _ex(
         _site(

@@ -221,6 +221,18 @@ EXPLANATIONS: dict[str, Explanation] = {
         "lets a game lack a store, not a listed platform its store.",
         "Add the missing store link, or drop the platform.",
     ),
+    "body-links": _e(
+        "With `[content] body_links = true`: a store whose hosts catalogctl does not know "
+        "(a store of kind `other` that is not one of the [stores it knows]"
+        "(../content/format.md#known-stores) and has no `hosts`), a host two stores share (a "
+        "link on it is read as the first store's), or a page whose body is longer than 1 MiB "
+        "with a store's link not found in its first MiB.",
+        "A store link that sits in a page's text but is not read leaves the game out of that "
+        "store in the catalog without an error: nothing else would say so.",
+        "Set the store's `hosts` (`hosts = []` when its links are only in front matter); give "
+        "the second store of a shared host its links in front matter; move a link nearer the "
+        "top of a long page, or into its front matter.",
+    ),
     # site.toml
     "base-url": _e(
         "A `base_url` that ends with `/`, or carries a query or a fragment.",

@@ -65,6 +65,13 @@ RULES: dict[str, Rule] = {
         _r("unknown-store", ERROR, False, "a store key that site.toml does not define"),
         _r("store-url", ERROR, True, "a store URL that does not fit its store's kind"),
         _r("store-platform", WARNING, True, "a platform without its store link, or the reverse"),
+        _r(
+            "body-links",
+            WARNING,
+            True,
+            "a store link that cannot be read from page bodies: a store without known hosts, "
+            "a host two stores share, a body past the size read",
+        ),
         # site.toml
         _r("base-url", ERROR, False, "base_url ends with '/' or carries a query or fragment"),
         _r("game-url", ERROR, False, "game_url does not contain {id}"),

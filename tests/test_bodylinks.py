@@ -3,7 +3,9 @@ where findings point, front matter first, and a scan linear in the body on hosti
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,7 @@ from catalogctl.content.loader import load
 from catalogctl.findings import Finding
 from tests.catalogs import SITE_TOML
 from tests.conftest import ContentFactory
+from tests.processes import run_cli
 
 BODY_SITE = SITE_TOML.replace(
     "[api.v1]",
@@ -377,3 +380,63 @@ def test_the_scan_is_linear_on_hostile_bodies(kind: str, monkeypatch: pytest.Mon
     work_large = work_of(text_large, monkeypatch)
     assert work_large <= 8 * len(text_large), (work_large, len(text_large))
     assert work_large <= 15 * work_small, (work_small, work_large)
+
+
+# --- what validate says ---------------------------------------------------------------------
+
+
+def report_tree(make_content: ContentFactory) -> Path:
+    body = f"Land softly.\n\n[Get it on Google Play]({PLAY})\n"
+    games = {
+        "moon": page(body + f'<a href="{STEAM}">Steam</a>\n', f"  ios: {APPLE}\n"),
+        "sun": page(
+            "[Steam](https://store.steampowered.com/app/2/)\n", f"  ios: {APPLE}\n"
+        ).replace("[iOS, Android]", "[iOS]"),
+        "mars": page("No links here.\n", f"  ios: {APPLE}\n  android: {PLAY}\n"),
+    }
+    return make_content(games, site=BODY_SITE)
+
+
+def test_validate_json_lists_the_links_read_from_bodies(make_content: ContentFactory) -> None:
+    from tests.test_output import check_envelope
+
+    proc = run_cli("validate", report_tree(make_content), "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads(proc.stdout)
+    check_envelope(doc)
+    assert [
+        (Path(b["file"]).name, b["line"], b["column"], b["store"], b["name"], b["url"])
+        for b in doc["body_links"]
+    ] == [
+        ("moon.md", 12, 25, "android", "Google Play", PLAY),
+        ("moon.md", 13, 10, "steam", "Steam", STEAM),
+        ("sun.md", 10, 9, "steam", "Steam", "https://store.steampowered.com/app/2/"),
+    ]
+
+
+def test_validate_json_without_body_links_is_as_before(make_content: ContentFactory) -> None:
+    root = report_tree(make_content)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    doc = json.loads(run_cli("validate", root, "--format", "json").stdout)
+    assert "body_links" not in doc
+
+
+def test_validate_table_names_each_link_read_from_a_body(make_content: ContentFactory) -> None:
+    root = report_tree(make_content)
+    piped = run_cli("validate", root)
+    assert piped.returncode == 0
+    lines = [line.replace(str(root) + "/", "") for line in piped.stdout.splitlines()]
+    assert lines == [
+        f"games/moon.md:12:25: read from the body · stores.android (Google Play): {PLAY}",
+        f"games/moon.md:13:10: read from the body · stores.steam (Steam): {STEAM}",
+        "games/sun.md:10:9: read from the body · stores.steam (Steam): "
+        "https://store.steampowered.com/app/2/",
+    ]
+    assert "3 store links from the bodies of 2 pages" in piped.stderr
+    wide = run_cli("validate", root, terminal=120).stdout
+    assert "Store links read from page bodies" in wide
+    assert "android (Google Play)" in wide and "store.steampowered.com/app/2/" in wide
+    narrow = run_cli("validate", root, terminal=80).stdout
+    assert "games/sun.md:10:9\n  stores.steam (Steam)\n    https://store" in narrow.replace(
+        "\r\n", "\n"
+    ).replace(str(root) + "/", "")

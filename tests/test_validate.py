@@ -273,6 +273,12 @@ weight = "params.weight"
 [rules]
 syntax = "off"
 
+[content]
+body_links = true
+
+[stores.kong]
+name = "Kongregate"
+
 [stores.ios]
 name = "App Store"
 params = { pt = "12ab", ct = "service_api_game_catalog" }

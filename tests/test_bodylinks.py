@@ -392,7 +392,10 @@ def report_tree(make_content: ContentFactory) -> Path:
         "sun": page(
             "[Steam](https://store.steampowered.com/app/2/)\n", f"  ios: {APPLE}\n"
         ).replace("[iOS, Android]", "[iOS]"),
-        "mars": page("No links here.\n", f"  ios: {APPLE}\n  android: {PLAY}\n"),
+        "mars": page(
+            "Play it on [itch.io](https://studio.itch.io/mars).\n",
+            f"  ios: {APPLE}\n  android: {PLAY}\n",
+        ),
     }
     return make_content(games, site=BODY_SITE)
 
@@ -408,6 +411,7 @@ def test_validate_json_lists_the_links_read_from_bodies(make_content: ContentFac
         (Path(b["file"]).name, b["line"], b["column"], b["store"], b["name"], b["url"])
         for b in doc["body_links"]
     ] == [
+        ("mars.md", 11, 22, "itch", "itch.io", "https://studio.itch.io/mars"),
         ("moon.md", 12, 25, "android", "Google Play", PLAY),
         ("moon.md", 13, 10, "steam", "Steam", STEAM),
         ("sun.md", 10, 9, "steam", "Steam", "https://store.steampowered.com/app/2/"),
@@ -427,12 +431,14 @@ def test_validate_table_names_each_link_read_from_a_body(make_content: ContentFa
     assert piped.returncode == 0
     lines = [line.replace(str(root) + "/", "") for line in piped.stdout.splitlines()]
     assert lines == [
+        "games/mars.md:11:22: read from the body · stores.itch (itch.io): "
+        "https://studio.itch.io/mars",
         f"games/moon.md:12:25: read from the body · stores.android (Google Play): {PLAY}",
         f"games/moon.md:13:10: read from the body · stores.steam (Steam): {STEAM}",
         "games/sun.md:10:9: read from the body · stores.steam (Steam): "
         "https://store.steampowered.com/app/2/",
     ]
-    assert "3 store links from the bodies of 2 pages" in piped.stderr
+    assert "4 store links from the bodies of 3 pages" in piped.stderr
     wide = run_cli("validate", root, terminal=120).stdout
     assert "Store links read from page bodies" in wide
     assert "android (Google Play)" in wide and "store.steampowered.com/app/2/" in wide

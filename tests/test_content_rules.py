@@ -165,6 +165,30 @@ CASES = [
         site=SITE_TOML.replace("[stores.ios]", '[fields]\nname = "a..b"\n\n[stores.ios]'),
     ),
     Case(
+        "unused-mapping",
+        OK,
+        "site.toml",
+        9,
+        9,
+        site=SITE_TOML.replace(
+            "[stores.ios]",
+            '[fields.stores]\nsteam = "steamUrl"\n\n[stores.steam]\nname = "Steam"\n\n[stores.ios]',
+        ),
+        words="no page has 'steamUrl' yet",
+    ),
+    Case(
+        "unlinked-store",
+        OK,
+        "site.toml",
+        11,
+        1,
+        site=SITE_TOML.replace(
+            "[stores.ios]",
+            '[fields.stores]\nsteam = "steamUrl"\n\n[stores.steam]\nname = "Steam"\n\n[stores.ios]',
+        ),
+        words="no page links 'Steam' yet",
+    ),
+    Case(
         "rule-config",
         OK,
         "site.toml",

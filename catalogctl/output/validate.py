@@ -9,7 +9,7 @@ content the same way. May import: the content layer and below.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from catalogctl import docs_url
 from catalogctl.findings import Finding, Rule, rule_docs
@@ -24,18 +24,19 @@ if TYPE_CHECKING:
     from catalogctl.content.rules.registry import Rule as ContentRule
 
 
-class BodyLinkRow(NamedTuple):
+class BodyLinkRow:
     """A store link validate read from a page's body."""
 
-    file: str
-    line: int
-    column: int
-    store: str  # its key in site.toml
-    name: str  # the store's published name
-    url: str  # as the page writes it
+    __slots__ = ("column", "file", "line", "name", "store", "url")
+
+    def __init__(self, file: str, line: int, column: int, store: str, name: str, url: str) -> None:
+        self.file, self.line, self.column = file, line, column
+        self.store = store  # its key in site.toml
+        self.name = name  # the store's published name
+        self.url = url  # as the page writes it
 
     def to_json(self) -> dict[str, Any]:
-        return self._asdict()
+        return {k: getattr(self, k) for k in ("file", "line", "column", "store", "name", "url")}
 
     def where(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"

@@ -169,6 +169,8 @@ EXAMPLES: dict[str, Example] = {
         _site(add='[api.v1]\nstatus = "deprecated"\ndeprecation = 2027-03-01\n'),
     ),
     "field-mapping": _ex(_site(add='[fields]\nicon = "params..icon"\n')),
+    "unused-mapping": _ex(_site(add='[fields.stores]\nios = "appStoreUrl"\n')),
+    "unlinked-store": _ex(_site(add='[stores.steam]\nname = "Steam"\n')),
     "rule-config": _ex(_site(add='[rules]\nsyntax = "off"\n')),
     "duplicate-id": _ex(
         _page(),

@@ -90,9 +90,16 @@ RULES: dict[str, Rule] = {
             "field-mapping",
             ERROR,
             False,
-            "a [fields] entry that is not a key path, that no page has, or that runs through a "
-            "list without picking an item",
+            "a [fields] entry that is not a key path, a required key's entry that no page has, "
+            "or one that runs through a list without picking an item",
         ),
+        _r(
+            "unused-mapping",
+            WARNING,
+            True,
+            "a [fields] entry of an optional key or of a store that no page has yet",
+        ),
+        _r("unlinked-store", WARNING, True, "a store of site.toml that no page links yet"),
         _r("rule-config", ERROR, False, "a [rules] entry that cannot be applied"),
         # the catalog
         _r("duplicate-id", ERROR, False, "two pages publish the same id"),

@@ -17,6 +17,8 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
+from catalogctl.content.document import Document
+from catalogctl.content.rules.registry import Findings
 from catalogctl.content.settings import SiteSettings
 from catalogctl.content.storehosts import APPLE_HOSTS as _APPLE
 from catalogctl.content.storehosts import PLAY_HOSTS, host_problem, store_hosts, store_kind
@@ -32,6 +34,7 @@ __all__ = [
     "PLAY_PATH",
     "SPEC_STORE_PARAMS",
     "check_store_hosts",
+    "check_unlinked_stores",
     "kind_problem",
     "store_kind",
     "with_params",
@@ -146,3 +149,25 @@ def check_store_hosts(site: SiteSettings, add: Callable[[str, tuple[Any, ...], s
                     f"site.toml, so a link of a page body on {host} is read as {first!r}'s; "
                     f"give {key!r}'s links in front matter, or set hosts that tell them apart",
                 )
+
+
+def check_unlinked_stores(
+    doc: Document, site: SiteSettings, linked: set[str], every_page: bool, out: Findings
+) -> None:
+    """Each store of site.toml that no page links yet (in front matter or, with `body_links`,
+    in its body): a warning at its table, since a studio sets a store up before its games
+    reach it. `every_page`: whether every page could be read."""
+    pages = "no page" if every_page else "no page that could be read"
+    for key, store in site.stores.items():
+        if key in linked:
+            continue
+        where = "its front matter" if not site.content.body_links else "its front matter or body"
+        line, col = doc.key_pos(("stores", key))
+        out.add(
+            "unlinked-store",
+            f"{pages} links {store.name!r} yet, so no game lists it; a page lists it once "
+            f"{where} links it",
+            line=line,
+            column=col,
+            field=f"stores.{key}",
+        )

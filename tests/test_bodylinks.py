@@ -446,3 +446,114 @@ def test_validate_table_names_each_link_read_from_a_body(make_content: ContentFa
     assert "games/sun.md:10:9\n  stores.steam (Steam)\n    https://store" in narrow.replace(
         "\r\n", "\n"
     ).replace(str(root) + "/", "")
+
+
+# --- pages of real sites ----------------------------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures" / "body-links"
+REAL_SITES = {
+    "hugo-shortcodes": [
+        # The page links another game's Steam page in its text before its own buttons: validate
+        # reads it as the game's (and says so); the page gives its own in front matter to fix it.
+        (
+            "OnionMan/index.md",
+            20,
+            191,
+            "steam",
+            "https://store.steampowered.com/app/609320/FAR_Lone_Sails/",
+        ),
+        ("OnionMan/index.md", 44, 18, "itch", "https://paulluneau.itch.io/onionman"),
+        (
+            "UncannycalGirls/index.md",
+            35,
+            18,
+            "itch",
+            "https://cybertoasty.itch.io/uncannycal-girls",
+        ),
+    ],
+    "jekyll-anchors": [
+        (
+            "2022-10-11-fruits-match.md",
+            17,
+            10,
+            "android",
+            "https://play.google.com/store/apps/details?id=com.sublevelgames.fruitmatch",
+        ),
+        ("2022-10-11-fruits-match.md", 19, 10, "toss", "https://minion.toss.im/xuE7Kkyg"),
+        (
+            "2022-10-11-fruits-match.md",
+            26,
+            10,
+            "itch",
+            "https://sublevelgames.itch.io/fruits-match",
+        ),
+        (
+            "2023-09-11-paint-cow.md",
+            17,
+            10,
+            "android",
+            "https://play.google.com/store/apps/details?id=com.sublevelgames.paintcow",
+        ),
+        ("2023-09-11-paint-cow.md", 19, 10, "toss", "https://minion.toss.im/t3K7duMD"),
+        (
+            "2023-09-11-paint-cow.md",
+            23,
+            10,
+            "microsoft",
+            "https://www.microsoft.com/en-us/p/paintcow/9mxn73v3wqmj?activetab=pivot:overviewtab",
+        ),
+    ],
+    "jekyll-markdown": [
+        (
+            "2024-09-16-haunted-heir.md",
+            19,
+            13,
+            "itch",
+            "https://remarkablegames.itch.io/haunted-heir",
+        ),
+        ("2024-09-16-haunted-heir.md", 20, 21, "web", "https://remarkablegames.org/haunted-heir"),
+        ("2025-09-30-knitbone.md", 23, 13, "itch", "https://remarkablegames.itch.io/knitbone"),
+        (
+            "2025-09-30-knitbone.md",
+            25,
+            16,
+            "newgrounds",
+            "https://www.newgrounds.com/portal/view/1003853",
+        ),
+        ("2025-09-30-knitbone.md", 26, 21, "web", "https://remarkablegames.org/knitbone"),
+    ],
+    "hugo-bare-urls": [
+        ("circle-dodger.md", 9, 1, "web", "https://veprogames.github.io/circle-dodger"),
+        ("infinite-layers.md", 9, 1, "web", "https://veprogames.github.io/inflayers"),
+    ],
+    "jekyll-include": [
+        (
+            "2024-03-24-we-got-the-second-place-at-the-upsi-jam-2024.md",
+            19,
+            152,
+            "itch",
+            "https://kennethrioja.itch.io/astralchamber",
+        ),
+    ],
+}
+
+
+@pytest.mark.parametrize("site", sorted(REAL_SITES))
+def test_body_links_of_real_sites(site: str) -> None:
+    proc = run_cli("validate", FIXTURES / site, "--format", "json")
+    assert proc.returncode == 1, proc.stderr  # the pages lack keys the catalog needs
+    doc = json.loads(proc.stdout)
+    found = [
+        (_tail(b["file"]), b["line"], b["column"], b["store"], b["url"]) for b in doc["body_links"]
+    ]
+    assert found == REAL_SITES[site]
+    # Every link read passes the store rules: no finding is about a store.
+    assert [f for f in doc["findings"] if (f["field"] or "").startswith("stores")] == [
+        f for f in doc["findings"] if f["rule"] == "unlinked-store"
+    ]
+
+
+def _tail(file: str) -> str:
+    """A page's name, with its bundle folder for an index.md."""
+    path = Path(file)
+    return f"{path.parent.name}/{path.name}" if path.name == "index.md" else path.name

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -557,3 +558,19 @@ def _tail(file: str) -> str:
     """A page's name, with its bundle folder for an index.md."""
     path = Path(file)
     return f"{path.parent.name}/{path.name}" if path.name == "index.md" else path.name
+
+
+def test_the_validate_page_shows_what_validate_prints_on_the_example(tmp_path: Path) -> None:
+    """docs/commands/validate.md's console block is what `validate` prints on the example the
+    docs' commands run on (tests/test_docs.py copies it as `body-links/`)."""
+    page = (Path(__file__).parent.parent / "docs" / "commands" / "validate.md").read_text()
+    block = page.split("$ catalogctl validate body-links\n", 1)[1].split("```", 1)[0]
+    shutil.copytree(FIXTURES / "example", tmp_path / "body-links")
+    proc = run_cli("validate", "body-links", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    shown = block.splitlines()
+    assert proc.stdout.splitlines() == shown[:-1]
+    assert proc.stderr.strip().endswith(shown[-1].removeprefix("✓ "))
+    doc = json.loads(run_cli("validate", "body-links", "--format", "json", cwd=tmp_path).stdout)
+    first = page.split("```json\n", 1)[1].split("```", 1)[0]
+    assert doc["body_links"][0] == json.loads(first)

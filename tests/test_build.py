@@ -262,6 +262,90 @@ def test_build_replaces_previous_build(tmp_path: Path, make_content: ContentFact
     assert [g["id"] for g in games] == ["solo"]
 
 
+def npm_installed(out: Path) -> None:
+    """What `npm install` and `wrangler dev` leave in a Cloudflare build, and a CNAME."""
+    (out / "node_modules" / "wrangler").mkdir(parents=True)
+    (out / "node_modules" / "wrangler" / "package.json").write_text('{"version": "4.164.0"}')
+    (out / "package-lock.json").write_text('{"lockfileVersion": 3}')
+    (out / ".wrangler" / "state").mkdir(parents=True)
+    (out / "CNAME").write_text("games.example.com\n")
+
+
+KEPT = [".wrangler", "CNAME", "node_modules", "package-lock.json"]
+
+
+def test_build_a_rebuild_keeps_what_is_not_the_builds_own(tmp_path: Path) -> None:
+    """`npm install` in a Cloudflare build (as the Cloudflare page says) survives the next
+    build; the build's own files are replaced, those another target wrote removed."""
+    out = tmp_path / "dist"
+    assert run_cli("build", SMALL, "--out", out, "--target", "cloudflare").returncode == 0
+    npm_installed(out)
+    (out / "wrangler.toml").write_text("edited by hand")  # the build's own: replaced
+    proc = run_cli("build", SMALL, "--out", out, "--target", "cloudflare", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["kept"] == KEPT
+    assert (out / "node_modules/wrangler/package.json").read_text() == '{"version": "4.164.0"}'
+    assert (out / "package-lock.json").read_text() == '{"lockfileVersion": 3}'
+    assert (out / ".wrangler" / "state").is_dir() and (out / "CNAME").is_file()
+    assert (out / "wrangler.toml").read_text() != "edited by hand"
+    proc = run_cli("build", SMALL, "--out", out)
+    assert proc.returncode == 0
+    assert f"kept from the previous build, not the build's own: {', '.join(KEPT)}" in proc.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted([*KEPT, "errors", "manifest.json", "nginx", "public"])
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+
+
+def test_build_owned_names_are_every_name_a_build_writes(tmp_path: Path) -> None:
+    """Nothing a build of any target writes is kept as if it were the user's."""
+    for target in ("static", "cloudflare"):
+        out = tmp_path / target
+        assert run_cli("build", SMALL, "--out", out, "--target", target).returncode == 0
+        assert {p.name for p in out.iterdir()} <= build_module.OWNED
+
+
+def test_build_kept_entries_survive_a_failed_swap(
+    tmp_path: Path, make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "dist"
+    write_site(render(load_catalog(make_content()), compress=False), out)
+    npm_installed(out)
+    before = digest(out)
+
+    def no_swap(staging: Path, out: Path) -> Path:
+        assert (staging / "node_modules").is_dir()  # moved in before the swap
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(build_module, "_replace", no_swap)
+    with pytest.raises(CatalogError, match="left as it was"):
+        write_site(render(load_catalog(make_content()), compress=False), out)
+    assert digest(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+
+    # When they cannot be moved back either, they are left where they are, and the error says.
+    real_move = build_module._move
+
+    def move(names: object, src: Path, dst: Path) -> None:
+        if dst == out:
+            raise OSError(5, "Input/output error")
+        real_move(names, src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module, "_move", move)
+    with pytest.raises(CatalogError, match="could not be moved back") as caught:
+        write_site(render(load_catalog(make_content()), compress=False), out)
+    (staging,) = [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+    assert str(staging) in str(caught.value)
+    assert (staging / "node_modules/wrangler/package.json").is_file()
+
+
+def test_build_force_replaces_a_foreign_directory_whole(tmp_path: Path) -> None:
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "notes.txt").write_text("not a build")
+    assert run_cli("build", SMALL, "--out", out, "--force").returncode == 0
+    assert not (out / "notes.txt").exists()
+
+
 def test_build_refuses_to_replace_foreign_directory(tmp_path: Path) -> None:
     out = tmp_path / "precious"
     out.mkdir()

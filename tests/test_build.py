@@ -110,6 +110,52 @@ def test_build_openapi_is_valid(small_build: Path) -> None:
     assert game["properties"]["platforms"]["minItems"] == 1
 
 
+def test_build_openapi_examples_are_the_documents_served(small_build: Path) -> None:
+    """/openapi.json shows an example of each response with a body, as API tools show them
+    and mock servers answer: the real documents of this catalog, each valid against its
+    schema (and the OpenAPI document still valid)."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    doc = json.loads((small_build / "public/openapi.json").read_bytes())
+    validate_openapi(doc)
+    public = small_build / "public"
+
+    def example(path: str, method: str, status: str, media: str) -> object:
+        content = doc["paths"][path][method]["responses"][status].get("content", {})
+        if media not in content:
+            return None
+        (only,) = content[media]["examples"].values()
+        return only["value"]
+
+    served_games = json.loads((public / "api/v1/games/index.json").read_bytes())
+    served_index = json.loads((public / "api/v1/index.json").read_bytes())
+    served_404 = json.loads(read_build(small_build).not_found.body("/api/v2"))
+    assert example("/api/v1/games", "get", "200", "application/json") == {
+        "schemaVersion": 1,
+        "games": served_games["games"][:1],
+    }
+    assert example("/api/v1", "get", "200", "application/json") == served_index
+    for path in ("/api/v1", "/api/v1/games"):
+        assert example(path, "get", "404", "application/problem+json") == served_404
+        assert example(path, "head", "200", "application/json") is None  # no body
+    # Each example is valid against its schema, $refs resolved in the document.
+    registry = Registry().with_resource("urn:openapi", DRAFT202012.create_resource(doc))
+    checked = 0
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            for status, response in op["responses"].items():
+                for media, content in response.get("content", {}).items():
+                    for name, ex in content.get("examples", {}).items():
+                        schema = {"$ref": "urn:openapi" + content["schema"]["$ref"]}
+                        validator = Draft202012Validator(schema, registry=registry)
+                        errors = list(validator.iter_errors(ex["value"]))
+                        assert not errors, (path, method, status, media, name, errors[0])
+                        checked += 1
+    assert checked == 4  # each GET: its 200 and its 404
+
+
 def test_build_api_catalog_links_service_desc_and_doc(small_build: Path) -> None:
     manifest = json.loads((small_build / "manifest.json").read_bytes())
     route = manifest["routes"]["/.well-known/api-catalog"]

@@ -574,3 +574,27 @@ def test_the_validate_page_shows_what_validate_prints_on_the_example(tmp_path: P
     doc = json.loads(run_cli("validate", "body-links", "--format", "json", cwd=tmp_path).stdout)
     first = page.split("```json\n", 1)[1].split("```", 1)[0]
     assert doc["body_links"][0] == json.loads(first)
+
+
+def test_the_parallel_parse_reads_the_same_body_links(
+    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above the parallel-parse threshold the pages are read in forked workers: the same links,
+    lines and findings as one process."""
+    from catalogctl.content import loader
+
+    games = {
+        f"g{i:02d}": page(
+            f"Text.\n\n[Play]({PLAY}{i})\n<a href='https://store.steampowered.com/app/{i}/'>Steam</a>\n",
+            f"  ios: {APPLE}\n",
+        )
+        for i in range(30)
+    }
+    root = make_content(games, site=BODY_SITE)
+    serial = load(root)
+    monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 10)
+    parallel = load(root)
+    assert [e.body_links for e in parallel.entries] == [e.body_links for e in serial.entries]
+    assert len(serial.entries[0].body_links) == 2
+    assert parallel.findings == serial.findings
+    assert parallel.published() == serial.published()

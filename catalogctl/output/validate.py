@@ -202,7 +202,8 @@ def body_links_table(rows: Sequence[BodyLinkRow], width: int) -> RenderableType:
         lines = ["", "Store links read from page bodies:"]
         for r in rows:
             lines += [r.where(), f"  stores.{r.store} ({r.name})", f"    {r.url}"]
-        return Text("\n".join(clean(line) for line in lines), overflow="fold")
+        # Never folded: a location stays one string an editor or terminal can open.
+        return Text("\n".join(clean(line) for line in lines), no_wrap=True, overflow="ignore")
     table = Table(
         title="Store links read from page bodies", title_justify="left", header_style="bold"
     )

@@ -40,14 +40,18 @@ MAX_BODY_BYTES = 1024 * 1024  # of a page's body, read for store links
 
 # What the scan stops at: a fence at a line's start, a comment or code block opening, a run
 # of backticks, a URL. Case-insensitive for the URL's scheme and the HTML and Liquid words.
+# The lookahead names the characters each of them starts with, so that the regex engine skips
+# to the next of those characters at C speed: a third fewer instructions for the scan, 11% for
+# a validate of such pages (docs/architecture/performance.md).
 _EVENT = re.compile(
-    r"^[ \t]*(?P<fence>`{3,}|~{3,})"
+    r"(?=[\n<{`hH])(?:\n[ \t]*(?P<fence>`{3,}|~{3,})"
     r"|(?P<skip><!--|\{\{<\s*/\*|\{\{%\s*/\*|\{\{-?\s*/\*|\{/\*"
-    r"|\{%-?\s*comment\s*-?%\}|\{%-?\s*highlight\b|\{\{[<%]\s*highlight\b|<code\b)"
+    r"|\{%-?\s*(?i:comment)\s*-?%\}|\{%-?\s*(?i:highlight)\b|\{\{[<%]\s*(?i:highlight)\b"
+    r"|<(?i:code)\b)"
     r"|(?P<tick>`+)"
-    r"|(?P<url>https?://)",
-    re.IGNORECASE | re.MULTILINE,
+    r"|(?P<url>[hH][tT][tT][pP][sS]?://))"
 )
+_FIRST_FENCE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})")  # a fence on the first line
 # Where each skipped block ends (without an end: the body's end, as an unclosed comment).
 _ENDS = {
     "<!--": re.compile(r"-->"),
@@ -302,6 +306,9 @@ def links(
     the URLs worth telling a link from an image's address (the others are passed over)."""
     lines = _Lines(text, start)
     pos = start
+    first = _FIRST_FENCE.match(text, pos)
+    if first is not None and (pos == 0 or text[pos - 1] == "\n"):
+        pos = _fence_end(text, first)
     while True:
         m = _EVENT.search(text, pos)
         if m is None:

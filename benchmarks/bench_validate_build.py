@@ -11,6 +11,8 @@ It prints:
 - `validate` on one core (the process pinned to one CPU) of a generated catalog of --games
   games, valid, and with one bad value in every game (goal for 10,000: 1.5 s each), and of
   half as many bad games, to show the time grows linearly with the findings;
+- `validate` on one core of the same catalog with `[content] body_links` and every Google Play
+  link in the page's text, after twenty paragraphs with a link each (`--body-links`);
 - `build` of the valid catalog on every core (goal for 10,000: 8 s).
 Each figure is the median of --repeat runs; the bare import is the reference measured in the
 same run, since the machine is shared and noisy. catalogctl's bytecode is compiled first, as a
@@ -87,15 +89,23 @@ WORDS = [
 ]
 
 
-def generate(root: Path, n: int, seed: int = 1, *, bad: bool = False) -> Path:
+def generate(
+    root: Path, n: int, seed: int = 1, *, bad: bool = False, body_links: bool = False
+) -> Path:
     """A realistic catalog: YAML and TOML, site-relative icons, ~130-byte descriptions.
 
     10,000 games give about 5 MB of games JSON. With `bad`, every game names a platform in the
-    wrong case (`ios`), which is one error with a did-you-mean per game.
+    wrong case (`ios`), which is one error with a did-you-mean per game. With `body_links`,
+    the Google Play link is a badge link at the end of about 2 KB of text with twenty links.
     """
     rng = random.Random(seed)
     (root / "games").mkdir(parents=True)
-    (root / "site.toml").write_text(SITE, encoding="utf-8")
+    site = SITE + ("\n[content]\nbody_links = true\n" if body_links else "")
+    (root / "site.toml").write_text(site, encoding="utf-8")
+    text_links = "".join(
+        f"Paragraph {j} of the page, with [a link](https://example.com/{j}) and **bold** text.\n\n"
+        for j in range(20)
+    )
     genres = ["Puzzle", "Arcade", "Strategy", "Adventure", "Racing", "Casual"]
     for i in range(n):
         name = " ".join(rng.choice(WORDS).title() for _ in range(3)) + f" {i}"
@@ -110,6 +120,9 @@ def generate(root: Path, n: int, seed: int = 1, *, bad: bool = False) -> Path:
             stores["android"] = f"https://play.google.com/store/apps/details?id=com.example.g{i}"
         icon = f"/icons/game-{i}.png"
         body = "Some page text.\n" * 5
+        if body_links and "android" in stores:
+            badge = "https://play.google.com/intl/en_us/badges/static/images/badges/en_badge.png"
+            body = f"{text_links}[![Get it on Google Play]({badge})]({stores.pop('android')})\n"
         if i % 4 == 0:
             st = "".join(f'{k} = "{v}"\n' for k, v in stores.items())
             text = (
@@ -205,6 +218,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--parse-methods", action="store_true")
+    parser.add_argument(
+        "--body-links", action="store_true", help="also validate store links read from bodies"
+    )
     args = parser.parse_args()
     exe = shutil.which("catalogctl") or sys.exit("catalogctl is not installed")
     n = args.games
@@ -247,6 +263,13 @@ def main() -> None:
             f"{f'validate, one core ({n // 2:,} games, one error each)':<48} {val_half:8.2f} s  "
             f"(twice the findings: {val_bad / val_half:.2f}x the time)"
         )
+        if args.body_links:
+            linked = generate(Path(tmp) / "body-links", n, body_links=True)
+            val_body = timed([exe, "validate", str(linked)], args.repeat, pinned=True)
+            print(
+                f"{f'validate, one core ({n:,} games, links in bodies)':<48} {val_body:8.2f} s  "
+                f"({val_body / val:.2f}x the valid catalog)"
+            )
         out = Path(tmp) / "dist"
         build = timed([exe, "build", str(content), "--out", str(out)], max(1, args.repeat // 2))
         games_json = out / "public" / "api" / "v1" / "games" / "index.json"

@@ -110,6 +110,52 @@ def test_build_openapi_is_valid(small_build: Path) -> None:
     assert game["properties"]["platforms"]["minItems"] == 1
 
 
+def test_build_openapi_examples_are_the_documents_served(small_build: Path) -> None:
+    """/openapi.json shows an example of each response with a body, as API tools show them
+    and mock servers answer: the real documents of this catalog, each valid against its
+    schema (and the OpenAPI document still valid)."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    doc = json.loads((small_build / "public/openapi.json").read_bytes())
+    validate_openapi(doc)
+    public = small_build / "public"
+
+    def example(path: str, method: str, status: str, media: str) -> object:
+        content = doc["paths"][path][method]["responses"][status].get("content", {})
+        if media not in content:
+            return None
+        (only,) = content[media]["examples"].values()
+        return only["value"]
+
+    served_games = json.loads((public / "api/v1/games/index.json").read_bytes())
+    served_index = json.loads((public / "api/v1/index.json").read_bytes())
+    served_404 = json.loads(read_build(small_build).not_found.body("/api/v2"))
+    assert example("/api/v1/games", "get", "200", "application/json") == {
+        "schemaVersion": 1,
+        "games": served_games["games"][:1],
+    }
+    assert example("/api/v1", "get", "200", "application/json") == served_index
+    for path in ("/api/v1", "/api/v1/games"):
+        assert example(path, "get", "404", "application/problem+json") == served_404
+        assert example(path, "head", "200", "application/json") is None  # no body
+    # Each example is valid against its schema, $refs resolved in the document.
+    registry = Registry().with_resource("urn:openapi", DRAFT202012.create_resource(doc))
+    checked = 0
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            for status, response in op["responses"].items():
+                for media, content in response.get("content", {}).items():
+                    for name, ex in content.get("examples", {}).items():
+                        schema = {"$ref": "urn:openapi" + content["schema"]["$ref"]}
+                        validator = Draft202012Validator(schema, registry=registry)
+                        errors = list(validator.iter_errors(ex["value"]))
+                        assert not errors, (path, method, status, media, name, errors[0])
+                        checked += 1
+    assert checked == 4  # each GET: its 200 and its 404
+
+
 def test_build_api_catalog_links_service_desc_and_doc(small_build: Path) -> None:
     manifest = json.loads((small_build / "manifest.json").read_bytes())
     route = manifest["routes"]["/.well-known/api-catalog"]
@@ -260,6 +306,90 @@ def test_build_replaces_previous_build(tmp_path: Path, make_content: ContentFact
     assert run_cli("build", make_content({"solo": game_yaml("Solo")}), "--out", out).returncode == 0
     games = json.loads((out / "public/api/v1/games/index.json").read_bytes())["games"]
     assert [g["id"] for g in games] == ["solo"]
+
+
+def npm_installed(out: Path) -> None:
+    """What `npm install` and `wrangler dev` leave in a Cloudflare build, and a CNAME."""
+    (out / "node_modules" / "wrangler").mkdir(parents=True)
+    (out / "node_modules" / "wrangler" / "package.json").write_text('{"version": "4.164.0"}')
+    (out / "package-lock.json").write_text('{"lockfileVersion": 3}')
+    (out / ".wrangler" / "state").mkdir(parents=True)
+    (out / "CNAME").write_text("games.example.com\n")
+
+
+KEPT = [".wrangler", "CNAME", "node_modules", "package-lock.json"]
+
+
+def test_build_a_rebuild_keeps_what_is_not_the_builds_own(tmp_path: Path) -> None:
+    """`npm install` in a Cloudflare build (as the Cloudflare page says) survives the next
+    build; the build's own files are replaced, those another target wrote removed."""
+    out = tmp_path / "dist"
+    assert run_cli("build", SMALL, "--out", out, "--target", "cloudflare").returncode == 0
+    npm_installed(out)
+    (out / "wrangler.toml").write_text("edited by hand")  # the build's own: replaced
+    proc = run_cli("build", SMALL, "--out", out, "--target", "cloudflare", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["summary"]["kept"] == KEPT
+    assert (out / "node_modules/wrangler/package.json").read_text() == '{"version": "4.164.0"}'
+    assert (out / "package-lock.json").read_text() == '{"lockfileVersion": 3}'
+    assert (out / ".wrangler" / "state").is_dir() and (out / "CNAME").is_file()
+    assert (out / "wrangler.toml").read_text() != "edited by hand"
+    proc = run_cli("build", SMALL, "--out", out)
+    assert proc.returncode == 0
+    assert f"kept from the previous build, not the build's own: {', '.join(KEPT)}" in proc.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted([*KEPT, "errors", "manifest.json", "nginx", "public"])
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+
+
+def test_build_owned_names_are_every_name_a_build_writes(tmp_path: Path) -> None:
+    """Nothing a build of any target writes is kept as if it were the user's."""
+    for target in ("static", "cloudflare"):
+        out = tmp_path / target
+        assert run_cli("build", SMALL, "--out", out, "--target", target).returncode == 0
+        assert {p.name for p in out.iterdir()} <= build_module.OWNED
+
+
+def test_build_kept_entries_survive_a_failed_swap(
+    tmp_path: Path, make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "dist"
+    write_site(render(load_catalog(make_content()), compress=False), out)
+    npm_installed(out)
+    before = digest(out)
+
+    def no_swap(staging: Path, out: Path) -> Path:
+        assert (staging / "node_modules").is_dir()  # moved in before the swap
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(build_module, "_replace", no_swap)
+    with pytest.raises(CatalogError, match="left as it was"):
+        write_site(render(load_catalog(make_content()), compress=False), out)
+    assert digest(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+
+    # When they cannot be moved back either, they are left where they are, and the error says.
+    real_move = build_module._move
+
+    def move(names: object, src: Path, dst: Path) -> None:
+        if dst == out:
+            raise OSError(5, "Input/output error")
+        real_move(names, src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module, "_move", move)
+    with pytest.raises(CatalogError, match="could not be moved back") as caught:
+        write_site(render(load_catalog(make_content()), compress=False), out)
+    (staging,) = [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+    assert str(staging) in str(caught.value)
+    assert (staging / "node_modules/wrangler/package.json").is_file()
+
+
+def test_build_force_replaces_a_foreign_directory_whole(tmp_path: Path) -> None:
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "notes.txt").write_text("not a build")
+    assert run_cli("build", SMALL, "--out", out, "--force").returncode == 0
+    assert not (out / "notes.txt").exists()
 
 
 def test_build_refuses_to_replace_foreign_directory(tmp_path: Path) -> None:

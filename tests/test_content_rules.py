@@ -159,6 +159,18 @@ CASES = [
         ),
     ),
     Case(
+        "body-links",
+        OK,
+        "site.toml",
+        19,
+        1,
+        site=SITE_TOML.replace(
+            "[api.v1]",
+            '[content]\nbody_links = true\n\n[stores.kong]\nname = "Kongregate"\n\n[api.v1]',
+        ),
+        words="does not know where the links of 'Kongregate' point",
+    ),
+    Case(
         "store-hosts",
         OK,
         "site.toml",
@@ -178,6 +190,30 @@ CASES = [
         9,
         8,
         site=SITE_TOML.replace("[stores.ios]", '[fields]\nname = "a..b"\n\n[stores.ios]'),
+    ),
+    Case(
+        "unused-mapping",
+        OK,
+        "site.toml",
+        9,
+        9,
+        site=SITE_TOML.replace(
+            "[stores.ios]",
+            '[fields.stores]\nsteam = "steamUrl"\n\n[stores.steam]\nname = "Steam"\n\n[stores.ios]',
+        ),
+        words="no page has 'steamUrl' yet",
+    ),
+    Case(
+        "unlinked-store",
+        OK,
+        "site.toml",
+        11,
+        1,
+        site=SITE_TOML.replace(
+            "[stores.ios]",
+            '[fields.stores]\nsteam = "steamUrl"\n\n[stores.steam]\nname = "Steam"\n\n[stores.ios]',
+        ),
+        words="no page links 'Steam' yet",
     ),
     Case(
         "rule-config",

@@ -171,25 +171,52 @@ def test_a_store_link_picked_from_a_list_is_checked_at_its_line(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(
-    ("mapping", "words"),
+    ("mapping", "rule", "words"),
     [
-        ('android = "links.url"', "runs through a list"),
-        ('android = "links[platform=gogleplay].url"', "no page has"),
-        ('android = "storeLinks.googlePlay"', "no page has"),
+        ('android = "links.url"', "field-mapping", "runs through a list"),
+        ('android = "links[platform=gogleplay].url"', "unused-mapping", "no page has"),
+        ('android = "storeLinks.googlePlay"', "unused-mapping", "no page has"),
     ],
 )
-def test_a_mapping_no_page_has_is_an_error_at_its_line(
-    tmp_path: Path, mapping: str, words: str
+def test_a_store_mapping_no_page_has_is_reported_at_its_line(
+    tmp_path: Path, mapping: str, rule: str, words: str
 ) -> None:
+    """A store no page links yet is a warning (the build goes on); a path through a list
+    without an item picked is an error."""
     root = copy_site("astro-collections", tmp_path)
     site = root / "site.toml"
     text = site.read_text("utf-8").replace('android = "links[platform=googleplay].url"', mapping)
     site.write_text(text, encoding="utf-8")
-    (f,) = [f for f in load(root).findings if f.rule == "field-mapping"]
-    assert f.file.endswith("site.toml") and f.severity == "error"
+    (f,) = [f for f in load(root).findings if f.rule in ("field-mapping", "unused-mapping")]
+    assert f.rule == rule
+    assert f.file.endswith("site.toml")
+    assert f.severity == ("error" if rule == "field-mapping" else "warning")
     assert text.splitlines()[f.line - 1] == mapping
     assert f.field == "fields.stores.android"
     assert words in f.message
+
+
+@pytest.mark.parametrize(
+    ("mapping", "rule"),
+    [
+        ('description = "summary"', "field-mapping"),  # required: every page needs it
+        ('weight = "order"', "unused-mapping"),  # optional: pages may set it later
+        ('slug = "params.slug"', "unused-mapping"),
+    ],
+)
+def test_a_key_mapping_no_page_has_is_an_error_only_for_a_required_key(
+    tmp_path: Path, mapping: str, rule: str
+) -> None:
+    root = copy_site("astro-collections", tmp_path)
+    site = root / "site.toml"
+    text = site.read_text("utf-8").replace("[fields.stores]", f"{mapping}\n\n[fields.stores]")
+    assert text != site.read_text("utf-8")
+    site.write_text(text, encoding="utf-8")
+    found = [f for f in load(root).findings if f.rule in ("field-mapping", "unused-mapping")]
+    assert [(f.rule, f.field, text.splitlines()[(f.line or 0) - 1]) for f in found] == [
+        (rule, f"fields.{mapping.split(maxsplit=1)[0]}", mapping)
+    ]
+    assert found[0].severity == ("error" if rule == "field-mapping" else "warning")
 
 
 def test_stores_keyed_by_the_sites_own_names_are_checked_by_kind(tmp_path: Path) -> None:

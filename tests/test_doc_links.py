@@ -116,3 +116,14 @@ def test_diff_sarif_links_its_rules() -> None:
     (sarif_run,) = json.loads(run("diff", "defects", "defects-next", "-f", "sarif").stdout)["runs"]
     for rule in sarif_run["tool"]["driver"]["rules"]:
         lands(rule["helpUri"])
+
+
+def test_the_readme_sends_a_new_user_to_getting_started_first() -> None:
+    """The README's first link into the docs is the getting-started page; the docs' front page
+    is linked too."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\((docs/[^)#]+)", readme)
+    assert links[0] == "docs/getting-started.md", links[:3]
+    assert "docs/index.md" in links
+    for link in links:
+        assert (ROOT / link).is_file(), link

@@ -61,6 +61,7 @@ from tests.docs_snippets import (
 from tests.processes import Program, cli, free_port, run, run_cli
 
 DOCS = ROOT / "docs"
+BODY_LINKS = ROOT / "tests" / "fixtures" / "body-links" / "example"  # store links in bodies
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 TIMEOUT = 60
 
@@ -81,6 +82,7 @@ def sandbox(top: Path, build: Path) -> Path:
     here = top / "run"
     shutil.copytree(SAMPLE, here / "content")
     shutil.copytree(SAMPLE, here / "site" / "content")
+    shutil.copytree(BODY_LINKS, here / "body-links")
     shutil.copytree(build, here / "dist", symlinks=True)
     shutil.copytree(build, here / "dist-prev", symlinks=True)
     games = build / "public" / "api" / "v1" / "games" / "index.json"

@@ -170,3 +170,17 @@ def test_good_hosts(good: str) -> None:
 def test_bad_hosts(bad: str, hint: str) -> None:
     problem = host_problem(bad)
     assert problem is not None and hint in problem
+
+
+def test_the_known_stores_table_of_the_docs_is_the_code_s() -> None:
+    """docs/content/format.md lists every known store with its kind and hosts, in order."""
+    from pathlib import Path
+
+    page = (Path(__file__).parent.parent / "docs" / "content" / "format.md").read_text()
+    table = page.split("### Known stores", 1)[1].split("| store | kind | hosts |", 1)[1]
+    rows = [line for line in table.splitlines()[2:] if line.startswith("|")]
+    shown = []
+    for row in rows:
+        name, kind, hosts, _words = (c.strip() for c in row.strip("|").split("|"))
+        shown.append((name, kind.strip("`"), tuple(h.strip(" `") for h in hosts.split(","))))
+    assert shown == [(s.name, s.kind, s.hosts) for s in KNOWN_STORES]

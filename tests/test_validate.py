@@ -195,7 +195,9 @@ def test_validate_valid_lifecycle_passes(make_content: ContentFactory) -> None:
 
 def test_validate_strict_fails_on_warnings(make_content: ContentFactory) -> None:
     # An iOS game without an iOS store link is a warning, not an error.
-    root = make_content({"a": game_yaml("A", platforms="[iOS, Android]", ios=None)})
+    root = make_content(
+        {"a": game_yaml("A", platforms="[iOS, Android]", ios=None), "b": game_yaml("B")}
+    )
     assert run_cli("validate", root).returncode == 0
     proc = run_cli("validate", root, "--strict", "--format", "json")
     assert proc.returncode == 1
@@ -269,9 +271,16 @@ genres = ["Puzzle", "Arcade", "Strategy"]
 
 [fields]
 weight = "params.weight"
+date = "links.date"
 
 [rules]
 syntax = "off"
+
+[content]
+body_links = true
+
+[stores.kong]
+name = "Kongregate"
 
 [stores.ios]
 name = "App Store"
@@ -304,7 +313,7 @@ def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None
         extra="slug: good\n",
     ).replace("name: X\n", "")
     pages: dict[str, str | bytes] = {
-        "good": game_yaml("Good"),
+        "good": game_yaml("Good", extra="links: [https://example.com/]\n"),
         "broken": broken,
         "wide": game_yaml("Wide").encode("utf-16"),
         "plain": "# Just Markdown\n",

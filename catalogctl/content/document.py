@@ -60,6 +60,7 @@ class Document:
         "_find",
         "_positions",
         "_scan",
+        "body_at",
         "data",
         "file",
         "may_repeat_keys",
@@ -88,6 +89,8 @@ class Document:
         # Where the key (True) or value (False) at a path is, found without a scan of the whole
         # document (YAML: from its nodes); when set, `_scan` is only needed for the duplicates.
         self._find = find
+        # A page's body: the offset of its first byte in the file (-1: not a page's, or none).
+        self.body_at = -1
 
     @property
     def duplicates(self) -> list[Duplicate]:

@@ -82,7 +82,8 @@ def decode(raw: bytes, line0: int = 1) -> str:
 def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
     """The front matter of a page whose first bytes are `raw` (`complete`: the whole file)."""
     check_wide(raw)
-    raw = raw.removeprefix(_BOM)
+    bom = len(_BOM) if raw.startswith(_BOM) else 0  # the body's offset counts it
+    raw = raw[bom:]
     if not raw.strip():
         raise Problem(
             "front-matter",
@@ -99,7 +100,9 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
         end = object_end(text)  # raises when never closed, or too deep
         if end > MAX_FRONT_MATTER_BYTES:
             raise _too_big()
-        return read_json(text[:end], file, 1, (1, 1))
+        doc = read_json(text[:end], file, 1, (1, 1))
+        doc.body_at = bom + len(text[:end].encode("utf-8"))
+        return doc
     if first == b"---":
         closing, later = _YAML_CLOSE, _YAML_CLOSE_LINE
     elif first == b"+++":
@@ -128,9 +131,10 @@ def parse_page(raw: bytes, file: str, *, complete: bool) -> Document:
     if close - body > MAX_FRONT_MATTER_BYTES:
         raise _too_big()
     text = decode(raw[body:close], 2)
-    if first == b"---":
-        return read_yaml(text, file, 2, (1, 1))
-    return read_toml(text, file, 2, (1, 1))
+    doc = read_yaml(text, file, 2, (1, 1)) if first == b"---" else read_toml(text, file, 2, (1, 1))
+    after = raw.find(b"\n", close)
+    doc.body_at = bom + (len(raw) if after < 0 else after + 1)
+    return doc
 
 
 def _too_big() -> Problem:

@@ -19,6 +19,7 @@ import posixpath
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from catalogctl.content.bodylinks import PageBody
 from catalogctl.content.discovery import Discovery, PageFile, discover, read_head, unreadable
 from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
@@ -36,7 +37,12 @@ from catalogctl.content.rules.page import (
 )
 from catalogctl.content.rules.registry import DEFAULT_SEVERITIES, Findings, Severities
 from catalogctl.content.rules.site import check_mappings, check_site, severities_of
-from catalogctl.content.rules.stores import PLATFORM_OF_KIND, store_kind, with_params
+from catalogctl.content.rules.stores import (
+    PLATFORM_OF_KIND,
+    check_unlinked_stores,
+    store_kind,
+    with_params,
+)
 from catalogctl.content.rules.usable import SiteCheck
 from catalogctl.content.settings import SiteSettings
 from catalogctl.content.summary import ReadSummary
@@ -193,6 +199,7 @@ class _Outcome(NamedTuple):
     findings: list[Finding]
     seen: int = 0  # which of site.toml's [fields] mappings the page has (bits)
     listed: int = 0  # which ran into a list without picking an item (bits)
+    linked: tuple[str, ...] = ()  # the store keys the page links (front matter or body)
 
 
 _CONTEXT: PageContext | None = None  # set before the pages are checked (by each worker too)
@@ -217,10 +224,15 @@ def _check_one(page: PageFile) -> _Outcome:
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
         return _Outcome(None, out.items)
-    entry, found = check_page(doc, page.id, page.date, ctx, out)
+    body = None
+    if ctx.body_hosts is not None and doc.body_at >= 0:
+        body = PageBody(page.path, raw, complete, doc.body_at)
+    entry, found = check_page(doc, page.id, page.date, ctx, out, body)
     if found is None:
         return _Outcome(entry, out.items)
-    return _Outcome(entry, out.items, found.seen, found.listed)
+    stores = found.values.get("stores")
+    linked = tuple(stores) if isinstance(stores, dict) else ()
+    return _Outcome(entry, out.items, found.seen, found.listed, linked)
 
 
 def _crashed(page: PageFile, why: str) -> _Outcome:
@@ -346,9 +358,15 @@ def load(
     findings.extend(sitefile.items)
     findings.extend(_cross_checks(entries, severities))
     findings.extend(check_id_case(entries, severities))
-    if fields is not None and fields.mapped and site_doc is not None and found.pages:
+    if fields is not None and site_doc is not None and found.pages and usable is not None:
         mapping = Findings(sitefile.file, severities)
-        check_mappings(site_doc, fields.mapped, _mapping_use(found.pages, outcomes), mapping)
+        if fields.mapped:
+            use = _mapping_use(found.pages, outcomes)
+            check_mappings(site_doc, fields.mapped, use, usable.content.body_links, mapping)
+        if "stores" not in broken:  # which stores no page links
+            linked = {key for outcome in outcomes for key in outcome.linked}
+            every = all(o.entry is not None for o in outcomes)
+            check_unlinked_stores(site_doc, usable, linked, every, mapping)
         findings.extend(mapping.items)
 
     summary = _summary(found, outcomes, findings)

@@ -1,14 +1,23 @@
-"""OpenAPI 3.1 description of the service, generated from the contract models."""
+"""OpenAPI 3.1 description of the service, generated from the contract models.
+
+Each response with a body carries an example (`examples`, as API tools show them and mock
+servers answer with them), made of the real documents of the catalog being published: the
+version index, the games document with its first game, and the problem document of an
+unknown path.
+"""
 
 from __future__ import annotations
 
 import copy
+import json
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
 from catalogctl import __version__
-from catalogctl.contract.model import CONTRACT_MODELS
+from catalogctl.contract.model import CONTRACT_MODELS, GameCatalog, to_json
 from catalogctl.contract.publication import Publication
+from catalogctl.contract.routes import api_index, not_found_problem
 
 REF = "#/components/schemas/{model}"
 
@@ -76,8 +85,47 @@ def _headers(*names: str) -> dict[str, Any]:
     return {n: {"description": known[n], "schema": {"type": "string"}} for n in names}
 
 
+# The unknown path of the 404 example: a version the API does not have.
+NOT_FOUND_EXAMPLE = "/api/v2"
+
+
+def response_examples(pub: Publication, games: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Schema name → its example (an OpenAPI Example Object): the documents as served, the
+    games document with its first game only (none for a catalog without games)."""
+    examples: dict[str, Any] = {
+        "ApiVersionIndex": {
+            "summary": "Version 1 of this catalog",
+            "value": json.loads(to_json(api_index(pub))),
+        },
+        "ApiNotFound": {
+            "summary": f"GET {NOT_FOUND_EXAMPLE}, a path the API does not have",
+            "value": json.loads(to_json(not_found_problem(pub, NOT_FOUND_EXAMPLE))),
+        },
+    }
+    if games:
+        first = GameCatalog.model_validate({"schemaVersion": 1, "games": games[:1]})
+        examples["GameCatalog"] = {
+            "summary": "This catalog's first game (the response lists every game)",
+            "value": json.loads(to_json(first)),
+        }
+    return examples
+
+
+def _content(media_type: str, schema: str, examples: dict[str, Any]) -> dict[str, Any]:
+    content: dict[str, Any] = {"schema": _ref(schema)}
+    if schema in examples:
+        content["examples"] = {schema[0].lower() + schema[1:]: examples[schema]}
+    return {media_type: content}
+
+
 def _operation(
-    op_id: str, summary: str, schema: str, *, head: bool, deprecated: bool
+    op_id: str,
+    summary: str,
+    schema: str,
+    *,
+    head: bool,
+    deprecated: bool,
+    examples: dict[str, Any],
 ) -> dict[str, Any]:
     ok_headers = _headers(
         "ETag", "Cache-Control", "Link", "Deprecation", "Sunset", "Access-Control-Allow-Origin"
@@ -88,8 +136,8 @@ def _operation(
         ok["description"] = "Success: the same status and headers as GET, without a body."
         not_found["description"] += " No body for HEAD."
     else:
-        ok["content"] = {"application/json": {"schema": _ref(schema)}}
-        not_found["content"] = {"application/problem+json": {"schema": _ref("ApiNotFound")}}
+        ok["content"] = _content("application/json", schema, examples)
+        not_found["content"] = _content("application/problem+json", "ApiNotFound", examples)
     operation: dict[str, Any] = {
         "operationId": op_id + ("Head" if head else ""),
         "summary": summary + (" (headers only)" if head else ""),
@@ -111,17 +159,22 @@ def _operation(
     return operation
 
 
-def openapi_document(pub: Publication) -> dict[str, Any]:
+def openapi_document(pub: Publication, games: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The OpenAPI document of the catalog; `games`: its games as published (for the
+    examples)."""
     v1 = pub.lifecycle
     deprecated = v1.status == "deprecated"
+    examples = response_examples(pub, games)
     paths = {}
     for path, op_id, summary, schema in (
         ("/api/v1", "getApiVersion", "Version 1: status and links", "ApiVersionIndex"),
         ("/api/v1/games", "listGames", "The complete game catalog", "GameCatalog"),
     ):
         paths[path] = {
-            "get": _operation(op_id, summary, schema, head=False, deprecated=deprecated),
-            "head": _operation(op_id, summary, schema, head=True, deprecated=deprecated),
+            method: _operation(
+                op_id, summary, schema, head=head, deprecated=deprecated, examples=examples
+            )
+            for method, head in (("get", False), ("head", True))
         }
     return {
         "openapi": "3.1.0",

@@ -42,6 +42,7 @@ def write_build(outcome: BuildOutcome, fmt: str) -> None:
             "seconds": round(outcome.seconds, 3),
             "read": catalog.summary.to_json(),
             "warnings": len(warnings),
+            "kept": list(written.kept),
         }
         items = [finding_json(f) for f in warnings]
         console.print_json(envelope("build", ok=True, summary=summary, items=items))
@@ -59,3 +60,9 @@ def write_build(outcome: BuildOutcome, fmt: str) -> None:
         f"in {outcome.seconds:.2f} s",
     )
     console.status("·", "", catalog.summary.describe())
+    if written.kept:
+        console.status(
+            "·",
+            "",
+            f"kept from the previous build, not the build's own: {', '.join(written.kept)}",
+        )

@@ -34,11 +34,20 @@ def schema_id(command: str) -> str:
 
 
 def envelope(
-    command: str, *, ok: bool, summary: dict[str, Any], items: list[Any]
+    command: str,
+    *,
+    ok: bool,
+    summary: dict[str, Any],
+    items: list[Any],
+    more: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A command's report: what it found, and whether that makes it fail."""
+    """A command's report: what it found, and whether that makes it fail (`more`: members
+    of the command's own after its items)."""
     key = ITEMS.get(command, "findings")
-    return {"schema": schema_id(command), "ok": ok, "summary": summary, key: items}
+    doc = {"schema": schema_id(command), "ok": ok, "summary": summary, key: items}
+    if more:
+        doc.update(more)
+    return doc
 
 
 def finding_json(f: Finding) -> dict[str, Any]:

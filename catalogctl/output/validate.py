@@ -24,9 +24,49 @@ if TYPE_CHECKING:
     from catalogctl.content.rules.registry import Rule as ContentRule
 
 
+class BodyLinkRow:
+    """A store link validate read from a page's body."""
+
+    __slots__ = ("column", "file", "line", "name", "store", "url")
+
+    def __init__(self, file: str, line: int, column: int, store: str, name: str, url: str) -> None:
+        self.file, self.line, self.column = file, line, column
+        self.store = store  # its key in site.toml
+        self.name = name  # the store's published name
+        self.url = url  # as the page writes it
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("file", "line", "column", "store", "name", "url")}
+
+    def where(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+def body_link_rows(content: Content) -> list[BodyLinkRow] | None:
+    """The store links read from page bodies, by file and line; None when site.toml does not
+    ask for them (`[content] body_links`)."""
+    site = content.site
+    if site is None or not site.content.body_links:
+        return None
+    rows = [
+        BodyLinkRow(e.file, b.line, b.column, b.store, site.stores[b.store].name, b.url)
+        for e in content.entries
+        for b in e.body_links
+    ]
+    rows.sort(key=lambda r: (r.file, r.line, r.column))
+    return rows
+
+
 def validate_report(content: Content, *, strict: bool) -> Report:
     """What validate found in a content tree, and what it read; with `strict`, warnings fail."""
     summary = content.summary
+    read_line = summary.describe()
+    rows = body_link_rows(content)
+    if rows is not None:
+        pages = len({r.file for r in rows})
+        read_line += (
+            f"; {plural(len(rows), 'store link')} from the bodies of {plural(pages, 'page')}"
+        )
     return findings_report(
         "validate",
         content.findings,
@@ -35,7 +75,8 @@ def validate_report(content: Content, *, strict: bool) -> Report:
         files=content.files,
         games=summary.published,
         read=summary.to_json(),
-        read_line=summary.describe(),
+        read_line=read_line,
+        body_links=rows,
     )
 
 
@@ -84,9 +125,12 @@ def findings_report(
     games: int | None = None,
     read: Mapping[str, object] | None = None,
     read_line: str = "",
+    body_links: Sequence[BodyLinkRow] | None = None,
 ) -> Report:
-    """The findings of `command` (validate, or build and serve when the content is invalid)."""
+    """The findings of `command` (validate, or build and serve when the content is invalid);
+    `body_links`: the store links read from page bodies, when site.toml asks for them."""
     items = sort_findings(findings)
+    links = body_links
     counts = findings_summary(items)
     if ok is None:
         ok = not (counts["errors"] or (strict and counts["warnings"]))
@@ -122,13 +166,59 @@ def findings_report(
         rules=lambda: content_rules(items),
         cases=cases,
         envelope=lambda: envelope(
-            command, ok=ok, summary=summary, items=[finding_json(f) for f in items]
+            command,
+            ok=ok,
+            summary=summary,
+            items=[finding_json(f) for f in items],
+            more=None if links is None else {"body_links": [r.to_json() for r in links]},
         ),
         markdown=lambda: findings_markdown(items, line, ok=ok),
-        tables=lambda width: [findings_table(items, width)] if items else [],
+        tables=lambda width: (
+            ([findings_table(items, width)] if items else [])
+            + ([body_links_table(links, width)] if links else [])
+        ),
         mark=mark,
-        has_tables=bool(items),
+        has_tables=bool(items or links),
+        lines=None if not links else lambda: _plain_lines(cases(), links),
     )
+
+
+def _plain_lines(cases: list[Case], links: Sequence[BodyLinkRow]) -> list[str]:
+    return [r.line() for c in cases for r in c.results] + [body_link_line(r) for r in links]
+
+
+def body_link_line(row: BodyLinkRow) -> str:
+    """A body link on one line, for a pipe or a log: `file:line:column: read from the body ·
+    stores.<key> (<name>): <url>`."""
+    return clean(f"{row.where()}: read from the body · stores.{row.store} ({row.name}): {row.url}")
+
+
+def body_links_table(rows: Sequence[BodyLinkRow], width: int) -> RenderableType:
+    """The store links read from page bodies: where each is, its store and URL."""
+    from rich.table import Table
+    from rich.text import Text
+
+    if width < NARROW:  # as the findings' lines: the location, then what is there
+        lines = ["", "Store links read from page bodies:"]
+        for r in rows:
+            lines += [r.where(), f"  stores.{r.store} ({r.name})", f"    {r.url}"]
+        # Never folded: a location stays one string an editor or terminal can open.
+        return Text("\n".join(clean(line) for line in lines), no_wrap=True, overflow="ignore")
+    table = Table(
+        title="Store links read from page bodies", title_justify="left", header_style="bold"
+    )
+    table.add_column("File", overflow="fold")
+    table.add_column("Line", justify="right")
+    table.add_column("Store", overflow="fold")
+    table.add_column("URL", overflow="fold", ratio=1)
+    for r in rows:
+        table.add_row(
+            Text(clean(r.file)),
+            str(r.line),
+            Text(clean(f"{r.store} ({r.name})")),
+            Text(clean(r.url)),
+        )
+    return table
 
 
 # Below this many columns the table would cut file names and words: a list instead.

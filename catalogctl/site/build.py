@@ -4,6 +4,12 @@ The build is written beside the target directory and swapped into place in one s
 build that fails for any reason (invalid content, a full disk) leaves the previous build
 exactly as it was, and a server reading the directory never sees half a build.
 
+What is at the top of a previous build and is not the build's own stays through a rebuild:
+`node_modules/` and `package-lock.json` of an `npm install`, wrangler's `.wrangler/` and
+`.dev.vars`, a `CNAME`, a `.git`. The build's own names (`OWNED`) are those a build of any
+target writes: a rebuild replaces them, so what a build with another target left goes. The
+kept entries are moved (renamed) into the new build before the swap, and back if it fails.
+
 An `--out` that is a symlink to a directory is followed: the directory it points to is
 replaced, the link stays. The staging directory is named `.<out>.catalogctl-staging-<pid>.*`
 beside the target; a build removes the ones whose process is gone, so a build killed with
@@ -28,11 +34,20 @@ from typing import Any
 
 from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
+from catalogctl.site.cloudflare import CLOUDFLARE_DIR, PACKAGE_JSON, WRANGLER_TOML
 from catalogctl.site.manifest import MANIFEST, PUBLIC, manifest, site_files, site_from_manifest
+from catalogctl.site.nginx import NGINX_DIR
 from catalogctl.text import path_text
 
 # Extra files of a build (web-server configs), relative path → bytes.
 ExtraFiles = Iterable[tuple[str, bytes]]
+
+
+# The top-level names a build of any target writes: a rebuild replaces them (and removes them
+# when it no longer writes them); every other entry of a previous build's top level is kept.
+OWNED = frozenset(
+    {PUBLIC, MANIFEST, "errors", NGINX_DIR, CLOUDFLARE_DIR, WRANGLER_TOML, PACKAGE_JSON}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +56,7 @@ class BuildResult:
     files: int
     bytes: int
     routes: int
+    kept: tuple[str, ...] = ()  # entries of the previous build's top level that are not its own
 
 
 def _is_build(path: Path) -> bool:
@@ -136,13 +152,51 @@ def _target(out: Path) -> Path:
     return target
 
 
-def _swap_into_place(staging: Path, out: Path) -> None:
+def _not_owned(out: Path) -> list[str]:
+    """The entries at the top of a previous build that no build writes (sorted)."""
+    try:
+        return sorted(p.name for p in out.iterdir() if p.name not in OWNED)
+    except OSError:
+        return []
+
+
+def _move(names: Iterable[str], src: Path, dst: Path) -> None:
+    for name in names:
+        (src / name).rename(dst / name)
+
+
+def _swap_into_place(staging: Path, out: Path, keep: list[str]) -> None:
+    """Put `staging` where `out` is, moving `out`'s entries named in `keep` into it first
+    (and back to `out` when the swap does not happen)."""
     if not out.exists():
         staging.rename(out)
         return
+    moved: list[str] = []
+    try:
+        for name in keep:
+            _move([name], out, staging)
+            moved.append(name)
+        previous = _replace(staging, out)
+    except BaseException:
+        try:
+            _move(reversed(moved), staging, out)
+        except OSError as exc:  # never lost: left where they are, and said so
+            raise _Stranded(
+                f"build failed, and {', '.join(moved)} could not be moved back into "
+                f"{path_text(out)}: they are in {path_text(staging)}; move them back ({exc})"
+            ) from exc
+        raise
+    shutil.rmtree(previous, ignore_errors=True)  # the build is in place whatever this does
+
+
+class _Stranded(CatalogError):
+    """Entries kept from the previous build that are still in the staging directory."""
+
+
+def _replace(staging: Path, out: Path) -> Path:
+    """Swap `staging` into `out`'s place; where the previous build now is."""
     if _exchange(staging, out):
-        shutil.rmtree(staging)  # now holds the previous build
-        return
+        return staging  # now holds the previous build
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.{OLD}-{os.getpid()}.", dir=out.parent))
     old.rmdir()  # only its (unique) name is needed: rename() cannot replace a directory
     out.rename(old)
@@ -151,7 +205,7 @@ def _swap_into_place(staging: Path, out: Path) -> None:
     except OSError:
         old.rename(out)
         raise
-    shutil.rmtree(old)
+    return old
 
 
 def write_site(
@@ -161,16 +215,20 @@ def write_site(
     extra: ExtraFiles = (),
     force: bool = False,
 ) -> BuildResult:
-    """Write `site` (and `extra` files) to `out` atomically (through a symlink `out`)."""
+    """Write `site` (and `extra` files) to `out` atomically (through a symlink `out`),
+    keeping what the top of a previous build holds that is not the build's own."""
     out = _target(out.absolute())
+    keep: list[str] = []
     if out.exists():
         if not out.is_dir():
             raise InputError(f"--out exists and is not a directory: {path_text(out)}")
-        if not force and any(out.iterdir()) and not _is_build(out):
+        previous = _is_build(out)
+        if not force and any(out.iterdir()) and not previous:
             raise InputError(
                 f"{path_text(out)} is not empty and holds no catalogctl build; refusing to "
                 "replace it (use --force to replace it anyway)"
             )
+        keep = _not_owned(out) if previous else []
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         remove_leftovers(out)
@@ -192,14 +250,16 @@ def write_site(
                 os.utime(staging / rel, (mtime, mtime))
             count, size = count + 1, size + len(data)
         staging.chmod(0o755)
-        _swap_into_place(staging, out)
+        _swap_into_place(staging, out, keep)
+    except _Stranded:
+        raise  # the staging directory holds the kept entries: not removed
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise CatalogError(f"build failed, {path_text(out)} left as it was: {exc}") from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return BuildResult(out, count, size, len(site.resources))
+    return BuildResult(out, count, size, len(site.resources), tuple(keep))
 
 
 def read_build(path: Path) -> Site:

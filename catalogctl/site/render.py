@@ -66,7 +66,7 @@ def documents(catalog: Catalog) -> Iterator[tuple[str, str, bytes]]:
     yield API_GAMES, JSON, to_json(games)
     yield API_V1, JSON, to_json(api_index(pub))
     yield API_DOCS, HTML, docs_page(pub, catalog.games).encode("utf-8")
-    yield OPENAPI, JSON, to_json(openapi_document(pub))
+    yield OPENAPI, JSON, to_json(openapi_document(pub, catalog.games))
     yield API_CATALOG, LINKSET, to_json(api_catalog(pub))
     yield LLMS_TXT, TEXT, llms_txt(pub, catalog.games).encode("utf-8")
     yield FAVICON, SVG, FAVICON_SVG.encode("utf-8")

@@ -149,6 +149,9 @@ EXAMPLES: dict[str, Example] = {
     "store-platform": _ex(
         _page("  android: https://play.google.com/store/apps/details?id=com.example.moonlander\n")
     ),
+    "body-links": _ex(
+        _site(add='[content]\nbody_links = true\n\n[stores.web]\nname = "Play online"\n'),
+    ),
     "base-url": _ex(_site('"https://games.example.com"', '"https://games.example.com/"')),
     "game-url": _ex(
         _site(
@@ -166,6 +169,8 @@ EXAMPLES: dict[str, Example] = {
         _site(add='[api.v1]\nstatus = "deprecated"\ndeprecation = 2027-03-01\n'),
     ),
     "field-mapping": _ex(_site(add='[fields]\nicon = "params..icon"\n')),
+    "unused-mapping": _ex(_site(add='[fields.stores]\nios = "appStoreUrl"\n')),
+    "unlinked-store": _ex(_site(add='[stores.steam]\nname = "Steam"\n')),
     "rule-config": _ex(_site(add='[rules]\nsyntax = "off"\n')),
     "duplicate-id": _ex(
         _page(),

@@ -233,6 +233,18 @@ EXPLANATIONS: dict[str, Explanation] = {
         "lets a game lack a store, not a listed platform its store.",
         "Add the missing store link, or drop the platform.",
     ),
+    "body-links": _e(
+        "With `[content] body_links = true`: a store whose hosts catalogctl does not know "
+        "(a store of kind `other` that is not one of the [stores it knows]"
+        "(../content/format.md#known-stores) and has no `hosts`), a host two stores share (a "
+        "link on it is read as the first store's), or a page whose body is longer than 1 MiB "
+        "with a store's link not found in its first MiB.",
+        "A store link that sits in a page's text but is not read leaves the game out of that "
+        "store in the catalog without an error: nothing else would say so.",
+        "Set the store's `hosts` (`hosts = []` when its links are only in front matter); give "
+        "the second store of a shared host its links in front matter; move a link nearer the "
+        "top of a long page, or into its front matter.",
+    ),
     # site.toml
     "base-url": _e(
         "A `base_url` that ends with `/`, or carries a query or a fragment.",
@@ -290,10 +302,12 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "field-mapping": _e(
         "A `[fields]` entry whose value is not a front-matter key path (dotted keys, "
-        "`params.icon`; a list item picked by a key, `links[platform=ios].url`), a path no "
-        "page has, or a path that runs into a list without `[key=value]` to pick an item.",
+        "`params.icon`; a list item picked by a key, `links[platform=ios].url`), a required "
+        "key's path that no page has, or a path that runs into a list without `[key=value]` "
+        "to pick an item. (An optional key's or a store's path that no page has yet is an "
+        "`unused-mapping` warning.)",
         "The mapping is how a site keeps its own key names; a path that reads nothing would "
-        "leave the catalog key empty on every page.",
+        "leave a required catalog key empty on every page.",
         'Write the key path as the pages have it: `icon = "params.icon"` for Hugo\'s '
         '`[params]`, `"extra.icon"` for Zola\'s `[extra]`, `"links[platform=googleplay].url"` '
         "for a list of links.",
@@ -306,6 +320,25 @@ EXPLANATIONS: dict[str, Explanation] = {
         "site.toml is catalogctl's own file: a key it does not read is a setting that "
         "silently does nothing.",
         "Correct the key to the one suggested, or remove it.",
+    ),
+    "unused-mapping": _e(
+        "A `[fields]` entry of an optional catalog key (`weight`, `date`, `slug`, …) or of a "
+        "store (`[fields.stores]`) that no page has yet. (A required key's entry that no page "
+        "has is a `field-mapping` error: every page needs that key.)",
+        "A site sets up a mapping before its pages use it (a `steamUrl` key for the games "
+        "still to reach Steam), so the build goes on; but a misspelt key reads nothing, and "
+        "this warning is the only sign of it.",
+        "Check the key's spelling against a page; leave the line for the pages to come, or "
+        'turn the rule `off` (`[rules] unused-mapping = "off"`).',
+    ),
+    "unlinked-store": _e(
+        "A store of `[stores]` that no page links: not in front matter and, with `[content] "
+        "body_links`, not in any page's body. Checked when every page could be read.",
+        "The store appears in no game of the catalog. That is right for a store set up "
+        "before the games reach it, and a sign of a misspelt key or host otherwise.",
+        "Link the store from the pages that are on it; check its key against the pages' "
+        "`stores` (or its `hosts` for body links); or turn the rule `off` while the games are "
+        "on their way.",
     ),
     "rule-config": _e(
         "A `[rules]` entry that names a rule which cannot be changed.",

@@ -11,6 +11,7 @@ import re
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
+from catalogctl.content.bodylinks import BodyLink, PageBody
 from catalogctl.content.document import Document, Path
 from catalogctl.content.fields import Extracted, extract
 from catalogctl.content.rules.keys import check_duplicates, dotted
@@ -23,6 +24,7 @@ from catalogctl.content.rules.values import (
     check_store_platforms,
     check_stores,
     check_vocabulary,
+    read_body_links,
 )
 from catalogctl.content.settings import REQUIRED_KEYS, GamePage
 from catalogctl.urls import shown
@@ -51,6 +53,7 @@ class Entry(NamedTuple):
     id_pos: tuple[int, int]
     id_field: str
     lines: dict[str, int | None]  # "icon", "stores.<name>", "url" (filled with --locate)
+    body_links: tuple[BodyLink, ...] = ()  # store links read from the body ([content] body_links)
 
 
 class _Page(NamedTuple):
@@ -59,6 +62,7 @@ class _Page(NamedTuple):
     all_stores: bool  # every store link of the page validated and is known
     found: Extracted
     draft: bool  # `draft: true`, or Jekyll's `published: false`
+    body: dict[str, BodyLink]  # store key -> the link read from the body
 
 
 def _as_time(value: Any) -> dt.datetime | str | None:
@@ -87,17 +91,27 @@ def _as_time(value: Any) -> dt.datetime | str | None:
 
 
 def check_page(
-    doc: Document, default_id: str, default_date: str | None, ctx: PageContext, out: Findings
+    doc: Document,
+    default_id: str,
+    default_date: str | None,
+    ctx: PageContext,
+    out: Findings,
+    body: PageBody | None = None,
 ) -> tuple[Entry | None, Extracted | None]:
     """Every rule of one page: its entry (None when site.toml could not be read, so the page
-    was only parsed) and what site.toml's mappings found in it."""
+    was only parsed) and what site.toml's mappings found in it. `body`: the page's body, read
+    for the stores its front matter does not give when site.toml asks (`body_links`)."""
     if ctx.fields is None:
         check_duplicates(doc, out)
         return None, None
-    page = _game_page(doc, default_date, ctx, out)
+    page = _game_page(doc, default_date, ctx, out, body)
     src, missing, fmap, where = page.src, page.missing, ctx.fields, page.found.where
 
     def add(rule: str, loc: tuple[Any, ...], msg: str) -> None:
+        link = page.body.get(loc[1]) if len(loc) > 1 and loc[0] == "stores" else None
+        if link is not None:  # a store link of the body: its line and column there
+            out.add(rule, msg, line=link.line, column=link.column, field=f"stores.{link.store}")
+            return
         path = fmap.source(loc, where)
         line, col = doc.value_pos(path)
         out.add(rule, msg, line=line, column=col, field=dotted(path))
@@ -118,12 +132,19 @@ def check_page(
     return _entry(doc, page, ctx, game_id, id_loc, times, icon_url, passing), page.found
 
 
-def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: Findings) -> _Page:
+def _game_page(
+    doc: Document,
+    default_date: str | None,
+    ctx: PageContext,
+    out: Findings,
+    body: PageBody | None,
+) -> _Page:
     """The page's catalog keys: the ones that validate, and findings for the others."""
     fmap = ctx.fields
     assert fmap is not None
     found = extract(doc.data, fmap)
     data = found.values
+    from_body = read_body_links(data, ctx, out, body) if body is not None else {}
     # Jekyll leaves out a page with `published: false`; Hugo's `published` is a date.
     draft = data.get("draft") is True or doc.data.get("published") is False
     out.draft = draft
@@ -151,8 +172,8 @@ def _game_page(doc: Document, default_date: str | None, ctx: PageContext, out: F
             if not (e["type"] == "missing" and e["loc"][0] in unknown)
         ]
         pydantic_findings(errors, doc, out, lambda loc: fmap.source(loc, found.where))
-        return _partial(data, errors, unknown, found, draft)
-    return _Page(src, _NOTHING, not unknown, found, draft)
+        return _partial(data, errors, unknown, found, draft, from_body)
+    return _Page(src, _NOTHING, not unknown, found, draft, from_body)
 
 
 def _partial(
@@ -161,6 +182,7 @@ def _partial(
     unknown: frozenset[str],
     found: Extracted,
     draft: bool,
+    from_body: dict[str, BodyLink],
 ) -> _Page:
     """The values that validated (a store link that failed leaves the others)."""
     bad: set[str] = set(unknown)
@@ -177,7 +199,7 @@ def _partial(
         values["stores"] = {k: v for k, v in stores.items() if k not in bad_links}
     missing = frozenset(bad | (REQUIRED_KEYS - values.keys()))
     src = GamePage(**{**dict.fromkeys(REQUIRED_KEYS), **values})
-    return _Page(src, missing, not bad_links and "stores" not in unknown, found, draft)
+    return _Page(src, missing, not bad_links and "stores" not in unknown, found, draft, from_body)
 
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
@@ -272,8 +294,9 @@ def _entry(
     id_pos = doc.value_pos(id_path) if id_path else doc.start
     field_name = dotted(id_path) if id_path else "id"
     state = _state(page.draft, times, ctx.now)
+    from_body = tuple(page.body.values())
     if page.missing or not game_id or ctx.site is None:
-        return Entry(game_id, doc.file, state, None, (), id_pos, field_name, {})
+        return Entry(game_id, doc.file, state, None, (), id_pos, field_name, {}, from_body)
     date = times["date"]
     weight = src.weight or 0
     order = (
@@ -306,5 +329,8 @@ def _entry(
         lines["icon"] = doc.value_pos(fmap.source(("icon",), where))[0]
         for key in passing:
             name = ctx.store_names[key]
-            lines[f"stores.{name}"] = doc.value_pos(fmap.source(("stores", key), where))[0]
-    return Entry(game_id, doc.file, state, game, order, id_pos, field_name, lines)
+            link = page.body.get(key)
+            lines[f"stores.{name}"] = (
+                link.line if link else doc.value_pos(fmap.source(("stores", key), where))[0]
+            )
+    return Entry(game_id, doc.file, state, game, order, id_pos, field_name, lines, from_body)

@@ -65,6 +65,13 @@ RULES: dict[str, Rule] = {
         _r("unknown-store", ERROR, False, "a store key that site.toml does not define"),
         _r("store-url", ERROR, True, "a store URL that does not fit its store's kind"),
         _r("store-platform", WARNING, True, "a platform without its store link, or the reverse"),
+        _r(
+            "body-links",
+            WARNING,
+            True,
+            "a store link that cannot be read from page bodies: a store without known hosts, "
+            "a host two stores share, a body past the size read",
+        ),
         # site.toml
         _r("base-url", ERROR, False, "base_url ends with '/' or carries a query or fragment"),
         _r("game-url", ERROR, False, "game_url does not contain {id}"),
@@ -83,9 +90,16 @@ RULES: dict[str, Rule] = {
             "field-mapping",
             ERROR,
             False,
-            "a [fields] entry that is not a key path, that no page has, or that runs through a "
-            "list without picking an item",
+            "a [fields] entry that is not a key path, a required key's entry that no page has, "
+            "or one that runs through a list without picking an item",
         ),
+        _r(
+            "unused-mapping",
+            WARNING,
+            True,
+            "a [fields] entry of an optional key or of a store that no page has yet",
+        ),
+        _r("unlinked-store", WARNING, True, "a store of site.toml that no page links yet"),
         _r("rule-config", ERROR, False, "a [rules] entry that cannot be applied"),
         # the catalog
         _r("duplicate-id", ERROR, False, "two pages publish the same id"),

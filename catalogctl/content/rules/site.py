@@ -40,6 +40,7 @@ from catalogctl.content.rules.usable import SiteCheck, leave_out, usable_site
 from catalogctl.content.rules.validation import UNKNOWN, pydantic_findings
 from catalogctl.content.settings import (
     CATALOG_KEYS,
+    REQUIRED_KEYS,
     ApiSettings,
     ApiVersionSettings,
     ContentSettings,
@@ -172,24 +173,38 @@ def _unknown(loc: tuple[Any, ...], doc: Document, out: Findings) -> None:
 
 
 def check_mappings(
-    doc: Document, mapped: tuple[Mapped, ...], use: tuple[int, dict[int, str]], out: Findings
+    doc: Document,
+    mapped: tuple[Mapped, ...],
+    use: tuple[int, dict[int, str]],
+    body_links: bool,
+    out: Findings,
 ) -> None:
-    """Each [fields] entry that no page has: misspelled, or running through a list without
-    `[key=value]` to pick an item (reported at its line of site.toml)."""
+    """Each [fields] entry that no page has (reported at its line of site.toml): for a
+    required key, misspelled (an error); for an optional key or a store, not used by any page
+    yet (a warning); running through a list without `[key=value]` to pick an item (an error).
+    With `body_links`, pages may take their stores from their bodies: `stores` is optional."""
     seen, listed = use
+    required = REQUIRED_KEYS - {"stores"} if body_links else REQUIRED_KEYS
     for i, entry in enumerate(mapped):
         if seen >> i & 1:
             continue
         line, col = doc.value_pos(entry.loc)
         path = show_path(entry.path)
+        rule = "field-mapping"
         if i in listed:
             message = (
                 f"{path!r} runs through a list (in {listed[i]}, and no page has it): pick an "
                 f"item with [key=value], e.g. 'links[platform=googleplay].url'"
             )
-        else:
+        elif entry.target in required:
             message = f"no page has {path!r}: check the key's spelling, or remove this line"
-        out.add("field-mapping", message, line=line, column=col, field=dotted(entry.loc))
+        else:
+            rule = "unused-mapping"
+            message = (
+                f"no page has {path!r} yet; pages that set it will have their "
+                f"{entry.target} read from it (check the key's spelling)"
+            )
+        out.add(rule, message, line=line, column=col, field=dotted(entry.loc))
 
 
 def _check_rules(rules: Any, doc: Document, out: Findings) -> None:

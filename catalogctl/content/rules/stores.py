@@ -17,9 +17,11 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
+from catalogctl.content.document import Document
+from catalogctl.content.rules.registry import Findings
 from catalogctl.content.settings import SiteSettings
 from catalogctl.content.storehosts import APPLE_HOSTS as _APPLE
-from catalogctl.content.storehosts import PLAY_HOSTS, host_problem, store_kind
+from catalogctl.content.storehosts import PLAY_HOSTS, host_problem, store_hosts, store_kind
 from catalogctl.urls import shown
 
 __all__ = [
@@ -32,6 +34,7 @@ __all__ = [
     "PLAY_PATH",
     "SPEC_STORE_PARAMS",
     "check_store_hosts",
+    "check_unlinked_stores",
     "kind_problem",
     "store_kind",
     "with_params",
@@ -115,9 +118,56 @@ def with_params(url: str, params: dict[str, str]) -> str:
 
 
 def check_store_hosts(site: SiteSettings, add: Callable[[str, tuple[Any, ...], str], None]) -> None:
-    """Each entry of a store's `hosts` is a host name, or `*.` and a domain."""
+    """Each entry of a store's `hosts` is a host name, or `*.` and a domain; with `[content]
+    body_links`, each store has hosts, and no two stores share one."""
     for key, store in site.stores.items():
         for i, host in enumerate(store.hosts or ()):
             problem = host_problem(host)
             if problem:
                 add("store-hosts", ("stores", key, "hosts", i), f"{problem}, not {shown(host)}")
+    if not site.content.body_links:
+        return
+    claimed: dict[str, str] = {}  # host -> the first store that has it
+    for key, store in site.stores.items():
+        hosts = store_hosts(key, store)
+        if not hosts and store.hosts is None:
+            add(
+                "body-links",
+                ("stores", key),
+                f"catalogctl does not know where the links of {store.name!r} point, so page "
+                "bodies are not searched for them; set its hosts (hosts = "
+                '["store.example.com"]), or hosts = [] if its links are only in front matter',
+            )
+        for host in hosts:
+            first = claimed.setdefault(host, key)
+            if first != key:
+                loc = ("stores", key, "hosts") if store.hosts is not None else ("stores", key)
+                add(
+                    "body-links",
+                    loc,
+                    f"shares the host {host} with store {first!r}, which comes first in "
+                    f"site.toml, so a link of a page body on {host} is read as {first!r}'s; "
+                    f"give {key!r}'s links in front matter, or set hosts that tell them apart",
+                )
+
+
+def check_unlinked_stores(
+    doc: Document, site: SiteSettings, linked: set[str], every_page: bool, out: Findings
+) -> None:
+    """Each store of site.toml that no page links yet (in front matter or, with `body_links`,
+    in its body): a warning at its table, since a studio sets a store up before its games
+    reach it. `every_page`: whether every page could be read."""
+    pages = "no page" if every_page else "no page that could be read"
+    for key, store in site.stores.items():
+        if key in linked:
+            continue
+        where = "its front matter" if not site.content.body_links else "its front matter or body"
+        line, col = doc.key_pos(("stores", key))
+        out.add(
+            "unlinked-store",
+            f"{pages} links {store.name!r} yet, so no game lists it; a page lists it once "
+            f"{where} links it",
+            line=line,
+            column=col,
+            field=f"stores.{key}",
+        )

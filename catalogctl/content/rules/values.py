@@ -12,10 +12,11 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, HostTable, PageBody
 from catalogctl.content.fields import FieldMap
 from catalogctl.content.limits import MAX_SITE_NAME
 from catalogctl.content.rules.keys import KeyChecker
-from catalogctl.content.rules.registry import Severities
+from catalogctl.content.rules.registry import Findings, Severities
 from catalogctl.content.rules.stores import (
     KIND_NAMES,
     KIND_PLATFORMS,
@@ -51,6 +52,7 @@ class PageContext:
     __slots__ = (
         "base",
         "base_passes",
+        "body_hosts",
         "broken",
         "broken_stores",
         "fields",
@@ -109,6 +111,11 @@ class PageContext:
         self.stores = Suggester([*self.kinds, *self.broken_stores], min_length=1)
         # key -> published name, in site.toml order
         self.store_names = {k: s.name for k, s in stores.items()}
+        # With [content] body_links: the hosts of the stores whose links a body can give.
+        self.body_hosts: HostTable | None = None
+        if site is not None and site.content.body_links and "content" not in broken:
+            table = HostTable({k: s for k, s in stores.items() if k not in self.broken_stores})
+            self.body_hosts = table if table.keys else None
         self.vocab: dict[str, tuple[frozenset[str], Suggester] | None] = {}
         for name in ("platforms", "genres"):
             allowed = getattr(site, name) if site is not None and name not in broken else None
@@ -215,6 +222,38 @@ def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str,
         else:
             passing[key] = with_params(url, site.stores[key].params) if site is not None else url
     return passing
+
+
+def read_body_links(
+    data: dict[str, Any], ctx: PageContext, out: Findings, body: PageBody
+) -> dict[str, BodyLink]:
+    """The stores the front matter does not give, read from the page's body (`[content]
+    body_links`) and added to the page's stores: store key -> the link."""
+    table = ctx.body_hosts
+    stores = data.get("stores")
+    if table is None or (stores is not None and not isinstance(stores, dict)):
+        return {}  # no store has hosts; or `stores` is not a table (reported as such)
+    wanted = [k for k in table.keys if stores is None or k not in stores]
+    if not wanted:
+        return {}
+    found, cut_at = body.links(table, wanted)
+    if cut_at is not None and len(found) < len(wanted):
+        keys = {link.store for link in found}
+        missed = ", ".join(k for k in wanted if k not in keys)
+        out.add(
+            "body-links",
+            f"the page's body is longer than {MAX_BODY_BYTES // 1024:,} KiB, the most read for "
+            f"store links, and no link of {missed} was found before this line; put the link "
+            "nearer the top, or in the front matter",
+            line=cut_at,
+            field="stores",
+        )
+    if found:
+        merged = dict(stores) if stores is not None else {}
+        for link in found:
+            merged[link.store] = link.url
+        data["stores"] = merged
+    return {link.store: link for link in found}
 
 
 def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from catalogctl.content.loader import load
@@ -116,6 +116,7 @@ yaml_value = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(value=yaml_value, flow=st.booleans(), quote=st.booleans())
+@example(value=["!", "yes"], flow=True, quote=False)  # `[!, yes]`: `!` is libyaml's `!` tag
 def test_yaml_tags_are_the_ones_pyyaml_resolves(value: object, flow: bool, quote: bool) -> None:
     import yaml
 

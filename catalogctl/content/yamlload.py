@@ -236,10 +236,14 @@ class _LibyamlScanner:
                 ch = self.peek(length)
             if use_handle:
                 handle = self.scan_tag_handle("tag", start_mark)
+                suffix = self._shorthand_suffix(start_mark)
             else:
                 handle = "!"
                 self.forward()
-            suffix = self._shorthand_suffix(start_mark)
+                # `!` before a character no tag holds (`[!, x]`) is libyaml's `!` tag too.
+                suffix = self._shorthand_suffix(start_mark, empty_ok=True)
+                if not suffix:
+                    handle, suffix = None, "!"
         ch = self.peek()
         if ch not in _BLANKZ and not (self.flow_level and ch == ","):
             raise ScannerError(
@@ -250,7 +254,7 @@ class _LibyamlScanner:
             )
         return yaml.TagToken((handle, suffix), start_mark, self.get_mark())
 
-    def _shorthand_suffix(self, start_mark: Any) -> str:
+    def _shorthand_suffix(self, start_mark: Any, *, empty_ok: bool = False) -> str:
         """A tag's suffix after its handle (`!!str`): URI characters but `,`, `[` and `]`,
         which libyaml keeps for flow collections (PyYAML's `scan_tag_uri` takes them)."""
         chunks: list[str] = []
@@ -268,7 +272,7 @@ class _LibyamlScanner:
         if length:
             chunks.append(self.prefix(length))
             self.forward(length)
-        if not chunks:
+        if not chunks and not empty_ok:
             raise ScannerError(
                 "while parsing a tag",
                 start_mark,

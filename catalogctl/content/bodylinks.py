@@ -2,12 +2,12 @@
 
 Many sites keep their "Get it on Google Play" buttons in the page text. A store the front
 matter does not give is read from the body: the first link, in the order of the text, on one
-of the store's hosts (`catalogctl.content.storehosts`). A link is any `http://` or `https://`
-URL of the text: a Markdown link (inline, a reference definition, an autolink `<https://…>`),
-an HTML attribute (`href`, quoted either way or not at all, entities such as `&amp;` decoded),
-a bare URL, and the arguments of Hugo shortcodes and partials, Liquid includes and MDX
-components (`{{< button href="…" >}}`, `{% include button.html url="…" %}`,
-`<Button href={"…"} />`). These are not links:
+of the store's hosts that is a game's page (`catalogctl.content.storehosts`). A link is any
+`http://` or `https://` URL of the text: a Markdown link (inline, a reference definition, an
+autolink `<https://…>`), an HTML attribute (`href`, quoted either way or not at all, entities
+such as `&amp;` decoded), a bare URL, and the arguments of Hugo shortcodes and partials,
+Liquid includes and MDX components (`{{< button href="…" >}}`,
+`{% include button.html url="…" %}`, `<Button href={"…"} />`). These are not links:
 
 - text in fenced code blocks (```` ``` ```` or `~~~`), inline code on one line (`` `…` ``),
   `<code>…</code>`, Jekyll's `{% highlight %}` and Hugo's `{{< highlight >}}` blocks;
@@ -27,11 +27,11 @@ May import: catalogctl.content.storehosts, settings, discovery.
 import contextlib
 import html
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from catalogctl.content.discovery import read_head
-from catalogctl.content.storehosts import store_hosts
+from catalogctl.content.storehosts import KNOWN_STORES, is_game_page, store_hosts
 
 if TYPE_CHECKING:
     from catalogctl.content.settings import StoreSettings
@@ -115,25 +115,37 @@ class BodyLink(NamedTuple):
 
 
 class HostTable:
-    """Which of a site's stores a host belongs to: the first in `[stores]` order one of whose
-    hosts it is (as `storehosts.store_for_url`), made once for every page."""
+    """Which store a link belongs to: the first, in order, one of whose hosts it is on (as
+    `storehosts.store_for_url`), and never a page that is not a game's
+    (`storehosts.is_game_page`); made once for every page."""
 
     __slots__ = ("exact", "keys", "suffixes")
 
-    def __init__(self, stores: Mapping[str, "StoreSettings"]) -> None:
+    def __init__(self, hosts: Mapping[str, Sequence[str]]) -> None:
+        """`hosts`: store key -> its hosts (lowercased), in the order stores are looked up."""
         self.exact: dict[str, tuple[int, str]] = {}
         self.suffixes: list[tuple[str, int, str]] = []  # (".itch.io", order, key)
         keys: list[str] = []  # the stores whose links a body can give
-        for i, (key, store) in enumerate(stores.items()):
-            hosts = store_hosts(key, store)
-            if hosts:
+        for i, (key, its_hosts) in enumerate(hosts.items()):
+            if its_hosts:
                 keys.append(key)
-            for host in hosts:
+            for host in its_hosts:
                 if host.startswith("*."):
                     self.suffixes.append((host[1:], i, key))
                 else:
                     self.exact.setdefault(host, (i, key))
         self.keys = tuple(keys)
+
+    @classmethod
+    def of_site(cls, stores: Mapping[str, "StoreSettings"]) -> "HostTable":
+        """The table of a site's `[stores]`, in their order."""
+        return cls({key: store_hosts(key, store) for key, store in stores.items()})
+
+    @classmethod
+    def of_known_stores(cls) -> "HostTable":
+        """The table of the stores catalogctl knows, keyed by their usual keys (`init`, before
+        a site has stores)."""
+        return cls({store.key: store.hosts for store in KNOWN_STORES})
 
     def store_of(self, url: str) -> str | None:
         """The store a URL belongs to, by its host."""
@@ -143,7 +155,9 @@ class HostTable:
             below = host.endswith(suffix) and len(host) > len(suffix)
             if below and (best is None or order < best[0]):
                 best = (order, key)
-        return best[1] if best is not None else None
+        if best is None or not is_game_page(url, host):
+            return None
+        return best[1]
 
 
 def _host(url: str) -> str:

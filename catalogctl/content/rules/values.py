@@ -114,7 +114,9 @@ class PageContext:
         # With [content] body_links: the hosts of the stores whose links a body can give.
         self.body_hosts: HostTable | None = None
         if site is not None and site.content.body_links and "content" not in broken:
-            table = HostTable({k: s for k, s in stores.items() if k not in self.broken_stores})
+            table = HostTable.of_site(
+                {k: s for k, s in stores.items() if k not in self.broken_stores}
+            )
             self.body_hosts = table if table.keys else None
         self.vocab: dict[str, tuple[frozenset[str], Suggester] | None] = {}
         for name in ("platforms", "genres"):

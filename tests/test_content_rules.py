@@ -419,6 +419,7 @@ def test_read_summary_counts_every_kind_of_page(tmp_path: Path) -> None:
         "expired": 1,
         "failed": 0,
         "unchecked": 0,
+        "outside_category": 0,
         "translations": 1,
         "sections": 1,
         "resources": 0,
@@ -590,3 +591,15 @@ def test_sunset_with_an_offset_is_sent_in_gmt() -> None:
     headers = dict(lifecycle_headers(Lifecycle("deprecated", dt.date(2027, 1, 1), sunset, None)))
     assert headers["Sunset"] == "Mon, 31 May 2027 23:30:00 GMT"
     assert headers["Deprecation"] == "@1798761600"
+
+
+@pytest.mark.parametrize(
+    ("platforms", "words"),
+    [("[Android]", "has an Apple link ('ios')"), ("[iOS]", "has a Google Play link ('android')")],
+)
+def test_a_store_link_without_its_platform_is_named_in_plain_words(
+    tmp_path: Path, platforms: str, words: str
+) -> None:
+    root = make(tmp_path, Case("x", {"a": g("A", platforms=platforms)}, "", None))
+    (f,) = [f for f in load(root).findings if f.rule == "store-platform"]
+    assert f.message.startswith(words)

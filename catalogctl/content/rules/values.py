@@ -55,6 +55,7 @@ class PageContext:
         "body_hosts",
         "broken",
         "broken_stores",
+        "category",
         "fields",
         "game",
         "game_url",
@@ -118,6 +119,8 @@ class PageContext:
                 {k: s for k, s in stores.items() if k not in self.broken_stores}
             )
             self.body_hosts = table if table.keys else None
+        # [content] category: only the pages holding it are games.
+        self.category = site.content.category if site is not None else None
         self.vocab: dict[str, tuple[frozenset[str], Suggester] | None] = {}
         for name in ("platforms", "genres"):
             allowed = getattr(site, name) if site is not None and name not in broken else None
@@ -284,7 +287,8 @@ def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:
             add(
                 "store-platform",
                 ("stores", key),
-                f"has a {KIND_NAMES[kind]} link ({key!r}) but lists none of its platforms "
+                f"has {'an' if kind == 'apple' else 'a'} {KIND_NAMES[kind]} link ({key!r}) but "
+                "lists none of its platforms "
                 f"({', '.join(KIND_PLATFORMS[kind])}); add the platform, or remove the link",
             )
 

@@ -281,11 +281,24 @@ def test_init_finds_games_in_posts_by_their_category_and_maps_keys_by_values(
     assert site["fields"]["platforms"] == "platform"
     assert site["fields"]["genres"] == "tags"
     assert site["fields"]["icon"] == "featured_image"
-    assert "values: iOS, Android" in text and "in 3 of 4 pages" in text
+    assert "values: iOS, Android in 3 of 3 pages" in text
     assert "iOS" in summary["guesses"]["platforms"]
     # `categories: game` says a page is a game, not its genre.
     assert site["fields"]["genres"] != "categories"
     assert "have a game category" in text
+    # The devlog beside the games is not one: the category keeps the games only.
+    assert site["content"]["category"] == "game"
+    assert (summary["category"], summary["outside_category"]) == ("game", 1)
+    assert (
+        "3 game pages in _posts (1 other page outside the category 'game')"
+        in run_cli("init", "--force", cwd=root).stdout
+    )
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    assert proc.returncode == 0, proc.stdout
+    checked = json.loads(proc.stdout)
+    assert not [f for f in checked["findings"] if "devlog" in f["file"]]
+    assert checked["summary"]["read"]["outside_category"] == 1
+    assert checked["summary"]["games"] == 3
 
 
 def test_init_does_not_take_portals_for_platforms(tmp_path: Path) -> None:
@@ -326,10 +339,15 @@ def test_init_chooses_the_games_over_a_blog_linking_the_same_stores(tmp_path: Pa
     assert any("in their text" in r for r in chosen["reasons"])
     assert "src/blog" in [c["folder"] for c in summary["candidates"]]
     text = (root / "site.toml").read_text("utf-8")
-    # play.date is a store catalogctl does not know: its hosts are written; itch.io's are known.
+    # Both stores are known by their hosts (validate reads their links the same way): no
+    # `hosts` to write.
     assert "\nbody_links = true  # 4 of 4 pages link their stores in the page text" in text
-    assert '\nhosts = ["play.date"]' in text
-    assert 'itch.io"]' not in text
+    site = tomllib.loads(text)
+    assert {k: (s["name"], s["kind"]) for k, s in site["stores"].items()} == {
+        "playdate": ("Playdate Catalog", "other"),
+        "itch": ("itch.io", "other"),
+    }
+    assert "hosts" not in text
 
 
 def zola_bundles_site(root: Path, *, links: bool = True) -> Path:
@@ -405,12 +423,79 @@ def test_init_reports_what_it_could_not_read(tmp_path: Path) -> None:
 def test_init_reads_at_most_its_bound_of_pages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: int
 ) -> None:
-    from catalogctl.content.scaffold import choose
+    from catalogctl.content.scaffold import survey
     from catalogctl.content.scaffold.generators import detect
 
     root = bare_site("hugo-games-itch", tmp_path)
-    monkeypatch.setattr(choose, "MAX_SCAN_PAGES", pages)
-    found = choose.scan(root, detect(root).search)
+    monkeypatch.setattr(survey, "MAX_SCAN_PAGES", pages)
+    found = survey.scan(root, detect(root).search)
     # content/ holds 4 pages the walk reads (the section pages are not read).
     assert len(found.pages) == min(pages, 4)
     assert bool(found.bounds) == (pages < 4)
+
+
+def test_init_reads_store_links_as_validate_reads_them(tmp_path: Path) -> None:
+    """init finds the store links of page bodies with validate's scanner and hosts table:
+    every link validate takes from a body with init's site.toml is one init saw there."""
+    from catalogctl.content.loader import load
+    from catalogctl.content.scaffold.generators import detect
+    from catalogctl.content.scaffold.survey import scan
+
+    compared = 0
+    for name in sorted(LAYOUTS):
+        root = bare_site(name, tmp_path)
+        if run_cli("init", cwd=root).returncode not in (0, 1):
+            continue
+        if not tomllib.loads((root / "site.toml").read_text("utf-8"))["content"].get("body_links"):
+            continue
+        seen = {
+            (page.file, link.line, link.column, link.url)
+            for page in scan(root, detect(root).search).pages
+            for link in page.body
+        }
+        taken = {
+            (e.file, b.line, b.column, b.url)
+            for e in load(root, display=".").entries
+            for b in e.body_links
+        }
+        assert taken and taken <= seen, name
+        compared += 1
+    assert compared >= 3
+
+
+def page_info(labels: tuple[str, ...], linked: bool = False) -> Any:
+    from catalogctl.content.scaffold.survey import PageInfo
+
+    return PageInfo("_posts", f"_posts/{len(labels)}.md", linked, (), False, labels)
+
+
+@pytest.mark.parametrize(
+    ("pages", "label", "why"),
+    [
+        # every page a game, or too few: no category to write
+        ([("game",), ("game",)], None, ""),
+        ([("game",), (), (), ()], None, ""),
+        ([(), ()], None, ""),
+        # most pages of one label, the others none: written as the pages spell it
+        ([("Game",), ("Game",), ("game",), ()], "Game", ""),
+        # two game labels: left to the user, who is told
+        ([("game",), ("app",), ()], None, "game (1), app (1)"),
+    ],
+)
+def test_init_writes_a_category_only_for_games_among_other_pages(
+    pages: list[tuple[str, ...]], label: str | None, why: str
+) -> None:
+    from catalogctl.content.scaffold.choose import game_category
+
+    chosen = game_category("_posts", [page_info(p) for p in pages])
+    assert chosen.label == label
+    assert why in chosen.why and bool(chosen.why) == bool(why)
+
+
+def test_init_names_pages_outside_the_category_that_link_a_store() -> None:
+    from catalogctl.content.scaffold.choose import game_category
+
+    pages = [page_info(("game",)), page_info(("game",)), page_info((), linked=True)]
+    chosen = game_category("_posts", pages)
+    assert chosen.label == "game"
+    assert "1 page of _posts links a store but lacks the category 'game'" in chosen.why

@@ -49,6 +49,9 @@ def _summary(result: InitResult, counts: dict[str, int]) -> dict[str, Any]:
         ],
         "notes": p.notes,
         "guesses": p.guesses,
+        "unmapped": p.unmapped,
+        "category": p.category,
+        "outside_category": p.keys.outside,
         "body_links": p.body_links,
         "candidates": [
             {"folder": c.folder, "pages": c.pages, "reasons": c.reasons}
@@ -67,22 +70,27 @@ def _items(result: InitResult) -> list[dict[str, Any]]:
     return [finding_json(f) for f in result.content.findings]
 
 
-def _linked(p: Any) -> str:
-    """How many pages link a store, and where."""
-    body = p.body_pages
-    if body and p.keys.games:
-        return f"{p.keys.games} of them with store links in front matter, {body} in the page text"
-    if body:
-        return f"{body} of them with store links in the page text"
-    return f"{p.keys.games} of them with store links"
+def _read(p: Any) -> str:
+    """How many pages init read in the games folder, and how many of them link a store."""
+    n, body, front = p.keys.pages, p.body_pages, p.keys.games
+    pages = plural(n, "game page" if p.category is not None else "page")
+    outside = ""
+    if p.category is not None and p.keys.outside:
+        others = plural(p.keys.outside, "other page")
+        outside = f" ({others} outside the category {p.category!r})"
+    if body and front:
+        linked = f"{front} of them with store links in front matter, {body} in the page text"
+    elif body:
+        linked = f"{body} of them with store links in the page text"
+    else:
+        linked = f"{front} of them with store links"
+    return f"{pages} in {clean(path_text(p.games))}{outside}, {linked}"
 
 
 def _text(result: InitResult) -> str:
     p = result.proposal
     lines = [
-        f"Wrote {clean(path_text(result.path))} for {p.generator.site}: "
-        f"{plural(p.keys.pages, 'page')} in {clean(path_text(p.games))}, "
-        f"{_linked(p)}.",
+        f"Wrote {clean(path_text(result.path))} for {p.generator.site}: {_read(p)}.",
     ]
     mapped = [
         f"{key} ← {clean(path)}" + (" (by its values)" if key in p.guesses else "")
@@ -99,20 +107,13 @@ def _text(result: InitResult) -> str:
             for s in p.stores
         ]
         lines.append("Stores: " + ", ".join(where))
+    lacking = result.lacking()
+    if lacking:
+        lines.append("The pages lack:")
+        lines += [_lacking_line(p, key, files) for key, files in lacking.items()]
     if p.notes:
         lines.append("Check:")
         lines += [f"  - {clean(note)}" for note in p.notes]
-    lacking = result.lacking()
-    if lacking:
-        lines.append("The pages still lack:")
-        for key, files in lacking.items():
-            named = ", ".join(clean(f) for f in files[:_SHOWN])
-            more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""
-            pages = plural(p.keys.pages, "page")
-            lines.append(
-                f"  - {clean(key)}: {len(files)} of {pages} ({named}{more}): add it, or map the "
-                "key they use in [fields]"
-            )
     others = [f for f in result.content.findings if f.rule != "missing-field"]
     if others:
         lines.append(
@@ -120,3 +121,24 @@ def _text(result: InitResult) -> str:
             f"{plural(len(others), 'other finding')}."
         )
     return "\n".join(lines) + "\n"
+
+
+def _lacking_line(p: Any, key: str, files: list[str]) -> str:
+    """A catalog key some pages lack: how many, which, and what to do."""
+    n = p.keys.pages
+    if len(files) == n:
+        count = f"all {n} pages" if n > 1 else "the page"
+    else:
+        named = ", ".join(clean(f) for f in files[:_SHOWN])
+        more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""
+        count = f"{len(files)} of {plural(n, 'page')} ({named}{more})"
+    if key == "stores":
+        fix = "add a link to the game's store page" + (
+            " in the page text or the front matter" if p.body_links else " in the front matter"
+        )
+    elif key in p.unmapped:
+        fix = "no key of the pages holds it: add it, or map the key they use in [fields]"
+    else:
+        mapped = p.fields.get(key, (key, 0))[0]
+        fix = f"add {clean(mapped)!r} to them" if mapped != key else "add it to them"
+    return f"  - {clean(key)}: {count}; {fix}"

@@ -27,6 +27,7 @@ LAYOUTS = {
     "hugo-games-itch": "hugo",
     "jekyll-collection": "jekyll",
     "jekyll-posts": "jekyll",
+    "jekyll-posts-category": "jekyll",
     "nextjs-mdx": "nextjs",
     "zola-extra": "zola",
 }
@@ -460,7 +461,7 @@ def test_init_reads_store_links_as_validate_reads_them(tmp_path: Path) -> None:
         }
         assert taken and taken <= seen, name
         compared += 1
-    assert compared >= 3
+    assert compared >= 4
 
 
 def page_info(labels: tuple[str, ...], linked: bool = False) -> Any:
@@ -499,3 +500,30 @@ def test_init_names_pages_outside_the_category_that_link_a_store() -> None:
     chosen = game_category("_posts", pages)
     assert chosen.label == "game"
     assert "1 page of _posts links a store but lacks the category 'game'" in chosen.why
+
+
+def test_init_on_games_among_blog_posts_keeps_the_games_and_names_other_stores(
+    tmp_path: Path,
+) -> None:
+    """The studio's _posts: 23 games (categories: game) and a blog post; eight games are sold
+    only on web portals catalogctl does not know."""
+    root = bare_site("jekyll-posts-category", tmp_path)
+    proc = run_cli("init", cwd=root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["content"] == {"games": "_posts", "category": "game", "body_links": True}
+    assert list(site["stores"]) == ["ios", "android", "itch", "steam"]
+    assert "23 game pages in _posts (1 other page outside the category 'game')" in proc.stdout
+    # Each thing said once: the missing platforms under what the pages lack, not again below.
+    assert [line for line in proc.stdout.splitlines() if "platforms" in line] == [
+        "  - platforms: all 23 pages; no key of theirs looked like it: add platforms to them, or "
+        "map the key that holds it in [fields]"
+    ]
+    assert (
+        "8 pages link no store catalogctl knows; their text links www.gamepix.com (7 pages)"
+        in proc.stdout
+    )
+    assert 'hosts = ["www.gamepix.com"]' in proc.stdout
+    assert "1 Markdown file without front matter was not taken for a page (privacy_policy.md)" in (
+        proc.stdout
+    )
+    assert "lists 3 other findings (2 errors and 1 warning)" in proc.stdout

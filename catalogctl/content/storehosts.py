@@ -36,6 +36,7 @@ __all__ = [
     "host_matches",
     "host_problem",
     "is_game_page",
+    "is_store_host",
     "known_store",
     "known_store_of_url",
     "store_for_url",
@@ -283,6 +284,16 @@ def known_store_of_url(url: str) -> KnownStore | None:
         if any(host_matches(host, p) for p in store.hosts):
             return store
     return None
+
+
+def is_store_host(host: str) -> bool:
+    """Whether a (lowercased) host is a known store's, or the domain of one's `*.` hosts
+    (itch.io itself: its jams and profiles)."""
+    return any(
+        host_matches(host, pattern) or host == pattern.removeprefix("*.")
+        for store in KNOWN_STORES
+        for pattern in store.hosts
+    )
 
 
 def host_problem(text: str) -> str | None:

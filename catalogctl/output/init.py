@@ -116,9 +116,12 @@ def _text(result: InitResult) -> str:
         lines += [f"  - {clean(note)}" for note in p.notes]
     others = [f for f in result.content.findings if f.rule != "missing-field"]
     if others:
+        errors = sum(f.severity == "error" for f in others)
+        kinds = [plural(errors, "error"), plural(len(others) - errors, "warning")]
+        shown = " and ".join(k for k in kinds if not k.startswith("0 "))
         lines.append(
             f"`catalogctl validate {clean(path_text(result.path.parent))}` lists "
-            f"{plural(len(others), 'other finding')}."
+            f"{plural(len(others), 'other finding')} ({shown})."
         )
     return "\n".join(lines) + "\n"
 
@@ -137,7 +140,10 @@ def _lacking_line(p: Any, key: str, files: list[str]) -> str:
             " in the page text or the front matter" if p.body_links else " in the front matter"
         )
     elif key in p.unmapped:
-        fix = "no key of the pages holds it: add it, or map the key they use in [fields]"
+        fix = (
+            f"no key of theirs looked like it: add {key} to them, or map the key that holds "
+            "it in [fields]"
+        )
     else:
         mapped = p.fields.get(key, (key, 0))[0]
         fix = f"add {clean(mapped)!r} to them" if mapped != key else "add it to them"

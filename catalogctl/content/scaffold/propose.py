@@ -4,6 +4,7 @@ their links are; each guess with what it rests on."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from catalogctl.content.scaffold.choose import (
@@ -19,12 +20,15 @@ from catalogctl.content.scaffold.generators import detect
 from catalogctl.content.scaffold.mapping import map_fields, own_keys
 from catalogctl.content.scaffold.pages import read_keys
 from catalogctl.content.scaffold.proposal import Proposal
-from catalogctl.content.scaffold.stores import front_stores, with_body_stores
+from catalogctl.content.scaffold.stores import STORE_ORDER, front_stores, with_body_stores
+from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, PageInfo
 from catalogctl.content.scaffold.write import site_toml
+from catalogctl.content.storehosts import url_host
 from catalogctl.errors import InputError
 from catalogctl.text import path_text, plural
 
 REQUIRED = ("name", "description", "platforms", "genres", "icon")  # what [fields] may map
+MAX_HOSTS_SHOWN = 4  # other hosts named in a note
 
 
 def propose(root: Path, games: str | None = None) -> Proposal:
@@ -57,6 +61,7 @@ def propose(root: Path, games: str | None = None) -> Proposal:
     body_links = body > 0 and (body >= front / 2 or not stores)
     if body_links:
         stores = with_body_stores(stores, body_stores(games_inside))
+        stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
     draft = Proposal(
         generator=gen,
         games=games,
@@ -77,20 +82,49 @@ def propose(root: Path, games: str | None = None) -> Proposal:
     text, notes = site_toml(root, draft)
     if category.why:
         notes.append(category.why)
+    notes += _other_stores(games_inside, gen.base_url)
     return draft._replace(text=text, notes=notes + _scan_notes(found))
 
 
 def _scan_notes(found: Scan) -> list[str]:
-    """What the walk could not read, and the bounds it reached."""
+    """What the walk could not read, the Markdown files it did not take for pages, and the
+    bounds it reached."""
     notes: list[str] = []
-    unread = len(found.unread)
+    plain = [f for f, why in found.unread if why == NO_FRONT_MATTER]
+    unread = [f for f, why in found.unread if why != NO_FRONT_MATTER]
     if unread:
-        named = ", ".join(f for f, _ in found.unread[:3])
         notes.append(
-            f"{plural(unread, 'file')} could not be read while looking for the games folder "
-            f"({named}{', …' if unread > 3 else ''})"
+            f"{plural(len(unread), 'file')} could not be read while looking for the games "
+            f"folder ({_named(unread)}): the JSON report's unread says why"
+        )
+    if plain:
+        notes.append(
+            f"{plural(len(plain), 'Markdown file')} without front matter "
+            + ("was not taken for a page" if len(plain) == 1 else "were not taken for pages")
+            + f" ({_named(plain)})"
         )
     return notes + found.bounds[:3]
+
+
+def _other_stores(pages: list[PageInfo], base_url: str | None) -> list[str]:
+    """The hosts that pages linking no known store link in their text, when two or more of
+    them do: stores catalogctl does not know, perhaps, which the user names with `hosts`."""
+    lacking = [p for p in pages if not p.front_link and not p.body]
+    own = url_host(base_url or "")
+    seen = Counter(h for p in lacking for h in p.other_hosts if h != own)
+    shared = [(h, n) for h, n in seen.most_common(MAX_HOSTS_SHOWN) if n >= 2]
+    if not shared:
+        return []
+    shown = ", ".join(f"{h} ({n} pages)" for h, n in shared)
+    return [
+        f"{plural(len(lacking), 'page')} link no store catalogctl knows; their text links "
+        f"{shown}: if the games are sold there, add a [stores.<key>] table for that store with "
+        f'hosts = ["{shared[0][0]}"]'
+    ]
+
+
+def _named(files: list[str]) -> str:
+    return ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
 
 
 def _nothing_to_go_on(root: Path, choice: Choice) -> str:

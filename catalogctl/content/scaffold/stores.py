@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 from catalogctl.content.scaffold.pages import PageKeys
 from catalogctl.content.storehosts import KnownStore
 
+STORE_ORDER = {"apple": 0, "google-play": 1}  # then the others, as the pages link them
 _SELECT_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]*")
 # The keys that usually name an item of a list of links.
 _NAMERS = ("platform", "store", "name", "type", "site", "label", "title", "id")
@@ -67,8 +68,7 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
     # Two stores under one name cannot be told apart by a client: the key tells them apart.
     again = Counter(s.name for s in stores)
     stores = [s._replace(name=f"{s.name} ({s.key})") if again[s.name] > 1 else s for s in stores]
-    order = {"apple": 0, "google-play": 1}
-    stores.sort(key=lambda s: order.get(s.kind, 2))
+    stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
     return stores, (None if table in (None, ("stores",)) else dotted(table or ()))
 
 
@@ -137,4 +137,4 @@ def _name(key: str, store: KnownStore, same: int) -> str:
     return store.name
 
 
-__all__ = ["Store", "dotted", "front_stores", "with_body_stores"]
+__all__ = ["STORE_ORDER", "Store", "dotted", "front_stores", "with_body_stores"]

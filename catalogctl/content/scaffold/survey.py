@@ -14,16 +14,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from catalogctl.content.bodylinks import BodyLink, HostTable, PageBody
+from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, HostTable, PageBody, links
 from catalogctl.content.categories import page_labels
 from catalogctl.content.discovery import NOT_PAGES, read_head, split_page_name
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.scaffold.pages import has_store_link
+from catalogctl.content.storehosts import is_store_host, url_host
 
 MAX_SCAN_PAGES = 5000  # pages read to find the games folder
 MAX_SCAN_DIRS = 20_000  # folders listed
 MAX_SCAN_DEPTH = 8  # folders below the website's root
+MAX_OTHER_HOSTS = 20  # hosts of a page's other links kept
 # Folders no generator publishes pages from.
 SKIP_DIRS = frozenset(
     {
@@ -54,6 +56,10 @@ DESCRIPTION_KEYS = ("description", "summary", "excerpt", "tagline", "subtitle", 
 IMAGE_RE = re.compile(r"\.(?:png|jpe?g|webp|gif|svg|avif)(?:[?#].*)?$", re.IGNORECASE)
 
 
+# Why a Markdown file is not a page: generators copy it as it is (Jekyll's static files).
+NO_FRONT_MATTER = "no front matter: not a page"
+
+
 class PageInfo(NamedTuple):
     """What the walk saw of one page."""
 
@@ -63,6 +69,7 @@ class PageInfo(NamedTuple):
     body: tuple[BodyLink, ...]  # the first link of each known store in its body
     shape: bool  # a title, an image and a description key
     game_labels: tuple[str, ...]  # its categories, category or tags that say game, as written
+    other_hosts: tuple[str, ...] = ()  # the hosts of its body's links to no known store
 
     @property
     def game_category(self) -> bool:
@@ -99,21 +106,44 @@ def known_hosts() -> HostTable:
     return HostTable.of_known_stores()
 
 
-def _read(path: str, shown: str) -> tuple[dict[str, Any] | None, tuple[BodyLink, ...], str | None]:
-    """(front matter, the first link of each known store in its body, why it was not read)."""
+class _Page(NamedTuple):
+    data: dict[str, Any] | None  # its front matter; None: not read
+    body: tuple[BodyLink, ...] = ()  # the first link of each known store in its body
+    other_hosts: tuple[str, ...] = ()  # the hosts of its body's other links
+    why: str | None = None  # why it was not read
+
+
+def _read(path: str, shown: str) -> _Page:
+    """A page's front matter and the links of its body."""
     try:
         raw, complete = read_head(path, HEAD_BYTES)
     except OSError as exc:
-        return None, (), exc.strerror or str(exc)
+        return _Page(None, why=exc.strerror or str(exc))
     try:
         doc = parse_page(raw, shown, complete=complete)
     except Problem as exc:
-        return None, (), f"its front matter does not parse ({exc.message})"
+        if exc.rule == "front-matter" and exc.message.startswith("no front matter"):
+            return _Page(None, why=NO_FRONT_MATTER)
+        return _Page(None, why=f"its front matter does not parse ({exc.message})")
     if doc.body_at < 0:
-        return doc.data, (), None
+        return _Page(doc.data)
     table = known_hosts()
     found, _ = PageBody(path, raw, complete, doc.body_at).links(table, table.keys)
-    return doc.data, tuple(found), None
+    text = raw[doc.body_at : doc.body_at + MAX_BODY_BYTES].decode("utf-8", "replace")
+    return _Page(doc.data, tuple(found), _other_hosts(text))
+
+
+def _other_hosts(text: str) -> tuple[str, ...]:
+    """The hosts of a body's links that are no known store's (a store of the site's own, a
+    web portal), each once, in the order of the text."""
+    hosts: dict[str, None] = {}
+    for _, url in links(text):
+        host = url_host(url)
+        if host is not None and not is_store_host(host):
+            hosts[host] = None
+            if len(hosts) >= MAX_OTHER_HOSTS:
+                break
+    return tuple(hosts)
 
 
 def scan(root: Path, search: tuple[str, ...]) -> Scan:
@@ -155,12 +185,12 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
                 if path.is_symlink():
                     unread.append((shown, "a symlink, not followed"))
                     continue
-                data, body, why = _read(str(path), shown)
-                if data is None:
-                    unread.append((shown, why or "not read"))
+                read = _read(str(path), shown)
+                if read.data is None:
+                    unread.append((shown, read.why or "not read"))
                     continue
                 page_dir = str(Path(rel).parent.as_posix()) if bundle and _index(name) else rel
-                pages.append(_page_info(page_dir, shown, data, body))
+                pages.append(_page_info(page_dir, shown, read))
     return Scan(pages, unread, bounds)
 
 
@@ -183,10 +213,17 @@ def _subfolders(
     return kept
 
 
-def _page_info(
-    folder: str, shown: str, data: dict[str, Any], body: tuple[BodyLink, ...]
-) -> PageInfo:
-    return PageInfo(folder, shown, has_store_link(data), body, _shape(data), _game_labels(data))
+def _page_info(folder: str, shown: str, read: _Page) -> PageInfo:
+    data = read.data or {}
+    return PageInfo(
+        folder,
+        shown,
+        has_store_link(data),
+        read.body,
+        _shape(data),
+        _game_labels(data),
+        read.other_hosts,
+    )
 
 
 def _join(rel: str, name: str) -> str:
@@ -206,4 +243,4 @@ def _index(name: str) -> bool:
     return split is not None and split[0] == "index"
 
 
-__all__ = ["GAME_WORDS", "IMAGE_RE", "PageInfo", "Scan", "known_hosts", "scan"]
+__all__ = ["GAME_WORDS", "IMAGE_RE", "NO_FRONT_MATTER", "PageInfo", "Scan", "known_hosts", "scan"]

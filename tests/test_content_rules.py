@@ -603,3 +603,18 @@ def test_a_store_link_without_its_platform_is_named_in_plain_words(
     root = make(tmp_path, Case("x", {"a": g("A", platforms=platforms)}, "", None))
     (f,) = [f for f in load(root).findings if f.rule == "store-platform"]
     assert f.message.startswith(words)
+
+
+@pytest.mark.parametrize(
+    ("games", "site", "field"),
+    [
+        ({"a": g("A", ios='""')}, SITE_TOML, "stores.ios"),
+        (OK, SITE_TOML.replace('title = "Example Games"', 'title = ""'), "title"),
+    ],
+)
+def test_an_empty_string_is_a_blank_value_in_words(
+    tmp_path: Path, games: dict[str, str], site: str, field: str
+) -> None:
+    root = make(tmp_path, Case("x", games, "", None, site=site))
+    (f,) = [f for f in load(root).findings if f.field == field]
+    assert (f.rule, f.message) == ("empty-value", "is blank; give it a value")

@@ -129,7 +129,9 @@ def test_init_comments_each_guess(tmp_path: Path) -> None:
     assert 'games = "content/games"' in text
     assert 'icon = "params.icon"' in text and 'appstore = "params.appstore"' in text
     assert "Wrote " in proc.stdout and "a Hugo site" in proc.stdout
-    assert "provider token" in proc.stdout  # what the user adds by hand
+    # What the user adds by hand: said once, by validate's finding, with where it goes.
+    assert proc.stdout.count("'pt'") == 1 and "provider token" not in proc.stdout
+    assert '# pt = "…": your App Store provider token' in text
 
 
 def test_init_maps_store_links_from_a_list_and_from_a_table(tmp_path: Path) -> None:
@@ -526,4 +528,24 @@ def test_init_on_games_among_blog_posts_keeps_the_games_and_names_other_stores(
     assert "1 Markdown file without front matter was not taken for a page (privacy_policy.md)" in (
         proc.stdout
     )
-    assert "lists 3 other findings (2 errors and 1 warning)" in proc.stdout
+    # The findings other than missing keys are shown, not only counted.
+    others = proc.stdout.split("Validate also finds:\n", 1)[1].splitlines()
+    assert [line.split(" · ")[0].split(": ")[1] for line in others] == [
+        "warning spec-params",
+        "error duplicate-id",
+        "error duplicate-id",
+    ]
+
+
+def test_init_shows_the_first_other_findings_and_counts_the_rest(tmp_path: Path) -> None:
+    root = bare_site("hugo-apps-section", tmp_path)
+    apps = root / "content" / "apps"
+    for page in list(apps.glob("*.md")):
+        if page.name != "_index.md":
+            for i in range(3):
+                shutil.copy(page, apps / f"{page.stem}-{i}.md")
+    proc = run_cli("init", cwd=root)
+    others = proc.stdout.split("Validate also finds:\n", 1)[1].splitlines()
+    assert len(others) == 9  # eight findings, and the line that counts the others
+    assert others[-1] == "  … and 13 more: `catalogctl validate .` lists them"
+    assert "wrong-type · category: must be a list" in others[1]

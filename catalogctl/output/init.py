@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 from catalogctl.output.console import print_json, print_text, status
 from catalogctl.output.envelope import envelope, finding_json, findings_summary
+from catalogctl.output.reference import finding_line
+from catalogctl.output.validate import sort_findings
 from catalogctl.text import clean, path_text, plural
 
 if TYPE_CHECKING:
     from catalogctl.content.scaffold.run import InitResult
 
 _SHOWN = 3  # pages named per lacking key
+_OTHERS_SHOWN = 8  # other findings shown; validate lists them all
 
 
 def report_init(result: InitResult, fmt: str) -> bool:
@@ -114,37 +117,39 @@ def _text(result: InitResult) -> str:
     if p.notes:
         lines.append("Check:")
         lines += [f"  - {clean(note)}" for note in p.notes]
-    others = [f for f in result.content.findings if f.rule != "missing-field"]
+    others = sort_findings(f for f in result.content.findings if f.rule != "missing-field")
     if others:
-        errors = sum(f.severity == "error" for f in others)
-        kinds = [plural(errors, "error"), plural(len(others) - errors, "warning")]
-        shown = " and ".join(k for k in kinds if not k.startswith("0 "))
-        lines.append(
-            f"`catalogctl validate {clean(path_text(result.path.parent))}` lists "
-            f"{plural(len(others), 'other finding')} ({shown})."
-        )
+        lines.append("Validate also finds:")
+        lines += [f"  {clean(finding_line(f))}" for f in others[:_OTHERS_SHOWN]]
+        if len(others) > _OTHERS_SHOWN:
+            lines.append(
+                f"  … and {len(others) - _OTHERS_SHOWN} more: "
+                f"`catalogctl validate {clean(path_text(result.path.parent))}` lists them"
+            )
     return "\n".join(lines) + "\n"
 
 
 def _lacking_line(p: Any, key: str, files: list[str]) -> str:
-    """A catalog key some pages lack: how many, which, and what to do."""
+    """A key some pages lack (validate names the catalog key, or the page key it is mapped
+    to): how many pages, which, and what to do."""
     n = p.keys.pages
+    them = "them" if len(files) > 1 else "it"
     if len(files) == n:
         count = f"all {n} pages" if n > 1 else "the page"
     else:
         named = ", ".join(clean(f) for f in files[:_SHOWN])
         more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""
         count = f"{len(files)} of {plural(n, 'page')} ({named}{more})"
+    catalog = next((k for k, (path, _) in p.fields.items() if path == key and k != key), None)
+    shown = f"{catalog} ({clean(key)})" if catalog is not None else clean(key)
     if key == "stores":
-        fix = "add a link to the game's store page" + (
-            " in the page text or the front matter" if p.body_links else " in the front matter"
-        )
+        where = "the page text or the front matter" if p.body_links else "the front matter"
+        fix = f"add a link to the game's store page to {where}"
     elif key in p.unmapped:
         fix = (
-            f"no key of theirs looked like it: add {key} to them, or map the key that holds "
+            f"no key of theirs looked like it: add {key} to {them}, or map the key that holds "
             "it in [fields]"
         )
     else:
-        mapped = p.fields.get(key, (key, 0))[0]
-        fix = f"add {clean(mapped)!r} to them" if mapped != key else "add it to them"
-    return f"  - {clean(key)}: {count}; {fix}"
+        fix = f"add {clean(key)} to {them}"
+    return f"  - {shown}: {count}; {fix}"

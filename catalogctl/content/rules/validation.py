@@ -20,6 +20,7 @@ UNKNOWN = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
 _PYDANTIC_RULES = {
     "missing": "missing-field",
     "too_short": "empty-value",
+    "string_too_short": "empty-value",
     "extra_forbidden": "unknown-setting",
     "unexpected_keyword_argument": "unknown-setting",
 }
@@ -50,7 +51,7 @@ def pydantic_message(err: Any, path: Path = ()) -> str:
         return f"the required key {name} is missing; add it"
     if kind in UNKNOWN:
         return "unknown key; remove it (the settings reference lists every key)"
-    if kind == "too_short":
+    if kind in ("too_short", "string_too_short"):
         if isinstance(value, str):
             return "is blank; give it a value"
         return "is empty; list at least one item"

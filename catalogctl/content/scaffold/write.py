@@ -160,9 +160,9 @@ def _store_lines(root: Path, p: Proposal, notes: list[str]) -> list[str]:
             "games are sold in, and the links to the pages"
         )
     for s in p.stores:
+        # An apple store's provider token is the studio's own: validate's spec-params says
+        # where it goes, and the table has a comment for it.
         lines += ["", f"[stores.{toml_key(s.key)}]", *_store_table(s)]
-        if s.kind == "apple":
-            notes.append(f"add your App Store provider token (pt) to [stores.{s.key}] params")
     return lines
 
 

@@ -618,3 +618,15 @@ def test_an_empty_string_is_a_blank_value_in_words(
     root = make(tmp_path, Case("x", games, "", None, site=site))
     (f,) = [f for f in load(root).findings if f.field == field]
     assert (f.rule, f.message) == ("empty-value", "is blank; give it a value")
+
+
+def test_a_missing_mapped_key_names_the_catalog_key_it_stands_for(tmp_path: Path) -> None:
+    site = SITE_TOML + '\n[fields]\nicon = "mainImage"\n'
+    page = g("A").replace("icon: /icons/game.png\n", "")
+    root = make(tmp_path, Case("x", {"a": page}, "", None, site=site))
+    (f,) = found(root, "missing-field")
+    assert f.field == "mainImage"
+    assert f.message == (
+        "the required key 'mainImage' (the catalog's 'icon', as [fields] maps it) is missing; "
+        "add it"
+    )

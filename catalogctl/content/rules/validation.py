@@ -95,4 +95,10 @@ def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: A
         if err["type"] == "missing":
             line, col = doc.start
         message = pydantic_message(err, path)
+        if err["type"] == "missing" and source is not None and path != loc:
+            # A key [fields] maps: the page lacks its own key, which stands for the catalog's.
+            message = (
+                f"the required key {str(path[-1])!r} (the catalog's {dotted(loc)!r}, as "
+                "[fields] maps it) is missing; add it"
+            )
         out.add(rule, message, line=line, column=col, field=dotted(path))

@@ -18,6 +18,7 @@ read, and every bound it reached, is reported.
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -180,9 +181,15 @@ class CategoryChoice(NamedTuple):
     why: str  # a note for the user when a category could not be chosen, or pages need a look
 
 
-def game_category(folder: str, pages: list[PageInfo]) -> CategoryChoice:
+def at(shown: str, file: str) -> str:
+    """A file of the website (relative to its root) as the user reads it: under the root as
+    they named it."""
+    return file if shown in ("", ".") else posixpath.join(shown, file)
+
+
+def game_category(folder: str, pages: list[PageInfo], shown: str = ".") -> CategoryChoice:
     """The category that keeps only the game pages of `folder`: written when most of its pages
-    carry one game label and the others none."""
+    carry one game label and the others none. `shown`: the root, as files are named."""
     labelled = [p for p in pages if p.game_labels]
     if not labelled or len(labelled) == len(pages) or 2 * len(labelled) < len(pages):
         return CategoryChoice(None, "")
@@ -196,7 +203,7 @@ def game_category(folder: str, pages: list[PageInfo]) -> CategoryChoice:
             "to the one that marks the games, or leave it out to read every page as a game",
         )
     label = spellings.most_common(1)[0][0]
-    others = [p.file for p in pages if not p.game_labels and (p.front_link or p.body)]
+    others = [at(shown, p.file) for p in pages if not p.game_labels and (p.front_link or p.body)]
     if not others:
         return CategoryChoice(label, "")
     named = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
@@ -216,6 +223,7 @@ __all__ = [
     "Choice",
     "PageInfo",
     "Scan",
+    "at",
     "body_stores",
     "choose",
     "game_category",

@@ -10,6 +10,7 @@ from pathlib import Path
 from catalogctl.content.scaffold.choose import (
     Choice,
     Scan,
+    at,
     body_stores,
     choose,
     game_category,
@@ -31,8 +32,9 @@ REQUIRED = ("name", "description", "platforms", "genres", "icon")  # what [field
 MAX_HOSTS_SHOWN = 4  # other hosts named in a note
 
 
-def propose(root: Path, games: str | None = None) -> Proposal:
-    """The site.toml for the website at `root` (`games`: its games folder, when known)."""
+def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
+    """The site.toml for the website at `root` (`games`: its games folder, when known;
+    `shown`: the root as the user named it, which the files named in notes start with)."""
     gen = detect(root)
     choice: Choice | None = None
     if games is None:
@@ -49,7 +51,7 @@ def propose(root: Path, games: str | None = None) -> Proposal:
     else:
         found = scan(root, (games,))
     inside = pages_of(games, found)
-    category = game_category(games, inside)
+    category = game_category(games, inside, shown)
     keys = read_keys(root, games, gen.language or "en", category.label)
     if keys.pages == 0:
         raise InputError(f"no page in {games} could be read: run `catalogctl validate` after init")
@@ -83,15 +85,15 @@ def propose(root: Path, games: str | None = None) -> Proposal:
     if category.why:
         notes.append(category.why)
     notes += _other_stores(games_inside, gen.base_url)
-    return draft._replace(text=text, notes=notes + _scan_notes(found))
+    return draft._replace(text=text, notes=notes + _scan_notes(found, shown))
 
 
-def _scan_notes(found: Scan) -> list[str]:
+def _scan_notes(found: Scan, shown: str) -> list[str]:
     """What the walk could not read, the Markdown files it did not take for pages, and the
     bounds it reached."""
     notes: list[str] = []
-    plain = [f for f, why in found.unread if why == NO_FRONT_MATTER]
-    unread = [f for f, why in found.unread if why != NO_FRONT_MATTER]
+    plain = [at(shown, f) for f, why in found.unread if why == NO_FRONT_MATTER]
+    unread = [at(shown, f) for f, why in found.unread if why != NO_FRONT_MATTER]
     if unread:
         notes.append(
             f"{plural(len(unread), 'file')} could not be read while looking for the games "

@@ -42,7 +42,7 @@ def init_site(
             f"{path_text(path)} exists; it is left as it is (--force replaces it; "
             "`catalogctl validate` checks it)"
         )
-    proposal = propose(root, games)
+    proposal = propose(root, games, path_text(display) if display is not None else ".")
     _write(path, proposal.text)
     content = load(root, display=display)
     return InitResult(path, proposal, content)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.processes import run_cli
+from tests.test_output import check_envelope
 
 SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
 # Each fixture's generator, and the games folder its own site.toml names.
@@ -70,6 +71,7 @@ def test_init_writes_a_site_toml_that_validates(tmp_path: Path, name: str) -> No
     proc = run_cli("init", "--format", "json", cwd=root)
     assert "Traceback" not in proc.stderr
     report = json.loads(proc.stdout)
+    check_envelope(report)
     expected = json.loads((SITES / name / "expected.json").read_text("utf-8"))
     owner_errors = page_errors(expected["findings"])
     assert proc.returncode == (1 if owner_errors else 0), report
@@ -549,3 +551,33 @@ def test_init_shows_the_first_other_findings_and_counts_the_rest(tmp_path: Path)
     assert len(others) == 9  # eight findings, and the line that counts the others
     assert others[-1] == "  … and 13 more: `catalogctl validate .` lists them"
     assert "wrong-type · category: must be a list" in others[1]
+
+
+def test_init_takes_no_studio_or_jam_page_for_a_games_store_link(tmp_path: Path) -> None:
+    """itch.io's jam and profile pages, a studio's own itch.io page and a developer page on
+    Google Play are no game's link, for init as for validate (one table decides)."""
+    root = zola_bundles_site(tmp_path / "site", links=False)
+    for slug in ("kelp", "reef"):
+        page = root / "content" / "games" / slug / "index.md"
+        page.write_text(
+            page.read_text("utf-8").replace(
+                "Soon.",
+                "Made for [a jam](https://itch.io/jam/tidepool-jam) by "
+                "[us](https://tidepool.itch.io/); more on "
+                "[Google Play](https://play.google.com/store/apps/dev?id=123).",
+            ),
+            encoding="utf-8",
+        )
+    code, report = init_json(root)
+    summary = report["summary"]
+    assert summary["games"] == "content/games"  # by its name and section
+    assert summary["body_links"] is False and summary["stores"] == []
+    assert not any("link a store" in r for r in summary["candidates"][0]["reasons"])
+    assert any(n.startswith("no store link found in the pages") for n in summary["notes"])
+    # The pages lack their links; site.toml's missing stores are the note's, said once.
+    assert code == 1
+    assert sorted(Path(f).parent.name for f in summary["lacking"]["stores"]) == ["kelp", "reef"]
+    text = run_cli("init", "--force", cwd=root).stdout
+    assert "none of them with a store link" in text
+    assert "  - stores: both pages; add a link to the game's store page" in text
+    assert "site.toml:1:1: error missing-field" not in text

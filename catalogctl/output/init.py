@@ -85,8 +85,10 @@ def _read(p: Any) -> str:
         linked = f"{front} of them with store links in front matter, {body} in the page text"
     elif body:
         linked = f"{body} of them with store links in the page text"
-    else:
+    elif front:
         linked = f"{front} of them with store links"
+    else:
+        linked = "none of them with a store link"
     return f"{pages} in {clean(path_text(p.games))}{outside}, {linked}"
 
 
@@ -117,7 +119,7 @@ def _text(result: InitResult) -> str:
     if p.notes:
         lines.append("Check:")
         lines += [f"  - {clean(note)}" for note in p.notes]
-    others = sort_findings(f for f in result.content.findings if f.rule != "missing-field")
+    others = sort_findings(f for f in result.content.findings if not _said(result, f))
     if others:
         lines.append("Validate also finds:")
         lines += [f"  {clean(finding_line(f))}" for f in others[:_OTHERS_SHOWN]]
@@ -129,13 +131,21 @@ def _text(result: InitResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _said(result: InitResult, f: Any) -> bool:
+    """Whether a finding is said already: a key the pages lack, or the stores site.toml lacks
+    when no page links a store (a note says what to add)."""
+    if f.rule != "missing-field":
+        return False
+    return f.file != result.site_file or (f.field == "stores" and not result.proposal.stores)
+
+
 def _lacking_line(p: Any, key: str, files: list[str]) -> str:
     """A key some pages lack (validate names the catalog key, or the page key it is mapped
     to): how many pages, which, and what to do."""
     n = p.keys.pages
     them = "them" if len(files) > 1 else "it"
     if len(files) == n:
-        count = f"all {n} pages" if n > 1 else "the page"
+        count = {1: "the page", 2: "both pages"}.get(n, f"all {n} pages")
     else:
         named = ", ".join(clean(f) for f in files[:_SHOWN])
         more = f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else ""

@@ -630,3 +630,30 @@ def test_a_missing_mapped_key_names_the_catalog_key_it_stands_for(tmp_path: Path
         "the required key 'mainImage' (the catalog's 'icon', as [fields] maps it) is missing; "
         "add it"
     )
+
+
+@pytest.mark.parametrize(
+    ("beside", "suggested"),
+    [
+        (True, "'/games/a/cover.png', the file beside the page as game_url places it"),
+        (False, "'/cover.png' if the file is at that path of the site"),
+    ],
+)
+def test_an_icon_relative_to_its_page_is_told_its_site_path(
+    tmp_path: Path, beside: bool, suggested: str
+) -> None:
+    """A page bundle's `cover.png` (Hugo, Zola) is served beside the page: the finding names
+    that site path; a relative path with no file beside the page, the path from the root."""
+    root = tmp_path / "content"
+    bundle = root / "games" / "a"
+    bundle.mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    (bundle / "index.md").write_text(g("A", icon="cover.png"), encoding="utf-8")
+    if beside:
+        (bundle / "cover.png").write_bytes(b"\\x89PNG")
+    (f,) = found(root, "invalid-url")
+    assert f.field == "icon" and f.line == 6
+    assert f.message == (
+        "is a path relative to the page ('cover.png'), which the catalog cannot serve; write it "
+        f"as a path on the site, {suggested}, or as an https:// URL"
+    )

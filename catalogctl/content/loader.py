@@ -232,7 +232,7 @@ def _check_one(page: PageFile) -> _Outcome:
     body = None
     if ctx.body_hosts is not None and doc.body_at >= 0:
         body = PageBody(page.path, raw, complete, doc.body_at)
-    entry, found = check_page(doc, page.id, page.date, ctx, out, body)
+    entry, found = check_page(doc, page.id, page.date, ctx, out, body, os.path.dirname(page.path))
     if found is None:
         return _Outcome(entry, out.items)
     stores = found.values.get("stores")

@@ -390,8 +390,9 @@ HOSTILE = {
 
 
 def work_of(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
-    from catalogctl.content.bodylinks import HostTable, store_links
+    from catalogctl.content.bodylinks import store_links
     from catalogctl.content.settings import StoreSettings
+    from catalogctl.content.storehosts import HostTable
 
     work = [0]
     with monkeypatch.context() as patch:

@@ -27,14 +27,11 @@ May import: catalogctl.content.storehosts, settings, discovery.
 import contextlib
 import html
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from catalogctl.content.discovery import read_head
-from catalogctl.content.storehosts import KNOWN_STORES, is_game_page, store_hosts
-
-if TYPE_CHECKING:
-    from catalogctl.content.settings import StoreSettings
+from catalogctl.content.storehosts import HostTable
 
 MAX_BODY_BYTES = 1024 * 1024  # of a page's body, read for store links
 
@@ -78,7 +75,6 @@ _ATTR_BEFORE = re.compile(r"[\"'`]?[ \t]*\{?[ \t]*=[ \t]*([\w:.@-]{0,40}[A-Za-z_
 # `{` then a backtick: a JavaScript template literal (MDX), not inline code.
 _TEMPLATE_BEFORE = re.compile(r"[ \t]*\{")
 _LOOK_BACK = 80  # characters before a URL that say what holds it
-_HOST = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # Attributes whose value is an image or text, never where a link goes.
 IMAGE_ATTRIBUTES = frozenset(
@@ -112,63 +108,6 @@ class BodyLink(NamedTuple):
     url: str  # as the page writes it, HTML entities decoded
     line: int  # in the file
     column: int  # characters from the line's start, from 1
-
-
-class HostTable:
-    """Which store a link belongs to: the first, in order, one of whose hosts it is on (as
-    `storehosts.store_for_url`), and never a page that is not a game's
-    (`storehosts.is_game_page`); made once for every page."""
-
-    __slots__ = ("exact", "keys", "suffixes")
-
-    def __init__(self, hosts: Mapping[str, Sequence[str]]) -> None:
-        """`hosts`: store key -> its hosts (lowercased), in the order stores are looked up."""
-        self.exact: dict[str, tuple[int, str]] = {}
-        self.suffixes: list[tuple[str, int, str]] = []  # (".itch.io", order, key)
-        keys: list[str] = []  # the stores whose links a body can give
-        for i, (key, its_hosts) in enumerate(hosts.items()):
-            if its_hosts:
-                keys.append(key)
-            for host in its_hosts:
-                if host.startswith("*."):
-                    self.suffixes.append((host[1:], i, key))
-                else:
-                    self.exact.setdefault(host, (i, key))
-        self.keys = tuple(keys)
-
-    @classmethod
-    def of_site(cls, stores: Mapping[str, "StoreSettings"]) -> "HostTable":
-        """The table of a site's `[stores]`, in their order."""
-        return cls({key: store_hosts(key, store) for key, store in stores.items()})
-
-    @classmethod
-    def of_known_stores(cls) -> "HostTable":
-        """The table of the stores catalogctl knows, keyed by their usual keys (`init`, before
-        a site has stores)."""
-        return cls({store.key: store.hosts for store in KNOWN_STORES})
-
-    def store_of(self, url: str) -> str | None:
-        """The store a URL belongs to, by its host."""
-        host = _host(url)
-        best = self.exact.get(host)
-        for suffix, order, key in self.suffixes:
-            below = host.endswith(suffix) and len(host) > len(suffix)
-            if below and (best is None or order < best[0]):
-                best = (order, key)
-        if best is None or not is_game_page(url, host):
-            return None
-        return best[1]
-
-
-def _host(url: str) -> str:
-    """The host of an absolute URL, lowercased, without user name, port or final dot."""
-    m = _HOST.match(url)
-    authority = m.group(1) if m else ""
-    host = authority.rpartition("@")[2]
-    name, colon, port = host.rpartition(":")
-    if colon and (port.isdigit() or not port):
-        host = name
-    return host.lower().rstrip(".")
 
 
 class _Lines:

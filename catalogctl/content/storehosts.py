@@ -13,14 +13,14 @@ pages outside its catalog), belongs to no store: a page's text links them beside
 buttons ("more of our games", "see our studio").
 
 `store_for_url(url, stores)` answers which of a site's stores a link belongs to, as
-`bodylinks.HostTable` does for page bodies with `[content] body_links`; `known_store_of_url(url)`
+`HostTable` does for page bodies with `[content] body_links`; `known_store_of_url(url)`
 which known store, before a site has any (`catalogctl init`, in front matter and bodies).
 
 May import: catalogctl.content.settings only.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
@@ -32,6 +32,7 @@ __all__ = [
     "APPLE_HOSTS",
     "KNOWN_STORES",
     "PLAY_HOSTS",
+    "HostTable",
     "KnownStore",
     "host_matches",
     "host_problem",
@@ -308,3 +309,64 @@ def host_problem(text: str) -> str | None:
         "must be a host name such as 'store.steampowered.com', or '*.itch.io' for any host "
         f"below itch.io{hint}"
     )
+
+
+# A URL's authority, read without urllib: a page's body may hold thousands of URLs.
+_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
+
+
+class HostTable:
+    """Which store a link belongs to: the first, in order, one of whose hosts it is on (as
+    `store_for_url`), and never a page that is not a game's (`is_game_page`); made once, for
+    every page's body (`catalogctl.content.bodylinks`)."""
+
+    __slots__ = ("exact", "keys", "suffixes")
+
+    def __init__(self, hosts: Mapping[str, Sequence[str]]) -> None:
+        """`hosts`: store key -> its hosts (lowercased), in the order stores are looked up."""
+        self.exact: dict[str, tuple[int, str]] = {}
+        self.suffixes: list[tuple[str, int, str]] = []  # (".itch.io", order, key)
+        keys: list[str] = []  # the stores whose links a body can give
+        for i, (key, its_hosts) in enumerate(hosts.items()):
+            if its_hosts:
+                keys.append(key)
+            for host in its_hosts:
+                if host.startswith("*."):
+                    self.suffixes.append((host[1:], i, key))
+                else:
+                    self.exact.setdefault(host, (i, key))
+        self.keys = tuple(keys)
+
+    @classmethod
+    def of_site(cls, stores: Mapping[str, "StoreSettings"]) -> "HostTable":
+        """The table of a site's `[stores]`, in their order."""
+        return cls({key: store_hosts(key, store) for key, store in stores.items()})
+
+    @classmethod
+    def of_known_stores(cls) -> "HostTable":
+        """The table of the stores catalogctl knows, keyed by their usual keys (`init`, before
+        a site has stores)."""
+        return cls({store.key: store.hosts for store in KNOWN_STORES})
+
+    def store_of(self, url: str) -> str | None:
+        """The store a URL belongs to, by its host."""
+        host = _host(url)
+        best = self.exact.get(host)
+        for suffix, order, key in self.suffixes:
+            below = host.endswith(suffix) and len(host) > len(suffix)
+            if below and (best is None or order < best[0]):
+                best = (order, key)
+        if best is None or not is_game_page(url, host):
+            return None
+        return best[1]
+
+
+def _host(url: str) -> str:
+    """The host of an absolute URL, lowercased, without user name, port or final dot."""
+    m = _AUTHORITY.match(url)
+    authority = m.group(1) if m else ""
+    host = authority.rpartition("@")[2]
+    name, colon, port = host.rpartition(":")
+    if colon and (port.isdigit() or not port):
+        host = name
+    return host.lower().rstrip(".")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, HostTable, PageBody
+from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, PageBody
 from catalogctl.content.fields import FieldMap
 from catalogctl.content.limits import MAX_SITE_NAME
 from catalogctl.content.rules.keys import KeyChecker
@@ -29,6 +29,7 @@ from catalogctl.content.rules.stores import (
 )
 from catalogctl.content.rules.suggest import Suggester
 from catalogctl.content.settings import CATALOG_KEYS, SiteSettings, validator
+from catalogctl.content.storehosts import HostTable
 from catalogctl.urls import MAX_URL_LENGTH, shown, url_problem
 
 if TYPE_CHECKING:

@@ -14,13 +14,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, HostTable, PageBody, links
+from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, PageBody, links
 from catalogctl.content.categories import page_labels
 from catalogctl.content.discovery import NOT_PAGES, read_head, split_page_name
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.scaffold.pages import has_store_link
-from catalogctl.content.storehosts import is_store_host, url_host
+from catalogctl.content.storehosts import HostTable, is_store_host, url_host
 
 MAX_SCAN_PAGES = 5000  # pages read to find the games folder
 MAX_SCAN_DIRS = 20_000  # folders listed

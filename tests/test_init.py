@@ -581,3 +581,26 @@ def test_init_takes_no_studio_or_jam_page_for_a_games_store_link(tmp_path: Path)
     assert "none of them with a store link" in text
     assert "  - stores: both pages; add a link to the game's store page" in text
     assert "site.toml:1:1: error missing-field" not in text
+
+
+@pytest.mark.parametrize(
+    ("permalink", "url", "note"),
+    [
+        ("/:title/", "/{id}/", None),
+        ("/games/:slug", "/games/{id}/", None),
+        ("pretty", "/{id}/", "follow the permalink 'pretty' of _config.yml"),
+        ("/:year/:month/:title/", "/{id}/", "follow the permalink '/:year/:month/:title/'"),
+        (None, "/{id}/", "without a permalink in _config.yml, Jekyll gives the posts addresses"),
+    ],
+)
+def test_init_says_when_game_url_cannot_follow_jekylls_posts(
+    tmp_path: Path, permalink: str | None, url: str, note: str | None
+) -> None:
+    from catalogctl.content.scaffold.generators import detect
+    from catalogctl.content.scaffold.pageurl import page_url
+
+    config = "title: X\n" + (f"permalink: {permalink}\n" if permalink else "")
+    (tmp_path / "_config.yml").write_text(config, encoding="utf-8")
+    found = page_url(detect(tmp_path), tmp_path, "_posts")
+    assert found.path == url
+    assert (found.note is None) if note is None else (note in (found.note or ""))

@@ -91,6 +91,8 @@ def test_init_writes_a_site_toml_that_validates(tmp_path: Path, name: str) -> No
     mine = tomllib.loads((SITES / name / "site.toml").read_text("utf-8"))
     theirs = tomllib.loads(written.read_text("utf-8"))
     assert theirs["content"]["games"] == mine.get("content", {}).get("games", "games")
+    # The category of the game pages, where the folder holds other pages too.
+    assert theirs["content"].get("category") == mine.get("content", {}).get("category")
     # validate, run as a user runs it next, agrees: nothing wrong with the site.toml itself,
     # and in the pages the errors the owner's site.toml gives.
     proc = run_cli("validate", "--format", "json", cwd=root)

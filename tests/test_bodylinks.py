@@ -185,7 +185,8 @@ def test_a_page_with_every_store_in_its_body(make_content: ContentFactory) -> No
 
 def test_a_body_link_finding_points_at_the_link(make_content: ContentFactory) -> None:
     body = (
-        "Intro.\n\n" + '<a class="b" href="https://play.google.com/store/apps/dev?id=1">Play</a>\n'
+        "Intro.\n\n"
+        + '<a class="b" href="https://play.google.com/store/apps/detail?id=1">Play</a>\n'
     )
     body += "Steam: http://store.steampowered.com/app/620/\n"
     root = make_content({"moon": page(body, f"  ios: {APPLE}\n")}, site=BODY_SITE)
@@ -195,6 +196,50 @@ def test_a_body_link_finding_points_at_the_link(make_content: ContentFactory) ->
     assert "/store/apps/details" in play.message
     (steam,) = only(findings, "invalid-url")
     assert (steam.line, steam.column, steam.field) == (13, 8, "stores.steam")
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "https://play.google.com/store/apps/dev?id=5700313618786177705",
+        "https://play.google.com/store/apps/developer?id=Tidewater+Games",
+        "https://play.google.com/store",
+        "https://apps.apple.com/us/developer/tidewater-games/id1488123400",
+        "https://itunes.apple.com/artist/tidewater-games/id1488123400",
+        "https://store.steampowered.com/developer/tidewater",
+        "https://store.steampowered.com/",
+        "https://tidewater.itch.io/",
+        "https://itch.io/profile/tidewater",
+        "https://play.date/",
+        "https://play.date/games/",
+        "https://gamejolt.com/@tidewater",
+    ],
+)
+def test_a_stores_pages_that_are_not_a_games_are_passed_over(
+    make_content: ContentFactory, other: str
+) -> None:
+    """A studio's page, a developer's page or a store's front page linked before the game's
+    own button ("more of our games") is not the game's link: the button after it is read."""
+    own = {
+        "play.google.com": PLAY,
+        "apps.apple.com": APPLE,
+        "itunes.apple.com": APPLE,
+        "store.steampowered.com": STEAM,
+        "tidewater.itch.io": "https://tidewater.itch.io/moon",
+        "itch.io": "https://tidewater.itch.io/moon",
+        "play.date": "https://play.date/games/moon-lander/",
+        "gamejolt.com": "https://gamejolt.com/games/moon/123",
+    }[other.split("/")[2]]
+    site = BODY_SITE.replace(
+        "[api.v1]",
+        '[stores.playdate]\nname = "Playdate Catalog"\n\n'
+        '[stores.gamejolt]\nname = "Game Jolt"\n\n[api.v1]',
+    )
+    body = f"All our games: [here]({other}).\n\n[Get it]({own})\n"
+    front = "" if "apple.com" in other else f"  ios: {APPLE}\n"
+    content = load(make_content({"moon": page(body, front)}, site=site))
+    assert [b.url for b in content.entries[0].body_links] == [own]
+    assert [b.line for b in content.entries[0].body_links] == [12 if front else 10]
 
 
 def test_store_platform_is_checked_on_body_links(make_content: ContentFactory) -> None:
@@ -345,8 +390,9 @@ HOSTILE = {
 
 
 def work_of(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
-    from catalogctl.content.bodylinks import HostTable, store_links
+    from catalogctl.content.bodylinks import store_links
     from catalogctl.content.settings import StoreSettings
+    from catalogctl.content.storehosts import HostTable
 
     work = [0]
     with monkeypatch.context() as patch:
@@ -363,7 +409,7 @@ def work_of(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
             return last_newline(text, start, end)
 
         patch.setattr(bodylinks, "_last_newline", counted)
-        table = HostTable(
+        table = HostTable.of_site(
             {
                 "steam": StoreSettings(name="Steam"),
                 "x": StoreSettings(name="X", hosts=["x.example"]),

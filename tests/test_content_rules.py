@@ -419,6 +419,7 @@ def test_read_summary_counts_every_kind_of_page(tmp_path: Path) -> None:
         "expired": 1,
         "failed": 0,
         "unchecked": 0,
+        "outside_category": 0,
         "translations": 1,
         "sections": 1,
         "resources": 0,
@@ -590,3 +591,69 @@ def test_sunset_with_an_offset_is_sent_in_gmt() -> None:
     headers = dict(lifecycle_headers(Lifecycle("deprecated", dt.date(2027, 1, 1), sunset, None)))
     assert headers["Sunset"] == "Mon, 31 May 2027 23:30:00 GMT"
     assert headers["Deprecation"] == "@1798761600"
+
+
+@pytest.mark.parametrize(
+    ("platforms", "words"),
+    [("[Android]", "has an Apple link ('ios')"), ("[iOS]", "has a Google Play link ('android')")],
+)
+def test_a_store_link_without_its_platform_is_named_in_plain_words(
+    tmp_path: Path, platforms: str, words: str
+) -> None:
+    root = make(tmp_path, Case("x", {"a": g("A", platforms=platforms)}, "", None))
+    (f,) = [f for f in load(root).findings if f.rule == "store-platform"]
+    assert f.message.startswith(words)
+
+
+@pytest.mark.parametrize(
+    ("games", "site", "field"),
+    [
+        ({"a": g("A", ios='""')}, SITE_TOML, "stores.ios"),
+        (OK, SITE_TOML.replace('title = "Example Games"', 'title = ""'), "title"),
+    ],
+)
+def test_an_empty_string_is_a_blank_value_in_words(
+    tmp_path: Path, games: dict[str, str], site: str, field: str
+) -> None:
+    root = make(tmp_path, Case("x", games, "", None, site=site))
+    (f,) = [f for f in load(root).findings if f.field == field]
+    assert (f.rule, f.message) == ("empty-value", "is blank; give it a value")
+
+
+def test_a_missing_mapped_key_names_the_catalog_key_it_stands_for(tmp_path: Path) -> None:
+    site = SITE_TOML + '\n[fields]\nicon = "mainImage"\n'
+    page = g("A").replace("icon: /icons/game.png\n", "")
+    root = make(tmp_path, Case("x", {"a": page}, "", None, site=site))
+    (f,) = found(root, "missing-field")
+    assert f.field == "mainImage"
+    assert f.message == (
+        "the required key 'mainImage' (the catalog's 'icon', as [fields] maps it) is missing; "
+        "add it"
+    )
+
+
+@pytest.mark.parametrize(
+    ("beside", "suggested"),
+    [
+        (True, "'/games/a/cover.png', the file beside the page as game_url places it"),
+        (False, "'/cover.png' if the file is at that path of the site"),
+    ],
+)
+def test_an_icon_relative_to_its_page_is_told_its_site_path(
+    tmp_path: Path, beside: bool, suggested: str
+) -> None:
+    """A page bundle's `cover.png` (Hugo, Zola) is served beside the page: the finding names
+    that site path; a relative path with no file beside the page, the path from the root."""
+    root = tmp_path / "content"
+    bundle = root / "games" / "a"
+    bundle.mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    (bundle / "index.md").write_text(g("A", icon="cover.png"), encoding="utf-8")
+    if beside:
+        (bundle / "cover.png").write_bytes(b"\\x89PNG")
+    (f,) = found(root, "invalid-url")
+    assert f.field == "icon" and f.line == 6
+    assert f.message == (
+        "is a path relative to the page ('cover.png'), which the catalog cannot serve; write it "
+        f"as a path on the site, {suggested}, or as an https:// URL"
+    )

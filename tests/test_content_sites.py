@@ -1,7 +1,7 @@
 """Real site layouts (Hugo bundles and translations, Zola [extra], Jekyll collections and
-posts, Eleventy, Astro content collections, Next.js with Markdown and MDX, a studio's games
-folder): each fixture publishes exactly the catalog in its expected.json and reports exactly
-its findings, in one run."""
+posts, games among blog posts, Eleventy, Astro content collections, Next.js with Markdown and
+MDX, a studio's games folder): each fixture publishes exactly the catalog in its expected.json
+and reports exactly its findings, in one run."""
 
 from __future__ import annotations
 
@@ -59,6 +59,7 @@ def test_every_layout_has_a_fixture() -> None:
         "hugo-games-itch",
         "jekyll-collection",
         "jekyll-posts",
+        "jekyll-posts-category",
         "nextjs-mdx",
         "zola-extra",
     ]

@@ -7,7 +7,8 @@ docs/contributing.md ("Docs that are tested"):
 - `sh`, `bash`, `shell` blocks: every `catalogctl …` command of a line is run (other programs
   on the line are not); `console` blocks: the same for each `$ ` line. Commands run in a folder
   holding the bundled sample as `content/` and `site/content/`, its build as `dist/` and
-  `dist-prev/`, and its games document as `games.json` and `old.json`, with a timeout. A `serve`
+  `dist-prev/`, its games document as `games.json` and `old.json`, and websites without
+  site.toml for `init` (`website/`, `studio/`, `notes/`), with a timeout. A `serve`
   is started on a free port, asked for /api/v1 and stopped. A command must exit 0 or 1 (the
   check found problems), or 2 when its shown output has an `error:` line.
 - A command line whose comment says `needs: …` (the network, a server, …) is not run; its
@@ -18,7 +19,8 @@ docs/contributing.md ("Docs that are tested"):
   `markdown` blocks with front matter are checked against `catalogctl schema page`; `yaml`
   blocks must parse. A block whose title ends with `(invalid)` is wrong on purpose.
 
-docs/reference/formats.md's examples are compared with real output (test at the end).
+docs/reference/formats.md's examples, and those of init on the init and getting-started pages,
+are compared with real output (tests at the end).
 
 Why one module: the runner (scratch folder, serve, snippet checks) exists for these tests
 alone; reading the Markdown is in tests/docs_snippets.py.
@@ -62,6 +64,16 @@ from tests.processes import Program, cli, free_port, run, run_cli
 
 DOCS = ROOT / "docs"
 BODY_LINKS = ROOT / "tests" / "fixtures" / "body-links" / "example"  # store links in bodies
+SITES = ROOT / "tests" / "fixtures" / "sites"
+# Websites without site.toml, for `catalogctl init`: a Hugo site, a studio's Jekyll site whose
+# _posts mixes games and a blog post (fixture -> folder in the scratch folder).
+WEBSITES = {"hugo-bundles": "website", "jekyll-posts-category": "studio"}
+# A website whose folders say nothing of games.
+NOTES_SITE = {
+    "content/notes/one.md": "---\ntitle: One\n---\n",
+    "content/notes/two.md": "---\ntitle: Two\n---\n",
+    "content/about.md": "---\ntitle: About\n---\n",
+}
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 TIMEOUT = 60
 
@@ -83,6 +95,13 @@ def sandbox(top: Path, build: Path) -> Path:
     shutil.copytree(SAMPLE, here / "content")
     shutil.copytree(SAMPLE, here / "site" / "content")
     shutil.copytree(BODY_LINKS, here / "body-links")
+    for fixture, folder in WEBSITES.items():
+        shutil.copytree(
+            SITES / fixture, here / folder, ignore=shutil.ignore_patterns("site.toml", "*.json")
+        )
+    for name, text in NOTES_SITE.items():
+        (here / "notes" / name).parent.mkdir(parents=True, exist_ok=True)
+        (here / "notes" / name).write_text(text, encoding="utf-8")
     shutil.copytree(build, here / "dist", symlinks=True)
     shutil.copytree(build, here / "dist-prev", symlinks=True)
     games = build / "public" / "api" / "v1" / "games" / "index.json"
@@ -362,3 +381,32 @@ def test_formats_page_examples_are_real_output(tmp_path: Path) -> None:
             )
             checked += 1
     assert checked >= 6
+
+
+# --- init on the init and getting-started pages: real output ----------------------------------
+
+
+@pytest.mark.parametrize("name", ["content/init.md", "getting-started.md"])
+def test_init_examples_are_real_output(name: str, tmp_path: Path, sample_build: Path) -> None:
+    """What the pages show init (and validate after it) print is what they print on the
+    websites the docs' commands run on; the commands run in the page's order."""
+    here = sandbox(tmp_path, sample_build)
+    env = run_env(here)
+    checked = 0
+    for block in blocks(DOCS / name):
+        if block.language != "console":
+            continue
+        for cmd in commands(block):
+            ((assign, args),) = catalogctl_runs(cmd.line, env)
+            proc = run_cli(*args, cwd=here, env={**env, **assign}, timeout=TIMEOUT)
+            if args[0] not in ("init", "validate") or not cmd.output:
+                continue
+            actual = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+            shown = [line for line in cmd.output if line.strip()]
+            problem = matches(shown, actual)
+            assert problem is None, (
+                f"{cmd.where}: `{cmd.line}` no longer prints what the page shows: {problem}. "
+                "Update the example with the command's output (tests/test_docs.py runs it)."
+            )
+            checked += 1
+    assert checked >= 2

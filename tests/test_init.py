@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.processes import run_cli
+from tests.test_output import check_envelope
 
 SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
 # Each fixture's generator, and the games folder its own site.toml names.
@@ -27,6 +28,7 @@ LAYOUTS = {
     "hugo-games-itch": "hugo",
     "jekyll-collection": "jekyll",
     "jekyll-posts": "jekyll",
+    "jekyll-posts-category": "jekyll",
     "nextjs-mdx": "nextjs",
     "zola-extra": "zola",
 }
@@ -69,6 +71,7 @@ def test_init_writes_a_site_toml_that_validates(tmp_path: Path, name: str) -> No
     proc = run_cli("init", "--format", "json", cwd=root)
     assert "Traceback" not in proc.stderr
     report = json.loads(proc.stdout)
+    check_envelope(report)
     expected = json.loads((SITES / name / "expected.json").read_text("utf-8"))
     owner_errors = page_errors(expected["findings"])
     assert proc.returncode == (1 if owner_errors else 0), report
@@ -88,6 +91,8 @@ def test_init_writes_a_site_toml_that_validates(tmp_path: Path, name: str) -> No
     mine = tomllib.loads((SITES / name / "site.toml").read_text("utf-8"))
     theirs = tomllib.loads(written.read_text("utf-8"))
     assert theirs["content"]["games"] == mine.get("content", {}).get("games", "games")
+    # The category of the game pages, where the folder holds other pages too.
+    assert theirs["content"].get("category") == mine.get("content", {}).get("category")
     # validate, run as a user runs it next, agrees: nothing wrong with the site.toml itself,
     # and in the pages the errors the owner's site.toml gives.
     proc = run_cli("validate", "--format", "json", cwd=root)
@@ -128,7 +133,9 @@ def test_init_comments_each_guess(tmp_path: Path) -> None:
     assert 'games = "content/games"' in text
     assert 'icon = "params.icon"' in text and 'appstore = "params.appstore"' in text
     assert "Wrote " in proc.stdout and "a Hugo site" in proc.stdout
-    assert "provider token" in proc.stdout  # what the user adds by hand
+    # What the user adds by hand: said once, by validate's finding, with where it goes.
+    assert proc.stdout.count("'pt'") == 1 and "provider token" not in proc.stdout
+    assert '# pt = "…": your App Store provider token' in text
 
 
 def test_init_maps_store_links_from_a_list_and_from_a_table(tmp_path: Path) -> None:
@@ -281,11 +288,24 @@ def test_init_finds_games_in_posts_by_their_category_and_maps_keys_by_values(
     assert site["fields"]["platforms"] == "platform"
     assert site["fields"]["genres"] == "tags"
     assert site["fields"]["icon"] == "featured_image"
-    assert "values: iOS, Android" in text and "in 3 of 4 pages" in text
+    assert "values: iOS, Android in 3 of 3 pages" in text
     assert "iOS" in summary["guesses"]["platforms"]
     # `categories: game` says a page is a game, not its genre.
     assert site["fields"]["genres"] != "categories"
     assert "have a game category" in text
+    # The devlog beside the games is not one: the category keeps the games only.
+    assert site["content"]["category"] == "game"
+    assert (summary["category"], summary["outside_category"]) == ("game", 1)
+    assert (
+        "3 game pages in _posts (1 other page outside the category 'game')"
+        in run_cli("init", "--force", cwd=root).stdout
+    )
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    assert proc.returncode == 0, proc.stdout
+    checked = json.loads(proc.stdout)
+    assert not [f for f in checked["findings"] if "devlog" in f["file"]]
+    assert checked["summary"]["read"]["outside_category"] == 1
+    assert checked["summary"]["games"] == 3
 
 
 def test_init_does_not_take_portals_for_platforms(tmp_path: Path) -> None:
@@ -326,10 +346,15 @@ def test_init_chooses_the_games_over_a_blog_linking_the_same_stores(tmp_path: Pa
     assert any("in their text" in r for r in chosen["reasons"])
     assert "src/blog" in [c["folder"] for c in summary["candidates"]]
     text = (root / "site.toml").read_text("utf-8")
-    # play.date is a store catalogctl does not know: its hosts are written; itch.io's are known.
+    # Both stores are known by their hosts (validate reads their links the same way): no
+    # `hosts` to write.
     assert "\nbody_links = true  # 4 of 4 pages link their stores in the page text" in text
-    assert '\nhosts = ["play.date"]' in text
-    assert 'itch.io"]' not in text
+    site = tomllib.loads(text)
+    assert {k: (s["name"], s["kind"]) for k, s in site["stores"].items()} == {
+        "playdate": ("Playdate Catalog", "other"),
+        "itch": ("itch.io", "other"),
+    }
+    assert "hosts" not in text
 
 
 def zola_bundles_site(root: Path, *, links: bool = True) -> Path:
@@ -405,12 +430,179 @@ def test_init_reports_what_it_could_not_read(tmp_path: Path) -> None:
 def test_init_reads_at_most_its_bound_of_pages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: int
 ) -> None:
-    from catalogctl.content.scaffold import choose
+    from catalogctl.content.scaffold import survey
     from catalogctl.content.scaffold.generators import detect
 
     root = bare_site("hugo-games-itch", tmp_path)
-    monkeypatch.setattr(choose, "MAX_SCAN_PAGES", pages)
-    found = choose.scan(root, detect(root).search)
+    monkeypatch.setattr(survey, "MAX_SCAN_PAGES", pages)
+    found = survey.scan(root, detect(root).search)
     # content/ holds 4 pages the walk reads (the section pages are not read).
     assert len(found.pages) == min(pages, 4)
     assert bool(found.bounds) == (pages < 4)
+
+
+def test_init_reads_store_links_as_validate_reads_them(tmp_path: Path) -> None:
+    """init finds the store links of page bodies with validate's scanner and hosts table:
+    every link validate takes from a body with init's site.toml is one init saw there."""
+    from catalogctl.content.loader import load
+    from catalogctl.content.scaffold.generators import detect
+    from catalogctl.content.scaffold.survey import scan
+
+    compared = 0
+    for name in sorted(LAYOUTS):
+        root = bare_site(name, tmp_path)
+        if run_cli("init", cwd=root).returncode not in (0, 1):
+            continue
+        if not tomllib.loads((root / "site.toml").read_text("utf-8"))["content"].get("body_links"):
+            continue
+        seen = {
+            (page.file, link.line, link.column, link.url)
+            for page in scan(root, detect(root).search).pages
+            for link in page.body
+        }
+        taken = {
+            (e.file, b.line, b.column, b.url)
+            for e in load(root, display=".").entries
+            for b in e.body_links
+        }
+        assert taken and taken <= seen, name
+        compared += 1
+    assert compared >= 4
+
+
+def page_info(labels: tuple[str, ...], linked: bool = False) -> Any:
+    from catalogctl.content.scaffold.survey import PageInfo
+
+    return PageInfo("_posts", f"_posts/{len(labels)}.md", linked, (), False, labels)
+
+
+@pytest.mark.parametrize(
+    ("pages", "label", "why"),
+    [
+        # every page a game, or too few: no category to write
+        ([("game",), ("game",)], None, ""),
+        ([("game",), (), (), ()], None, ""),
+        ([(), ()], None, ""),
+        # most pages of one label, the others none: written as the pages spell it
+        ([("Game",), ("Game",), ("game",), ()], "Game", ""),
+        # two game labels: left to the user, who is told
+        ([("game",), ("app",), ()], None, "game (1), app (1)"),
+    ],
+)
+def test_init_writes_a_category_only_for_games_among_other_pages(
+    pages: list[tuple[str, ...]], label: str | None, why: str
+) -> None:
+    from catalogctl.content.scaffold.choose import game_category
+
+    chosen = game_category("_posts", [page_info(p) for p in pages])
+    assert chosen.label == label
+    assert why in chosen.why and bool(chosen.why) == bool(why)
+
+
+def test_init_names_pages_outside_the_category_that_link_a_store() -> None:
+    from catalogctl.content.scaffold.choose import game_category
+
+    pages = [page_info(("game",)), page_info(("game",)), page_info((), linked=True)]
+    chosen = game_category("_posts", pages)
+    assert chosen.label == "game"
+    assert "1 page of _posts links a store but lacks the category 'game'" in chosen.why
+
+
+def test_init_on_games_among_blog_posts_keeps_the_games_and_names_other_stores(
+    tmp_path: Path,
+) -> None:
+    """The studio's _posts: 23 games (categories: game) and a blog post; eight games are sold
+    only on web portals catalogctl does not know."""
+    root = bare_site("jekyll-posts-category", tmp_path)
+    proc = run_cli("init", cwd=root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["content"] == {"games": "_posts", "category": "game", "body_links": True}
+    assert list(site["stores"]) == ["ios", "android", "itch", "steam"]
+    assert "23 game pages in _posts (1 other page outside the category 'game')" in proc.stdout
+    # Each thing said once: the missing platforms under what the pages lack, not again below.
+    assert [line for line in proc.stdout.splitlines() if "platforms" in line] == [
+        "  - platforms: all 23 pages; no key of theirs looked like it: add platforms to them, or "
+        "map the key that holds it in [fields]"
+    ]
+    assert (
+        "8 pages link no store catalogctl knows; their text links www.gamepix.com (7 pages)"
+        in proc.stdout
+    )
+    assert 'hosts = ["www.gamepix.com"]' in proc.stdout
+    assert "1 Markdown file without front matter was not taken for a page (privacy_policy.md)" in (
+        proc.stdout
+    )
+    # The findings other than missing keys are shown, not only counted.
+    others = proc.stdout.split("Validate also finds:\n", 1)[1].splitlines()
+    assert [line.split(" · ")[0].split(": ")[1] for line in others] == [
+        "warning spec-params",
+        "error duplicate-id",
+        "error duplicate-id",
+    ]
+
+
+def test_init_shows_the_first_other_findings_and_counts_the_rest(tmp_path: Path) -> None:
+    root = bare_site("hugo-apps-section", tmp_path)
+    apps = root / "content" / "apps"
+    for page in list(apps.glob("*.md")):
+        if page.name != "_index.md":
+            for i in range(3):
+                shutil.copy(page, apps / f"{page.stem}-{i}.md")
+    proc = run_cli("init", cwd=root)
+    others = proc.stdout.split("Validate also finds:\n", 1)[1].splitlines()
+    assert len(others) == 9  # eight findings, and the line that counts the others
+    assert others[-1] == "  … and 13 more: `catalogctl validate .` lists them"
+    assert "wrong-type · category: must be a list" in others[1]
+
+
+def test_init_takes_no_studio_or_jam_page_for_a_games_store_link(tmp_path: Path) -> None:
+    """itch.io's jam and profile pages, a studio's own itch.io page and a developer page on
+    Google Play are no game's link, for init as for validate (one table decides)."""
+    root = zola_bundles_site(tmp_path / "site", links=False)
+    for slug in ("kelp", "reef"):
+        page = root / "content" / "games" / slug / "index.md"
+        page.write_text(
+            page.read_text("utf-8").replace(
+                "Soon.",
+                "Made for [a jam](https://itch.io/jam/tidepool-jam) by "
+                "[us](https://tidepool.itch.io/); more on "
+                "[Google Play](https://play.google.com/store/apps/dev?id=123).",
+            ),
+            encoding="utf-8",
+        )
+    code, report = init_json(root)
+    summary = report["summary"]
+    assert summary["games"] == "content/games"  # by its name and section
+    assert summary["body_links"] is False and summary["stores"] == []
+    assert not any("link a store" in r for r in summary["candidates"][0]["reasons"])
+    assert any(n.startswith("no store link found in the pages") for n in summary["notes"])
+    # The pages lack their links; site.toml's missing stores are the note's, said once.
+    assert code == 1
+    assert sorted(Path(f).parent.name for f in summary["lacking"]["stores"]) == ["kelp", "reef"]
+    text = run_cli("init", "--force", cwd=root).stdout
+    assert "none of them with a store link" in text
+    assert "  - stores: both pages; add a link to the game's store page" in text
+    assert "site.toml:1:1: error missing-field" not in text
+
+
+@pytest.mark.parametrize(
+    ("permalink", "url", "note"),
+    [
+        ("/:title/", "/{id}/", None),
+        ("/games/:slug", "/games/{id}/", None),
+        ("pretty", "/{id}/", "follow the permalink 'pretty' of _config.yml"),
+        ("/:year/:month/:title/", "/{id}/", "follow the permalink '/:year/:month/:title/'"),
+        (None, "/{id}/", "without a permalink in _config.yml, Jekyll gives the posts addresses"),
+    ],
+)
+def test_init_says_when_game_url_cannot_follow_jekylls_posts(
+    tmp_path: Path, permalink: str | None, url: str, note: str | None
+) -> None:
+    from catalogctl.content.scaffold.generators import detect
+    from catalogctl.content.scaffold.pageurl import page_url
+
+    config = "title: X\n" + (f"permalink: {permalink}\n" if permalink else "")
+    (tmp_path / "_config.yml").write_text(config, encoding="utf-8")
+    found = page_url(detect(tmp_path), tmp_path, "_posts")
+    assert found.path == url
+    assert (found.note is None) if note is None else (note in (found.note or ""))

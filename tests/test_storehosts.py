@@ -44,6 +44,18 @@ SITE = {
         ("https://a.b.itch.io/x", "itch"),
         ("https://games.example.com/play/x", "web"),
         ("https://arcade.example.net/x", "web"),
+        ("https://games.example.com/", "web"),  # a site's own host: its front page may be a game
+        # a known store's pages that are not a game's
+        ("https://studio.itch.io/", None),
+        ("https://studio.itch.io", None),
+        ("https://store.steampowered.com/", None),
+        ("https://store.steampowered.com/developer/studio", None),
+        ("https://store.steampowered.com/publisher/studio/", None),
+        ("https://play.google.com/store/apps/dev?id=1", None),
+        ("https://play.google.com/store/apps/developer?id=Studio", None),
+        ("https://apps.apple.com/us/developer/studio/id1", None),
+        ("https://apps.apple.com/developer/studio/id1", None),
+        ("https://apps.apple.com/app/developer/id1", "ios"),  # a game named Developer
         # not any store's
         ("https://itch.io/games", None),
         ("https://notitch.io/x", None),
@@ -129,9 +141,12 @@ def test_every_known_store_is_found_by_its_own_key_name_and_hosts() -> None:
         assert known_store(known.key, known.name) is known
         assert known_store(known.key) is known, known.key
         for host in known.hosts:
-            url = f"https://{host.replace('*', 'studio')}/x"
+            url = f"https://{host.replace('*', 'studio')}/games/x"
             assert known_store_of_url(url) is known
     assert known_store_of_url("https://example.com/x") is None
+    assert known_store_of_url("https://play.date/games/chopter-copter/").key == "playdate"
+    assert known_store_of_url("https://play.date/shop/") is None
+    assert known_store_of_url("https://gamejolt.com/@studio") is None
     assert known_store_of_url("mailto:x@example.com") is None
 
 

@@ -2,12 +2,12 @@
 
 Many sites keep their "Get it on Google Play" buttons in the page text. A store the front
 matter does not give is read from the body: the first link, in the order of the text, on one
-of the store's hosts (`catalogctl.content.storehosts`). A link is any `http://` or `https://`
-URL of the text: a Markdown link (inline, a reference definition, an autolink `<https://…>`),
-an HTML attribute (`href`, quoted either way or not at all, entities such as `&amp;` decoded),
-a bare URL, and the arguments of Hugo shortcodes and partials, Liquid includes and MDX
-components (`{{< button href="…" >}}`, `{% include button.html url="…" %}`,
-`<Button href={"…"} />`). These are not links:
+of the store's hosts that is a game's page (`catalogctl.content.storehosts`). A link is any
+`http://` or `https://` URL of the text: a Markdown link (inline, a reference definition, an
+autolink `<https://…>`), an HTML attribute (`href`, quoted either way or not at all, entities
+such as `&amp;` decoded), a bare URL, and the arguments of Hugo shortcodes and partials,
+Liquid includes and MDX components (`{{< button href="…" >}}`,
+`{% include button.html url="…" %}`, `<Button href={"…"} />`). These are not links:
 
 - text in fenced code blocks (```` ``` ```` or `~~~`), inline code on one line (`` `…` ``),
   `<code>…</code>`, Jekyll's `{% highlight %}` and Hugo's `{{< highlight >}}` blocks;
@@ -27,14 +27,11 @@ May import: catalogctl.content.storehosts, settings, discovery.
 import contextlib
 import html
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from catalogctl.content.discovery import read_head
-from catalogctl.content.storehosts import store_hosts
-
-if TYPE_CHECKING:
-    from catalogctl.content.settings import StoreSettings
+from catalogctl.content.storehosts import HostTable
 
 MAX_BODY_BYTES = 1024 * 1024  # of a page's body, read for store links
 
@@ -78,7 +75,6 @@ _ATTR_BEFORE = re.compile(r"[\"'`]?[ \t]*\{?[ \t]*=[ \t]*([\w:.@-]{0,40}[A-Za-z_
 # `{` then a backtick: a JavaScript template literal (MDX), not inline code.
 _TEMPLATE_BEFORE = re.compile(r"[ \t]*\{")
 _LOOK_BACK = 80  # characters before a URL that say what holds it
-_HOST = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # Attributes whose value is an image or text, never where a link goes.
 IMAGE_ATTRIBUTES = frozenset(
@@ -112,49 +108,6 @@ class BodyLink(NamedTuple):
     url: str  # as the page writes it, HTML entities decoded
     line: int  # in the file
     column: int  # characters from the line's start, from 1
-
-
-class HostTable:
-    """Which of a site's stores a host belongs to: the first in `[stores]` order one of whose
-    hosts it is (as `storehosts.store_for_url`), made once for every page."""
-
-    __slots__ = ("exact", "keys", "suffixes")
-
-    def __init__(self, stores: Mapping[str, "StoreSettings"]) -> None:
-        self.exact: dict[str, tuple[int, str]] = {}
-        self.suffixes: list[tuple[str, int, str]] = []  # (".itch.io", order, key)
-        keys: list[str] = []  # the stores whose links a body can give
-        for i, (key, store) in enumerate(stores.items()):
-            hosts = store_hosts(key, store)
-            if hosts:
-                keys.append(key)
-            for host in hosts:
-                if host.startswith("*."):
-                    self.suffixes.append((host[1:], i, key))
-                else:
-                    self.exact.setdefault(host, (i, key))
-        self.keys = tuple(keys)
-
-    def store_of(self, url: str) -> str | None:
-        """The store a URL belongs to, by its host."""
-        host = _host(url)
-        best = self.exact.get(host)
-        for suffix, order, key in self.suffixes:
-            below = host.endswith(suffix) and len(host) > len(suffix)
-            if below and (best is None or order < best[0]):
-                best = (order, key)
-        return best[1] if best is not None else None
-
-
-def _host(url: str) -> str:
-    """The host of an absolute URL, lowercased, without user name, port or final dot."""
-    m = _HOST.match(url)
-    authority = m.group(1) if m else ""
-    host = authority.rpartition("@")[2]
-    name, colon, port = host.rpartition(":")
-    if colon and (port.isdigit() or not port):
-        host = name
-    return host.lower().rstrip(".")
 
 
 class _Lines:

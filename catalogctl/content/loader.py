@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from catalogctl.content.bodylinks import PageBody
+from catalogctl.content.categories import in_category, page_labels
 from catalogctl.content.discovery import Discovery, PageFile, discover, read_head, unreadable
 from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
@@ -200,6 +201,8 @@ class _Outcome(NamedTuple):
     seen: int = 0  # which of site.toml's [fields] mappings the page has (bits)
     listed: int = 0  # which ran into a list without picking an item (bits)
     linked: tuple[str, ...] = ()  # the store keys the page links (front matter or body)
+    outside: bool = False  # not of [content] category: read, not a game
+    labels: tuple[str, ...] = ()  # an outside page's categories (for a did-you-mean)
 
 
 _CONTEXT: PageContext | None = None  # set before the pages are checked (by each worker too)
@@ -224,10 +227,12 @@ def _check_one(page: PageFile) -> _Outcome:
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
         return _Outcome(None, out.items)
+    if ctx.category is not None and not in_category(doc.data, ctx.category):
+        return _Outcome(None, out.items, outside=True, labels=tuple(page_labels(doc.data)[:20]))
     body = None
     if ctx.body_hosts is not None and doc.body_at >= 0:
         body = PageBody(page.path, raw, complete, doc.body_at)
-    entry, found = check_page(doc, page.id, page.date, ctx, out, body)
+    entry, found = check_page(doc, page.id, page.date, ctx, out, body, os.path.dirname(page.path))
     if found is None:
         return _Outcome(entry, out.items)
     stores = found.values.get("stores")
@@ -358,27 +363,46 @@ def load(
     findings.extend(sitefile.items)
     findings.extend(_cross_checks(entries, severities))
     findings.extend(check_id_case(entries, severities))
-    if fields is not None and site_doc is not None and found.pages and usable is not None:
+    games_read = any(not o.outside for o in outcomes)  # a page of the category, if any
+    if fields is not None and site_doc is not None and games_read and usable is not None:
         mapping = Findings(sitefile.file, severities)
         if fields.mapped:
             use = _mapping_use(found.pages, outcomes)
             check_mappings(site_doc, fields.mapped, use, usable.content.body_links, mapping)
         if "stores" not in broken:  # which stores no page links
             linked = {key for outcome in outcomes for key in outcome.linked}
-            every = all(o.entry is not None for o in outcomes)
+            every = all(o.entry is not None or o.outside for o in outcomes)
             check_unlinked_stores(site_doc, usable, linked, every, mapping)
         findings.extend(mapping.items)
 
-    summary = _summary(found, outcomes, findings)
+    summary = _summary(found, outcomes, findings, ctx.category)
     if summary.published == 0 and summary.failed == 0 and summary.unchecked == 0:
         empty = Findings(games_shown, severities)
-        empty.add(
-            "empty-catalog",
-            f"no game is published ({summary.describe()}); add a game page to the games "
-            "folder, or publish a draft",
-        )
+        fix = "add a game page to the games folder, or publish a draft"
+        if summary.outside and summary.outside == summary.pages:
+            fix = _no_page_of_the_category(summary.category, outcomes)
+        empty.add("empty-catalog", f"no game is published ({summary.describe()}); {fix}")
         findings.extend(empty.items)
     return Content(root, site, entries, findings, summary)
+
+
+def _no_page_of_the_category(category: str | None, outcomes: list[_Outcome]) -> str:
+    """What to do when no page holds `[content] category`: the categories the pages hold."""
+    seen: dict[str, int] = {}
+    for outcome in outcomes:
+        for label in dict.fromkeys(label.lower() for label in outcome.labels):
+            seen[label] = seen.get(label, 0) + 1
+    top = sorted(seen.items(), key=lambda item: (-item[1], item[0]))[:5]
+    if not top:
+        return (
+            f"no page has a categories, category or tags key holding {category!r}; add it to "
+            "the game pages, or leave [content] category out to read every page as a game"
+        )
+    shown = ", ".join(f"{label} ({n})" for label, n in top)
+    return (
+        f"no page holds the category {category!r}; the pages' categories and tags are {shown}: "
+        "set [content] category to the one the game pages hold"
+    )
 
 
 def _discover(
@@ -395,8 +419,8 @@ def _discover(
     games_shown = posixpath.normpath(
         posixpath.join(posixpath.dirname(sitefile.file), path_text(games_name))
     )
-    if broken & {"content", "content.games", "content.language"}:
-        return Discovery()  # where the pages are, or which of them to read, is not known
+    if broken & {"content", "content.games", "content.language", "content.category"}:
+        return Discovery()  # where the pages are, or which of them are games, is not known
     if any(f.rule == "games-folder" for f in findings):
         return Discovery()
     found = Discovery()
@@ -438,15 +462,19 @@ def _mapping_use(pages: list[PageFile], outcomes: list[_Outcome]) -> tuple[int, 
     return seen, listed
 
 
-def _summary(found: Discovery, outcomes: list[_Outcome], findings: list[Finding]) -> ReadSummary:
+def _summary(
+    found: Discovery, outcomes: list[_Outcome], findings: list[Finding], category: str | None
+) -> ReadSummary:
     """Each page counted once: with errors, else by its state."""
     failing = {f.file for f in findings if f.severity == ERROR}
     counts = {PUBLISHED: 0, DRAFT: 0, SCHEDULED: 0, EXPIRED: 0}
-    failed = unchecked = 0
+    failed = unchecked = outside = 0
     for page, outcome in zip(found.pages, outcomes, strict=True):
         entry = outcome.entry
         if page.file in failing:
             failed += 1
+        elif outcome.outside:
+            outside += 1
         elif entry is None or (entry.game is None and entry.state != DRAFT):
             unchecked += 1
         else:
@@ -463,6 +491,8 @@ def _summary(found: Discovery, outcomes: list[_Outcome], findings: list[Finding]
         sections=found.sections,
         resources=found.resources,
         ignored=tuple(sorted(found.ignored.items())),
+        outside=outside,
+        category=category,
     )
 
 

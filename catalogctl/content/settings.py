@@ -125,6 +125,16 @@ class ContentSettings:
             "shortcode and component arguments; not in code blocks or comments)."
         ),
     ] = False
+    category: Annotated[
+        str | None,
+        Field(
+            min_length=1,
+            description="Read as games only the pages of this category: their `categories`, "
+            "`category` or `tags` holds it (a list, or a string of words separated by spaces "
+            "as Jekyll writes them; any case). The other pages of the games folder (blog "
+            "posts beside the games in Jekyll's `_posts`) are counted, not checked.",
+        ),
+    ] = None
 
 
 @dataclass(kw_only=True, slots=True)

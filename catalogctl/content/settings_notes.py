@@ -56,6 +56,7 @@ NOTES: dict[str, Note] = {
     "content.language": Note("0.1.0", '[content]\nlanguage = "fr"'),
     "content.own_keys": Note("0.1.0", '[content]\nown_keys = ["platform"]'),
     "content.body_links": Note("0.1.0", "[content]\nbody_links = true"),
+    "content.category": Note("0.1.0", '[content]\ngames = "_posts"\ncategory = "game"'),
     "fields": Note(
         "0.1.0",
         '[fields]\nname = "title"\nicon = "params.icon"\ngenres = "taxonomies.genres"\n\n'

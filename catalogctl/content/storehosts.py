@@ -7,15 +7,20 @@ A host is matched exactly, without regard to case, or as `*.<domain>`: any host 
 `<domain>` (`*.itch.io` matches `studio.itch.io`, not `itch.io` itself). A `www.` is never
 implied: a store whose links use both `gog.com` and `www.gog.com` lists both.
 
-`store_for_url(url, stores)` answers which of a site's stores a link belongs to (page bodies
-with `[content] body_links`, and `catalogctl init`); `known_store_of_url(url)` which known
-store, before a site has any. Both are stable: `init` builds on them.
+A link to a store's front page, or to a page of a known store that is not a game's (a
+studio's page on itch.io, a developer page on Google Play, the App Store or Steam, Playdate's
+pages outside its catalog), belongs to no store: a page's text links them beside its own
+buttons ("more of our games", "see our studio").
+
+`store_for_url(url, stores)` answers which of a site's stores a link belongs to, as
+`HostTable` does for page bodies with `[content] body_links`; `known_store_of_url(url)`
+which known store, before a site has any (`catalogctl init`, in front matter and bodies).
 
 May import: catalogctl.content.settings only.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
@@ -27,9 +32,12 @@ __all__ = [
     "APPLE_HOSTS",
     "KNOWN_STORES",
     "PLAY_HOSTS",
+    "HostTable",
     "KnownStore",
     "host_matches",
     "host_problem",
+    "is_game_page",
+    "is_store_host",
     "known_store",
     "known_store_of_url",
     "store_for_url",
@@ -48,6 +56,8 @@ class KnownStore(NamedTuple):
     key: str  # the key a site usually gives it in [stores]
     hosts: tuple[str, ...]  # where its app or game pages are ("*.itch.io": any subdomain)
     words: tuple[frozenset[str], ...]  # a key or name holding all words of one set means it
+    # The paths on its hosts that are not a game's page (matched whole, lowercased).
+    other_pages: str = r"/?"  # its front page
 
 
 def _w(*sets: str) -> tuple[frozenset[str], ...]:
@@ -62,7 +72,15 @@ PLAY_HOSTS = ("play.google.com",)
 # Specific stores come before Apple and Google Play, whose words are generic ("app store"):
 # "Amazon Appstore" is Amazon's, "Windows App Store" Microsoft's.
 KNOWN_STORES: tuple[KnownStore, ...] = (
-    KnownStore("other", "Steam", "steam", ("store.steampowered.com",), _w("steam")),
+    KnownStore(
+        "other",
+        "Steam",
+        "steam",
+        ("store.steampowered.com",),
+        _w("steam"),
+        r"/?|/(?:developer|publisher|curator|franchise|search)(?:/.*)?",
+    ),
+    # A studio's own page is `<studio>.itch.io/`; itch.io itself (jams, profiles) is no host.
     KnownStore("other", "itch.io", "itch", ("*.itch.io",), _w("itch", "itchio")),
     KnownStore("other", "Epic Games Store", "epic", ("store.epicgames.com",), _w("epic")),
     KnownStore("other", "GOG", "gog", ("www.gog.com", "gog.com"), _w("gog")),
@@ -117,24 +135,59 @@ KNOWN_STORES: tuple[KnownStore, ...] = (
         _w("oculus", "quest"),
     ),
     KnownStore("other", "Humble Store", "humble", ("www.humblebundle.com",), _w("humble")),
-    KnownStore("other", "Game Jolt", "gamejolt", ("gamejolt.com",), _w("gamejolt", "game jolt")),
+    KnownStore(
+        "other",
+        "Game Jolt",
+        "gamejolt",
+        ("gamejolt.com",),
+        _w("gamejolt", "game jolt"),
+        r"/?|/@.*",  # a profile
+    ),
     KnownStore("other", "F-Droid", "fdroid", ("f-droid.org",), _w("fdroid", "f droid")),
+    # play.date is also the console's own site: only its catalog's pages are a game's.
+    KnownStore(
+        "other",
+        "Playdate Catalog",
+        "playdate",
+        ("play.date",),
+        _w("playdate"),
+        r"(?!/games/[^/]+).*",
+    ),
     KnownStore(
         "apple",
         "App Store",
         "ios",
         APPLE_HOSTS,
         _w("ios", "apple", "appstore", "itunes", "iphone", "ipad", "app store"),
+        r"/?|(?:/[a-z]{2}(?:-[a-z]{2,4})?)?/(?:developer|artist)/.*",
     ),
     KnownStore(
         "google-play",
         "Google Play",
         "android",
         PLAY_HOSTS,
-        _w("android", "googleplay", "google play"),
+        _w("android", "googleplay", "google play", "playstore", "play store"),
+        r"/?|/store(?:/apps)?/?|/store/apps/(?:dev|developer)/?|/store/search/?",
     ),
 )
 _KIND_HOSTS = {"apple": APPLE_HOSTS, "google-play": PLAY_HOSTS}
+
+
+def _other_pages() -> tuple[dict[str, re.Pattern[str]], tuple[tuple[str, re.Pattern[str]], ...]]:
+    """The known stores' pages that are not a game's: by host, and by `*.<domain>` suffix."""
+    exact: dict[str, re.Pattern[str]] = {}
+    below: list[tuple[str, re.Pattern[str]]] = []
+    for store in KNOWN_STORES:
+        rule = re.compile(store.other_pages)
+        for pattern in store.hosts:
+            if pattern.startswith("*."):
+                below.append((pattern[1:], rule))
+            else:
+                exact[pattern] = rule
+    return exact, tuple(below)
+
+
+_OTHER_PAGES, _OTHER_PAGES_BELOW = _other_pages()
 _WORDS = re.compile(r"[a-z0-9]+")
 # A host name (or `*.` and a domain), as `hosts` takes them: labels of letters, digits and
 # inner hyphens.
@@ -191,11 +244,30 @@ def host_matches(host: str, pattern: str) -> bool:
     return host == pattern
 
 
+def is_game_page(url: str, host: str) -> bool:
+    """Whether a link on `host` (its lowercased host) can be a game's page: not a known store's
+    front page, nor one of its pages that is not a game's (a developer's, a profile)."""
+    rule = _OTHER_PAGES.get(host)
+    if rule is None:
+        rule = next(
+            (r for suffix, r in _OTHER_PAGES_BELOW if host.endswith(suffix)),
+            None,
+        )
+        if rule is None:
+            return True
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        return True  # the URL rules say what is wrong with it
+    return rule.fullmatch(path.lower()) is None
+
+
 def store_for_url(url: str, stores: Mapping[str, "StoreSettings"]) -> str | None:
     """The key of the site's store a link belongs to, by its host: the first store, in the
-    order of `[stores]`, one of whose hosts it is on; None for a link of no store."""
+    order of `[stores]`, one of whose hosts it is on; None for a link of no store, or one that
+    is not a game's page (`is_game_page`)."""
     host = url_host(url)
-    if host is None:
+    if host is None or not is_game_page(url, host):
         return None
     for key, store in stores.items():
         if any(host_matches(host, p) for p in store_hosts(key, store)):
@@ -204,14 +276,25 @@ def store_for_url(url: str, stores: Mapping[str, "StoreSettings"]) -> str | None
 
 
 def known_store_of_url(url: str) -> KnownStore | None:
-    """The known store a link points into, by its host (a site with no stores yet)."""
+    """The known store a link points into, by its host (a site with no stores yet); None for
+    a link of no known store, or one that is not a game's page (`is_game_page`)."""
     host = url_host(url)
-    if host is None:
+    if host is None or not is_game_page(url, host):
         return None
     for store in KNOWN_STORES:
         if any(host_matches(host, p) for p in store.hosts):
             return store
     return None
+
+
+def is_store_host(host: str) -> bool:
+    """Whether a (lowercased) host is a known store's, or the domain of one's `*.` hosts
+    (itch.io itself: its jams and profiles)."""
+    return any(
+        host_matches(host, pattern) or host == pattern.removeprefix("*.")
+        for store in KNOWN_STORES
+        for pattern in store.hosts
+    )
 
 
 def host_problem(text: str) -> str | None:
@@ -226,3 +309,64 @@ def host_problem(text: str) -> str | None:
         "must be a host name such as 'store.steampowered.com', or '*.itch.io' for any host "
         f"below itch.io{hint}"
     )
+
+
+# A URL's authority, read without urllib: a page's body may hold thousands of URLs.
+_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)")
+
+
+class HostTable:
+    """Which store a link belongs to: the first, in order, one of whose hosts it is on (as
+    `store_for_url`), and never a page that is not a game's (`is_game_page`); made once, for
+    every page's body (`catalogctl.content.bodylinks`)."""
+
+    __slots__ = ("exact", "keys", "suffixes")
+
+    def __init__(self, hosts: Mapping[str, Sequence[str]]) -> None:
+        """`hosts`: store key -> its hosts (lowercased), in the order stores are looked up."""
+        self.exact: dict[str, tuple[int, str]] = {}
+        self.suffixes: list[tuple[str, int, str]] = []  # (".itch.io", order, key)
+        keys: list[str] = []  # the stores whose links a body can give
+        for i, (key, its_hosts) in enumerate(hosts.items()):
+            if its_hosts:
+                keys.append(key)
+            for host in its_hosts:
+                if host.startswith("*."):
+                    self.suffixes.append((host[1:], i, key))
+                else:
+                    self.exact.setdefault(host, (i, key))
+        self.keys = tuple(keys)
+
+    @classmethod
+    def of_site(cls, stores: Mapping[str, "StoreSettings"]) -> "HostTable":
+        """The table of a site's `[stores]`, in their order."""
+        return cls({key: store_hosts(key, store) for key, store in stores.items()})
+
+    @classmethod
+    def of_known_stores(cls) -> "HostTable":
+        """The table of the stores catalogctl knows, keyed by their usual keys (`init`, before
+        a site has stores)."""
+        return cls({store.key: store.hosts for store in KNOWN_STORES})
+
+    def store_of(self, url: str) -> str | None:
+        """The store a URL belongs to, by its host."""
+        host = _host(url)
+        best = self.exact.get(host)
+        for suffix, order, key in self.suffixes:
+            below = host.endswith(suffix) and len(host) > len(suffix)
+            if below and (best is None or order < best[0]):
+                best = (order, key)
+        if best is None or not is_game_page(url, host):
+            return None
+        return best[1]
+
+
+def _host(url: str) -> str:
+    """The host of an absolute URL, lowercased, without user name, port or final dot."""
+    m = _AUTHORITY.match(url)
+    authority = m.group(1) if m else ""
+    host = authority.rpartition("@")[2]
+    name, colon, port = host.rpartition(":")
+    if colon and (port.isdigit() or not port):
+        host = name
+    return host.lower().rstrip(".")

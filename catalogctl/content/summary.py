@@ -9,8 +9,9 @@ class ReadSummary(NamedTuple):
     """What a command read from a content tree, and what it left out.
 
     Each page is counted once: `pages` = published + drafts + scheduled + expired + failed +
-    unchecked. The other files of the games folder are translations, section pages, resources
-    of leaf bundles, or ignored (counted by extension).
+    unchecked + outside (the pages not of `[content] category`). The other files of the games
+    folder are translations, section pages, resources of leaf bundles, or ignored (counted by
+    extension).
     """
 
     pages: int = 0  # page files read in the published language
@@ -24,6 +25,8 @@ class ReadSummary(NamedTuple):
     sections: int = 0  # _index.md section pages, skipped
     resources: int = 0  # files of leaf bundles besides their index.md
     ignored: tuple[tuple[str, int], ...] = ()  # other files by extension (".png", "" for none)
+    outside: int = 0  # pages not of `[content] category`: read, not games
+    category: str | None = None  # `[content] category`
 
     @property
     def ignored_files(self) -> int:
@@ -41,6 +44,8 @@ class ReadSummary(NamedTuple):
         ):
             if n:
                 parts.append(f"{n} {words[n != 1]}")
+        if self.outside:
+            parts.append(f"{self.outside} outside the category {self.category!r}")
         text = f"read {plural(self.pages, 'page')}: {', '.join(parts)}"
         skipped = [
             plural(n, word)
@@ -69,6 +74,7 @@ class ReadSummary(NamedTuple):
             "expired": self.expired,
             "failed": self.failed,
             "unchecked": self.unchecked,
+            "outside_category": self.outside,
             "translations": self.translations,
             "sections": self.sections,
             "resources": self.resources,

@@ -97,10 +97,12 @@ def check_page(
     ctx: PageContext,
     out: Findings,
     body: PageBody | None = None,
+    folder: str | None = None,
 ) -> tuple[Entry | None, Extracted | None]:
     """Every rule of one page: its entry (None when site.toml could not be read, so the page
     was only parsed) and what site.toml's mappings found in it. `body`: the page's body, read
-    for the stores its front matter does not give when site.toml asks (`body_links`)."""
+    for the stores its front matter does not give when site.toml asks (`body_links`).
+    `folder`: the folder of the page's file, where an icon given relative to it would be."""
     if ctx.fields is None:
         check_duplicates(doc, out)
         return None, None
@@ -121,7 +123,7 @@ def check_page(
         if name not in missing and not getattr(src, name).strip():
             add("empty-value", (name,), "is blank; give it a value")
     times = _check_times(src, missing, add)
-    icon_url = check_icon(src.icon, ctx, add) if "icon" not in missing else ""
+    icon_url = check_icon(src.icon, ctx, add, game_id, folder) if "icon" not in missing else ""
     for name in ("platforms", "genres"):
         if name not in missing:
             check_vocabulary(name, getattr(src, name), ctx, add)

@@ -20,6 +20,7 @@ UNKNOWN = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
 _PYDANTIC_RULES = {
     "missing": "missing-field",
     "too_short": "empty-value",
+    "string_too_short": "empty-value",
     "extra_forbidden": "unknown-setting",
     "unexpected_keyword_argument": "unknown-setting",
 }
@@ -50,7 +51,7 @@ def pydantic_message(err: Any, path: Path = ()) -> str:
         return f"the required key {name} is missing; add it"
     if kind in UNKNOWN:
         return "unknown key; remove it (the settings reference lists every key)"
-    if kind == "too_short":
+    if kind in ("too_short", "string_too_short"):
         if isinstance(value, str):
             return "is blank; give it a value"
         return "is empty; list at least one item"
@@ -94,4 +95,10 @@ def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: A
         if err["type"] == "missing":
             line, col = doc.start
         message = pydantic_message(err, path)
+        if err["type"] == "missing" and source is not None and path != loc:
+            # A key [fields] maps: the page lacks its own key, which stands for the catalog's.
+            message = (
+                f"the required key {str(path[-1])!r} (the catalog's {dotted(loc)!r}, as "
+                "[fields] maps it) is missing; add it"
+            )
         out.add(rule, message, line=line, column=col, field=dotted(path))

@@ -10,9 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, HostTable, PageBody
+from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, PageBody
 from catalogctl.content.fields import FieldMap
 from catalogctl.content.limits import MAX_SITE_NAME
 from catalogctl.content.rules.keys import KeyChecker
@@ -27,6 +29,7 @@ from catalogctl.content.rules.stores import (
 )
 from catalogctl.content.rules.suggest import Suggester
 from catalogctl.content.settings import CATALOG_KEYS, SiteSettings, validator
+from catalogctl.content.storehosts import HostTable
 from catalogctl.urls import MAX_URL_LENGTH, shown, url_problem
 
 if TYPE_CHECKING:
@@ -55,6 +58,7 @@ class PageContext:
         "body_hosts",
         "broken",
         "broken_stores",
+        "category",
         "fields",
         "game",
         "game_url",
@@ -114,8 +118,12 @@ class PageContext:
         # With [content] body_links: the hosts of the stores whose links a body can give.
         self.body_hosts: HostTable | None = None
         if site is not None and site.content.body_links and "content" not in broken:
-            table = HostTable({k: s for k, s in stores.items() if k not in self.broken_stores})
+            table = HostTable.of_site(
+                {k: s for k, s in stores.items() if k not in self.broken_stores}
+            )
             self.body_hosts = table if table.keys else None
+        # [content] category: only the pages holding it are games.
+        self.category = site.content.category if site is not None else None
         self.vocab: dict[str, tuple[frozenset[str], Suggester] | None] = {}
         for name in ("platforms", "genres"):
             allowed = getattr(site, name) if site is not None and name not in broken else None
@@ -129,16 +137,44 @@ class PageContext:
         return (PageContext, args)
 
 
-def check_icon(icon: str, ctx: PageContext, add: Add) -> str:
-    """The icon's published URL: an absolute URL, or a site path under the base URL."""
+# A path without a scheme or a leading slash: relative to the page (a bundle's `cover.png`).
+_RELATIVE = re.compile(r"(?![A-Za-z][A-Za-z0-9+.-]*:)[^/\s?#][^\s?#]*")
+
+
+def _relative_icon(icon: str, ctx: PageContext, game_id: str, folder: str | None) -> str:
+    """What to write for an icon given relative to its page: the site path of the file beside
+    the page (a page bundle's resource), else the path from the site's root."""
+    name = icon.removeprefix("./")
+    page = ctx.game_url.replace("{id}", game_id) if game_id and ctx.game_url else ""
+    path = urlsplit(page).path if page else ""
+    beside = folder is not None and (Path(folder) / name).is_file()
+    if beside and path.startswith("/"):
+        where = f"{path.rstrip('/') + '/' + name!r}, the file beside the page as game_url places it"
+    else:
+        where = f"{'/' + name!r} if the file is at that path of the site"
+    return (
+        f"is a path relative to the page ({icon!r}), which the catalog cannot serve; write it "
+        f"as a path on the site, {where}, or as an https:// URL"
+    )
+
+
+def check_icon(
+    icon: str, ctx: PageContext, add: Add, game_id: str = "", folder: str | None = None
+) -> str:
+    """The icon's published URL: an absolute URL, or a site path under the base URL.
+    `game_id`, `folder`: the page's id and folder, to name the site path of an icon given
+    relative to the page."""
     if not icon.startswith("/") or icon.startswith("//"):
         problem = url_problem(icon, loopback_http=True)
         if problem:
+            relative = _RELATIVE.fullmatch(icon) is not None
             add(
                 "invalid-url",
                 ("icon",),
-                "an icon must be an https:// URL or a path on the site such as /icons/x.png, "
-                f"and this one {problem}",
+                _relative_icon(icon, ctx, game_id, folder)
+                if relative
+                else "an icon must be an https:// URL or a path on the site such as "
+                f"/icons/x.png, and this one {problem}",
             )
         return icon
     # A plain path after a base that passes cannot change the verdict: the common case
@@ -282,7 +318,8 @@ def check_store_platforms(src: GamePage, ctx: PageContext, add: Add) -> None:
             add(
                 "store-platform",
                 ("stores", key),
-                f"has a {KIND_NAMES[kind]} link ({key!r}) but lists none of its platforms "
+                f"has {'an' if kind == 'apple' else 'a'} {KIND_NAMES[kind]} link ({key!r}) but "
+                "lists none of its platforms "
                 f"({', '.join(KIND_PLATFORMS[kind])}); add the platform, or remove the link",
             )
 

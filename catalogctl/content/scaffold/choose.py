@@ -1,7 +1,6 @@
 """Which folder holds the game pages: every folder of pages weighed on what it shows.
 
-One bounded walk reads the head of each page under the generator's content folders (its front
-matter, and the start of its body). Each folder of pages is then weighed on:
+Each folder of pages the walk (`survey`) read is weighed on:
 
 - store links: pages whose front matter links a store, pages whose body does (a "Get it on
   Google Play" button, a Markdown link to itch.io), and the share of all such pages it holds;
@@ -19,47 +18,17 @@ read, and every bound it reached, is reported.
 
 from __future__ import annotations
 
-import os
-import re
+import posixpath
 from collections import Counter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from catalogctl.content.discovery import NOT_PAGES, read_head, split_page_name
-from catalogctl.content.document import Problem
-from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
-from catalogctl.content.jsondoc import object_end
-from catalogctl.content.scaffold.generators import Generator, declared_folders
-from catalogctl.content.scaffold.links import body_links, has_store_link, store_of
+from catalogctl.content.scaffold.generators import Generator
+from catalogctl.content.scaffold.sections import declared_folders
+from catalogctl.content.scaffold.survey import PageInfo, Scan, scan
+from catalogctl.content.storehosts import KNOWN_STORES, KnownStore, url_host
 from catalogctl.text import plural
 
-MAX_SCAN_PAGES = 5000  # pages read to find the games folder
-MAX_SCAN_DIRS = 20_000  # folders listed
-MAX_SCAN_DEPTH = 8  # folders below the website's root
-BODY_BYTES = 64 * 1024  # of a page's body, what is searched for store links
-# Folders no generator publishes pages from.
-SKIP_DIRS = frozenset(
-    {
-        "node_modules",
-        "vendor",
-        "public",
-        "dist",
-        "build",
-        "out",
-        "_site",
-        "_drafts",
-        "_includes",
-        "_layouts",
-        "_sass",
-        "_data",
-        "resources",
-        "themes",
-        "static",
-        "assets",
-        "layouts",
-        "components",
-    }
-)
 # Folder names of a games section, and their weight.
 GAME_NAMES = {
     "games": 3.0,
@@ -77,33 +46,7 @@ GAME_NAMES = {
     "_projects": 1.5,
 }
 BLOG_NAMES = frozenset({"blog", "posts", "news", "devlog", "devlogs", "articles", "updates"})
-# Category values that say a page is a game (or an app), not what kind.
-GAME_WORDS = frozenset({"game", "games", "app", "apps", "videogame", "videogames"})
-TITLE_KEYS = ("title", "name")
-DESCRIPTION_KEYS = ("description", "summary", "excerpt", "tagline", "subtitle", "lead")
-IMAGE_RE = re.compile(r"\.(?:png|jpe?g|webp|gif|svg|avif)(?:[?#].*)?$", re.IGNORECASE)
-_CLOSE = {
-    b"---": re.compile(rb"\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)"),
-    b"+++": re.compile(rb"\r?\n\+\+\+[ \t]*(?:\r?\n|$)"),
-}
-
-
-class PageInfo(NamedTuple):
-    """What the walk saw of one page."""
-
-    folder: str  # the folder it belongs to (a leaf bundle's page: the folder above)
-    file: str
-    front_link: bool  # its front matter links a store
-    body_stores: tuple[tuple[str, str, str, str], ...]  # stores its body links, first per key
-    body_hosts: tuple[str, ...]  # the hosts of those links
-    shape: bool  # a title, an image and a description key
-    game_category: bool  # categories, category or tags say game
-
-
-class Scan(NamedTuple):
-    pages: list[PageInfo]
-    unread: list[tuple[str, str]]  # file or folder, why it was not read
-    bounds: list[str]  # each bound the walk reached
+_KNOWN = {store.key: store for store in KNOWN_STORES}
 
 
 class Candidate(NamedTuple):
@@ -127,162 +70,6 @@ class Choice(NamedTuple):
         return next((c for c in self.candidates if c.folder == self.folder), None)
 
 
-def _page_body(raw: bytes) -> str:
-    """The text after a page's front matter (the start of it), or "" when there is none."""
-    first_end = raw.find(b"\n")
-    first = (raw if first_end < 0 else raw[:first_end]).rstrip()
-    close = _CLOSE.get(first)
-    if close is not None:
-        m = close.search(raw, max(first_end, 0))
-        body = raw[m.end() :] if m else b""
-    elif first.startswith(b"{"):
-        text = raw.decode("utf-8", "replace")
-        try:
-            return text[object_end(text) :][:BODY_BYTES]
-        except Problem:
-            return ""
-    else:
-        body = raw
-    return body[:BODY_BYTES].decode("utf-8", "replace")
-
-
-def _looks_like_image(value: Any) -> bool:
-    return isinstance(value, str) and len(value) < 2000 and IMAGE_RE.search(value) is not None
-
-
-def _shape(data: dict[str, Any]) -> bool:
-    def filled(key: str) -> bool:
-        return isinstance(data.get(key), str) and bool(data[key].strip())
-
-    title = any(filled(k) for k in TITLE_KEYS)
-    description = any(filled(k) for k in DESCRIPTION_KEYS)
-    image = any(_looks_like_image(v) for v in data.values())
-    return title and description and image
-
-
-def _game_category(data: dict[str, Any]) -> bool:
-    for key in ("categories", "category", "tags"):
-        value = data.get(key)
-        values = value if isinstance(value, list) else [value]
-        if any(isinstance(v, str) and v.strip().lower() in GAME_WORDS for v in values[:50]):
-            return True
-    return False
-
-
-def _read(path: str, shown: str) -> tuple[dict[str, Any] | None, str, str | None]:
-    """(front matter, body, why it was not read)."""
-    try:
-        raw, complete = read_head(path, HEAD_BYTES)
-    except OSError as exc:
-        return None, "", exc.strerror or str(exc)
-    try:
-        data = parse_page(raw, shown, complete=complete).data
-    except Problem as exc:
-        return None, "", f"its front matter does not parse ({exc.message})"
-    return data, _page_body(raw), None
-
-
-def scan(root: Path, search: tuple[str, ...]) -> Scan:
-    """Every page under the generator's content folders, bounded in pages, folders and depth."""
-    pages: list[PageInfo] = []
-    unread: list[tuple[str, str]] = []
-    bounds: list[str] = []
-    real_root = root.resolve()
-    seen_dirs: set[str] = set()
-    listed = 0
-
-    def onerror(exc: OSError) -> None:
-        where = os.path.relpath(exc.filename, root) if exc.filename else "?"
-        unread.append((Path(where).as_posix(), exc.strerror or str(exc)))
-
-    for top in dict.fromkeys(search):
-        start = (root / top).resolve()
-        if not start.is_dir() or not start.is_relative_to(real_root):
-            continue
-        for folder, dirs, files in os.walk(start, onerror=onerror):
-            rel = Path(os.path.relpath(folder, real_root)).as_posix()
-            if rel in seen_dirs:
-                dirs[:] = []
-                continue
-            seen_dirs.add(rel)
-            listed += 1
-            if listed > MAX_SCAN_DIRS:
-                bounds.append(f"more than {MAX_SCAN_DIRS:,} folders: the rest were not listed")
-                return Scan(pages, unread, bounds)
-            dirs[:] = _subfolders(Path(folder), rel, dirs, unread, bounds)
-            names = [n for n in sorted(files) if _is_page(n)]
-            bundle = any(_index(n) for n in names)
-            for name in names:
-                shown = _join(rel, name)
-                if len(pages) >= MAX_SCAN_PAGES:
-                    bounds.append(f"more than {MAX_SCAN_PAGES:,} pages: the rest were not read")
-                    return Scan(pages, unread, bounds)
-                path = Path(folder, name)
-                if path.is_symlink():
-                    unread.append((shown, "a symlink, not followed"))
-                    continue
-                data, body, why = _read(str(path), shown)
-                if data is None:
-                    unread.append((shown, why or "not read"))
-                    continue
-                page_dir = str(Path(rel).parent.as_posix()) if bundle and _index(name) else rel
-                pages.append(_page_info(page_dir, shown, data, body))
-    return Scan(pages, unread, bounds)
-
-
-def _subfolders(
-    folder: Path, rel: str, dirs: list[str], unread: list[tuple[str, str]], bounds: list[str]
-) -> list[str]:
-    """The subfolders the walk goes on into: not hidden, not a generator's own, not a symlink
-    (reported), not deeper than the bound (reported)."""
-    depth = 0 if rel == "." else rel.count("/") + 1
-    kept = []
-    for d in sorted(dirs):
-        if d.startswith(".") or d in SKIP_DIRS:
-            continue
-        if (folder / d).is_symlink():
-            unread.append((_join(rel, d), "a symlink to a folder, not followed"))
-        elif depth >= MAX_SCAN_DEPTH:
-            bounds.append(f"{_join(rel, d)}: deeper than {MAX_SCAN_DEPTH} folders, not read")
-        else:
-            kept.append(d)
-    return kept
-
-
-def _page_info(folder: str, shown: str, data: dict[str, Any], body: str) -> PageInfo:
-    found = body_links(body)
-    stores: dict[str, tuple[str, str, str, str]] = {}
-    for _, store, _ in found:
-        stores.setdefault(store[2], store)
-    hosts = tuple(dict.fromkeys(store[3] for _, store, _ in found))
-    return PageInfo(
-        folder,
-        shown,
-        has_store_link(data),
-        tuple(stores.values()),
-        hosts,
-        _shape(data),
-        _game_category(data),
-    )
-
-
-def _join(rel: str, name: str) -> str:
-    return name if rel == "." else f"{rel}/{name}"
-
-
-def _is_page(name: str) -> bool:
-    split = split_page_name(name)
-    if split is None or split[1] is not None:
-        return False
-    stem = split[0]
-    return not stem.startswith((".", "_")) and stem.lower() not in NOT_PAGES
-
-
-def _index(name: str) -> bool:
-    split = split_page_name(name)
-    return split is not None and split[0] == "index"
-
-
 def _inside(page_folder: str, folder: str) -> bool:
     return folder in (".", page_folder) or page_folder.startswith(folder + "/")
 
@@ -295,7 +82,7 @@ def choose(root: Path, gen: Generator) -> Choice:
     for page in found.pages:
         parts = page.folder.split("/") if page.folder != "." else []
         folders.update("/".join(parts[:end]) or "." for end in range(len(parts) + 1))
-    linked_total = sum(1 for p in found.pages if p.front_link or p.body_stores)
+    linked_total = sum(1 for p in found.pages if p.front_link or p.body)
     weighed: list[tuple[float, int, Candidate, frozenset[str]]] = []
     for folder in folders:
         inside = [p for p in found.pages if _inside(p.folder, folder)]
@@ -321,7 +108,7 @@ def choose(root: Path, gen: Generator) -> Choice:
     )
     inside = [p for p in found.pages if _inside(p.folder, best.folder)]
     front = sum(p.front_link for p in inside)
-    body = sum(1 for p in inside if p.body_stores and not p.front_link)
+    body = sum(1 for p in inside if p.body and not p.front_link)
     return Choice(best.folder, candidates, sure, body > 0 and body >= front / 2, found)
 
 
@@ -330,8 +117,8 @@ def _weigh(
 ) -> Candidate:
     n = len(pages)
     front = sum(p.front_link for p in pages)
-    body = sum(1 for p in pages if p.body_stores and not p.front_link)
-    linked = sum(1 for p in pages if p.front_link or p.body_stores)
+    body = sum(1 for p in pages if p.body and not p.front_link)
+    linked = sum(1 for p in pages if p.front_link or p.body)
     category = sum(p.game_category for p in pages)
     shape = sum(p.shape for p in pages)
     name = folder.rsplit("/", 1)[-1].lower()
@@ -343,7 +130,7 @@ def _weigh(
         reasons.append(f"{front} of {plural(n, 'page')} link a store")
     if body:
         score += 2.5 * body / n
-        hosts = Counter(h for p in pages for h in p.body_hosts)
+        hosts = Counter(url_host(link.url) or "" for p in pages for link in p.body)
         shown = ", ".join(h for h, _ in hosts.most_common(3))
         reasons.append(f"{body} of {plural(n, 'page')} link a store in their text ({shown})")
     if linked:
@@ -371,24 +158,75 @@ def _weigh(
     return Candidate(folder, n, score, reasons, game)
 
 
-def store_hosts(folder: str, found: Scan) -> dict[str, tuple[tuple[str, str, str], list[str]]]:
-    """Per store key linked in the bodies of the pages of `folder`: (kind, name, usual key) and
-    the hosts its links are on, most used first."""
+def pages_of(folder: str, found: Scan) -> list[PageInfo]:
+    """The pages the walk read in `folder`, its subfolders included."""
+    return [p for p in found.pages if _inside(p.folder, folder)]
+
+
+def body_stores(pages: list[PageInfo]) -> dict[str, tuple[KnownStore, list[str]]]:
+    """Each known store the bodies of `pages` link, by its usual key: the store and the hosts
+    its links are on, most used first."""
     hosts: dict[str, Counter[str]] = {}
-    stores: dict[str, tuple[str, str, str]] = {}
-    for page in found.pages:
-        if not _inside(page.folder, folder):
-            continue
-        for kind, name, key, _ in page.body_stores:
-            stores.setdefault(key, (kind, name, key))
-        for host in page.body_hosts:
-            store = store_of(f"https://{host}/x")
-            if store is not None:
-                hosts.setdefault(store[2], Counter())[host] += 1
-    return {
-        key: (stores[key], [h for h, _ in hosts.get(key, Counter()).most_common()])
-        for key in stores
-    }
+    for page in pages:
+        for link in page.body:
+            hosts.setdefault(link.store, Counter())[url_host(link.url) or ""] += 1
+    return {key: (_KNOWN[key], [h for h, _ in seen.most_common()]) for key, seen in hosts.items()}
 
 
-__all__ = ["Choice", "choose", "scan", "store_hosts"]
+class CategoryChoice(NamedTuple):
+    """`[content] category` for a folder whose game pages carry a game category beside pages
+    that do not (Jekyll `_posts` of games and blog posts)."""
+
+    label: str | None  # the category to write; None: none (and `why` says why, or "")
+    why: str  # a note for the user when a category could not be chosen, or pages need a look
+
+
+def at(shown: str, file: str) -> str:
+    """A file of the website (relative to its root) as the user reads it: under the root as
+    they named it."""
+    return file if shown in ("", ".") else posixpath.join(shown, file)
+
+
+def game_category(folder: str, pages: list[PageInfo], shown: str = ".") -> CategoryChoice:
+    """The category that keeps only the game pages of `folder`: written when most of its pages
+    carry one game label and the others none. `shown`: the root, as files are named."""
+    labelled = [p for p in pages if p.game_labels]
+    if not labelled or len(labelled) == len(pages) or 2 * len(labelled) < len(pages):
+        return CategoryChoice(None, "")
+    spellings = Counter(p.game_labels[0] for p in labelled)
+    distinct = Counter(label.lower() for label in spellings.elements())
+    if len(distinct) > 1:
+        counts = ", ".join(f"{label} ({n})" for label, n in distinct.most_common())
+        return CategoryChoice(
+            None,
+            f"the pages of {folder} carry the game categories {counts}: set [content] category "
+            "to the one that marks the games, or leave it out to read every page as a game",
+        )
+    label = spellings.most_common(1)[0][0]
+    others = [at(shown, p.file) for p in pages if not p.game_labels and (p.front_link or p.body)]
+    if not others:
+        return CategoryChoice(label, "")
+    named = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
+    return CategoryChoice(
+        label,
+        f"{plural(len(others), 'page')} of {folder} "
+        + ("links a store but lacks" if len(others) == 1 else "link a store but lack")
+        + f" the category {label!r}, so validate does not read "
+        + ("it as a game" if len(others) == 1 else "them as games")
+        + f" ({named}): add the category to the pages that are games",
+    )
+
+
+__all__ = [
+    "Candidate",
+    "CategoryChoice",
+    "Choice",
+    "PageInfo",
+    "Scan",
+    "at",
+    "body_stores",
+    "choose",
+    "game_category",
+    "pages_of",
+    "scan",
+]

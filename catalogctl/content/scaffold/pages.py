@@ -1,7 +1,11 @@
-"""The keys the pages of the games folder use, and the values they hold.
+"""The keys the pages of the games folder use, the values they hold, and the store links of
+their front matter.
 
 The pages are read as `validate` reads them (the same discovery: bundles, translations,
-sections), and every key path with a value is counted, with a sample of its values.
+sections; with a category, only the pages of that category), and every key path with a value
+is counted, with a sample of its values. A front-matter value is a store link when it is on a
+known store's host and is a game's page (`catalogctl.content.storehosts`), as `validate`
+judges the links of page bodies.
 """
 
 from __future__ import annotations
@@ -10,29 +14,57 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from catalogctl.content.categories import in_category
 from catalogctl.content.discovery import discover, read_head
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
-from catalogctl.content.scaffold.links import has_store_link, store_of
+from catalogctl.content.storehosts import KnownStore, known_store_of_url, url_host
 
 MAX_VALUES = 200  # values kept of one key path, for guessing what it holds
+MAX_URL = 2000  # characters of a value looked at as a link
+MAX_DEPTH = 6  # levels of front matter walked
+MAX_ITEMS = 50  # items of a list walked
 
-Link = tuple[tuple[Any, ...], tuple[str, str, str, str], dict[str, str] | None]
+
+class FrontLink(NamedTuple):
+    """A store link of a page's front matter."""
+
+    where: tuple[Any, ...]  # its key path (an int for a list's item)
+    store: KnownStore
+    host: str
+    item: dict[str, str] | None  # in a list of objects: the other strings of its item
 
 
 class PageKeys(NamedTuple):
     """The pages of the games folder and the key paths they use."""
 
     pages: int  # pages read
-    games: int  # pages with a store link
+    games: int  # pages whose front matter links a store
     paths: Counter[tuple[str, ...]]  # key path -> pages that have a value there
     types: dict[tuple[str, ...], set[str]]  # key path -> kinds of value ("str", "list", …)
-    # Each store link: where it is, its store (kind, name, usual key, host) and, for a link in a
-    # list of objects, the other strings of its item (`platform: googleplay`).
-    links: list[Link]
+    links: list[FrontLink]
     files: list[str]
     # key path -> its values, one per page (a sample), for guessing what the key holds
     values: dict[tuple[str, ...], list[Any]]
+    outside: int = 0  # pages left out: not of the category
+
+
+def front_store(value: Any) -> KnownStore | None:
+    """The known store a front-matter value links (a game's page on its host), or None."""
+    if not isinstance(value, str) or len(value) > MAX_URL:
+        return None
+    return known_store_of_url(value)
+
+
+def has_store_link(data: Any, depth: int = 0) -> bool:
+    """Whether a front matter value holds a store link anywhere."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(data, dict):
+        return any(has_store_link(v, depth + 1) for v in data.values())
+    if isinstance(data, list):
+        return any(has_store_link(v, depth + 1) for v in data[:MAX_ITEMS])
+    return front_store(data) is not None
 
 
 def read_front_matter(path: str, shown: str) -> dict[str, Any] | None:
@@ -44,18 +76,21 @@ def read_front_matter(path: str, shown: str) -> dict[str, Any] | None:
         return None
 
 
-def read_keys(root: Path, games: str, language: str) -> PageKeys:
+def read_keys(root: Path, games: str, language: str, category: str | None = None) -> PageKeys:
     """Every key path of the pages `validate` would read in `games`."""
     found = discover(str(root / games), games, str(root), language)
     paths: Counter[tuple[str, ...]] = Counter()
     types: dict[tuple[str, ...], set[str]] = {}
-    links: list[Link] = []
-    game_pages = 0
+    links: list[FrontLink] = []
+    game_pages = outside = 0
     files: list[str] = []
     values: dict[tuple[str, ...], list[Any]] = {}
     for page in found.pages:
         data = read_front_matter(page.path, page.file)
         if data is None:
+            continue
+        if category is not None and not in_category(data, category):
+            outside += 1
             continue
         files.append(page.file)
         game_pages += has_store_link(data)
@@ -66,7 +101,7 @@ def read_keys(root: Path, games: str, language: str) -> PageKeys:
             kept = values.setdefault(path, [])
             if len(kept) < MAX_VALUES:
                 kept.append(_value_at(data, path))
-    return PageKeys(len(files), game_pages, paths, types, links, files, values)
+    return PageKeys(len(files), game_pages, paths, types, links, files, values, outside)
 
 
 def _value_at(data: Any, path: tuple[str, ...]) -> Any:
@@ -80,10 +115,10 @@ def _walk(
     path: tuple[Any, ...],
     seen: set[tuple[str, ...]],
     types: dict[tuple[str, ...], set[str]],
-    links: list[Link],
+    links: list[FrontLink],
     item: dict[str, Any] | None,  # the list item `value` is a value of
 ) -> None:
-    if len(path) > 6:
+    if len(path) > MAX_DEPTH:
         return
     if path and all(isinstance(p, str) for p in path):
         seen.add(path)
@@ -93,7 +128,7 @@ def _walk(
             if isinstance(k, str):
                 _walk(v, (*path, k), seen, types, links, None)
     elif isinstance(value, list):
-        for i, member in enumerate(value[:50]):
+        for i, member in enumerate(value[:MAX_ITEMS]):
             inside = member if isinstance(member, dict) else None
             if inside is not None:
                 for k, v in member.items():
@@ -102,14 +137,14 @@ def _walk(
             else:
                 _walk(member, (*path, i), seen, types, links, None)
     else:
-        store = store_of(value)
+        store = front_store(value)
         if store is not None:
             strings = None
             if item is not None:
                 strings = {
                     k: v for k, v in item.items() if isinstance(k, str) and isinstance(v, str)
                 }
-            links.append((path, store, strings))
+            links.append(FrontLink(path, store, url_host(value) or "", strings))
 
 
 def _kind(value: Any) -> str:
@@ -124,4 +159,11 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-__all__ = ["PageKeys", "read_front_matter", "read_keys"]
+__all__ = [
+    "FrontLink",
+    "PageKeys",
+    "front_store",
+    "has_store_link",
+    "read_front_matter",
+    "read_keys",
+]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
@@ -20,12 +21,14 @@ class InitResult(NamedTuple):
     path: Path
     proposal: Proposal
     content: Content
+    site_file: str  # the site.toml written, as findings name it
 
     def lacking(self) -> dict[str, list[str]]:
-        """Catalog key → the pages without it (the keys the pages truly lack)."""
+        """Key → the pages without it (the keys the pages truly lack; site.toml's own
+        missing settings are not the pages')."""
         out: dict[str, list[str]] = {}
         for f in self.content.findings:
-            if f.rule == "missing-field" and f.field:
+            if f.rule == "missing-field" and f.field and f.file != self.site_file:
                 out.setdefault(f.field, []).append(f.file)
         return out
 
@@ -42,10 +45,11 @@ def init_site(
             f"{path_text(path)} exists; it is left as it is (--force replaces it; "
             "`catalogctl validate` checks it)"
         )
-    proposal = propose(root, games)
+    proposal = propose(root, games, path_text(display) if display is not None else ".")
     _write(path, proposal.text)
     content = load(root, display=display)
-    return InitResult(path, proposal, content)
+    shown = path_text(display if display is not None else root)
+    return InitResult(path, proposal, content, posixpath.join(shown, SITE_FILE))
 
 
 def _write(path: Path, text: str) -> None:

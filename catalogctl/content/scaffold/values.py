@@ -18,8 +18,8 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
-from catalogctl.content.scaffold.choose import GAME_WORDS, IMAGE_RE
 from catalogctl.content.scaffold.pages import PageKeys
+from catalogctl.content.scaffold.survey import GAME_WORDS, IMAGE_RE
 from catalogctl.content.settings import CATALOG_KEYS
 
 PLATFORMS = frozenset(

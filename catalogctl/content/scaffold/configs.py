@@ -1,0 +1,81 @@
+"""A website's configuration files, read bounded: a file that cannot be read or parsed is a
+setting not found, never an error (init guesses, the user decides)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from catalogctl.content.discovery import read_head
+
+MAX_CONFIG = 256 * 1024  # of a configuration file, as much as is read
+
+
+def read_text(path: Path) -> str | None:
+    """The text of a configuration file (a BOM left out), or None when it cannot be read."""
+    try:
+        raw, _ = read_head(os.path.realpath(path), MAX_CONFIG)
+    except OSError:
+        return None
+    return raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    import tomli
+
+    text = read_text(path)
+    try:
+        return tomli.loads(text) if text is not None else {}
+    except (tomli.TOMLDecodeError, ValueError, RecursionError):
+        return {}
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    import yaml
+
+    text = read_text(path)
+    try:
+        data = yaml.safe_load(text) if text is not None else None
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    text = read_text(path)
+    try:
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """A TOML, YAML or JSON configuration file, by its extension."""
+    if path.suffix == ".toml":
+        return read_toml(path)
+    if path.suffix in (".yaml", ".yml"):
+        return read_yaml(path)
+    return read_json(path)
+
+
+def text_value(value: Any) -> str | None:
+    """A setting's text, stripped; None for anything else or blank."""
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def first_file(root: Path, names: tuple[str, ...]) -> Path | None:
+    """The first of `names` that is a file in `root`."""
+    for name in names:
+        if (root / name).is_file():
+            return root / name
+    return None
+
+
+def homepage(root: Path) -> str | None:
+    """package.json's `homepage`."""
+    if not (root / "package.json").is_file():
+        return None
+    return text_value(read_json(root / "package.json").get("homepage"))

@@ -1,0 +1,78 @@
+"""The URL of a game's page on the website, as its generator makes it (`game_url`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from catalogctl.content.scaffold.configs import read_json
+from catalogctl.content.scaffold.configs import text_value as _str
+from catalogctl.content.scaffold.generators import Generator
+
+
+class PageUrl(NamedTuple):
+    path: str  # the site path of a game's page, `{id}` in place of its id
+    why: str  # what it rests on
+    note: str | None = None  # why it cannot be right, when the generator's URL holds more
+
+
+# A Jekyll permalink that holds nothing but the page's name: `/games/:title/`.
+_SIMPLE_PERMALINK = re.compile(r"[A-Za-z0-9_/-]*:(?:name|title|slug)[A-Za-z0-9_/-]*")
+
+
+def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
+    """The site path of a game's page, `{id}` in place of its id, and what it rests on."""
+    folder = games.replace(os.sep, "/").strip("/")
+    last = folder.rsplit("/", 1)[-1]
+    if gen.name in ("hugo", "zola"):
+        base = gen.search[0].strip("/")
+        section = folder[len(base) + 1 :] if folder.startswith(base + "/") else last
+        return PageUrl(f"/{section}/{{id}}/", f"{gen.label}'s URL of a page in {games}")
+    if gen.name == "jekyll":
+        return _jekyll_url(gen, last)
+    if gen.name == "eleventy":
+        data = read_json(root / games / f"{last}.11tydata.json") or read_json(
+            root / games / f"{last}.json"
+        )
+        permalink = _str(data.get("permalink"))
+        if permalink and "page.fileSlug" in permalink:
+            path = re.sub(r"\{\{\s*page\.fileSlug\s*\}\}", "{id}", permalink)
+            return PageUrl("/" + path.strip("/") + "/", f"the permalink of {games}'s data file")
+        return PageUrl(f"/{last}/{{id}}/", f"Eleventy's URL of a page in {games}")
+    if gen.name in ("astro", "nextjs"):
+        for pages in ("src/pages", "pages", "app", "src/app"):
+            if (root / pages / last).is_dir():
+                return PageUrl(f"/{last}/{{id}}/", f"the route folder {pages}/{last}")
+    return PageUrl(f"/{last}/{{id}}/", "the name of the games folder")
+
+
+def _jekyll_url(gen: Generator, last: str) -> PageUrl:
+    collections = gen.settings.get("collections")
+    name = last.removeprefix("_")
+    spec = collections.get(name) if isinstance(collections, dict) else None
+    permalink = _str(spec.get("permalink")) if isinstance(spec, dict) else None
+    if last == "_posts":
+        permalink = _str(gen.settings.get("permalink"))
+    if permalink and _SIMPLE_PERMALINK.fullmatch(permalink):
+        path = re.sub(r":(?:name|title|slug)", "{id}", permalink)
+        return PageUrl("/" + path.strip("/") + "/", f"the permalink in {gen.config}")
+    if last != "_posts":
+        why = f"the name of the collection (check the permalink in {gen.config})"
+        return PageUrl(f"/{name}/{{id}}/", why)
+    # Jekyll's posts: by default /:categories/:year/:month/:day/:title.html.
+    if permalink:
+        follow = f"the posts' addresses follow the permalink {permalink!r} of {gen.config}"
+    else:
+        follow = (
+            f"without a permalink in {gen.config}, Jekyll gives the posts addresses such as "
+            "/<categories>/<year>/<month>/<day>/<id>.html"
+        )
+    return PageUrl(
+        "/{id}/",
+        f"the post's name alone; check it against the permalink in {gen.config}",
+        f"check game_url: {follow}, which hold more than a page's id, while game_url can hold "
+        "only {id}; write the address of a game's page in it, or give the posts a permalink "
+        f"such as /games/:title/ in {gen.config}",
+    )

@@ -1,0 +1,140 @@
+"""The stores a site's pages link, and where each store's link is kept: a table of links
+(`stores`, `storeLinks`), one key per store (`params.appstore`, `googlePlay`), a list of
+objects naming their store (`links[platform=googleplay].url`), or the page text."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any, NamedTuple
+
+from catalogctl.content.scaffold.pages import PageKeys
+from catalogctl.content.storehosts import KnownStore
+
+STORE_ORDER = {"apple": 0, "google-play": 1}  # then the others, as the pages link them
+_SELECT_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]*")
+# The keys that usually name an item of a list of links.
+_NAMERS = ("platform", "store", "name", "type", "site", "label", "title", "id")
+
+
+class Store(NamedTuple):
+    key: str
+    name: str
+    kind: str
+    path: str | None  # its [fields.stores] entry; None: read from the table of links
+    links: int  # links to it in the pages
+    host: str  # the host of its first link
+    body: bool = False  # read from the pages' bodies
+    hosts: tuple[str, ...] = ()  # the hosts its links in the page text are on
+
+
+def dotted(path: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in path)
+
+
+def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
+    """The stores the pages' front matter links, where each is read from, and the table of
+    links the pages keep (None: `stores`, or none)."""
+    tables: Counter[tuple[Any, ...]] = Counter()
+    for link in keys.links:
+        where = link.where
+        if link.item is None and len(where) > 1 and _only_links(keys, where[:-1]):
+            tables[where[:-1]] += 1
+    table = tables.most_common(1)[0][0] if tables else None
+    found: dict[str, tuple[KnownStore, str | None]] = {}  # key -> store, path
+    links: Counter[str] = Counter()
+    hosts: dict[str, str] = {}
+    for link in keys.links:
+        where, usual = link.where, link.store.key
+        key: str | None = None
+        path: str | None = None
+        if link.item is not None:
+            entry = _list_entry(where, usual, link.item)
+            if entry is not None:
+                key, path = entry
+        elif table is not None and where[:-1] == table:
+            key = str(where[-1])
+        elif all(isinstance(p, str) for p in where):
+            key, path = _store_key(str(where[-1]), usual), dotted(where)
+        if key is not None:
+            found.setdefault(key, (link.store, path))
+            links[key] += 1
+            hosts.setdefault(key, link.host)
+    names = Counter(store.name for store, _ in found.values())
+    stores = [
+        Store(key, _name(key, store, names[store.name]), store.kind, path, links[key], hosts[key])
+        for key, (store, path) in found.items()
+    ]
+    # Two stores under one name cannot be told apart by a client: the key tells them apart.
+    again = Counter(s.name for s in stores)
+    stores = [s._replace(name=f"{s.name} ({s.key})") if again[s.name] > 1 else s for s in stores]
+    stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
+    return stores, (None if table in (None, ("stores",)) else dotted(table or ()))
+
+
+def with_body_stores(
+    stores: list[Store], found: dict[str, tuple[KnownStore, list[str]]]
+) -> list[Store]:
+    """The stores linked in the pages' text, added to those of the front matter (a store of
+    both is one store, read from both), each with the hosts its links in the text are on."""
+    by_kind = {s.kind: s for s in stores if s.kind != "other"}
+    out = list(stores)
+    for known, hosts in found.values():
+        same = (
+            by_kind.get(known.kind)
+            if known.kind != "other"
+            else next((s for s in out if s.key == known.key or s.name == known.name), None)
+        )
+        if same is not None:
+            i = out.index(same)
+            out[i] = same._replace(hosts=tuple(dict.fromkeys([*same.hosts, *hosts])))
+            continue
+        first = hosts[0] if hosts else ""
+        out.append(Store(known.key, known.name, known.kind, None, 0, first, True, tuple(hosts)))
+    return out
+
+
+def _only_links(keys: PageKeys, parent: tuple[Any, ...]) -> bool:
+    """Whether every key of the table `parent` holds a store link in some page."""
+    if not all(isinstance(p, str) for p in parent):
+        return False
+    children = [p for p in keys.types if len(p) == len(parent) + 1 and p[:-1] == parent]
+    linked = {link.where for link in keys.links if link.item is None}
+    return bool(children) and all(
+        keys.types[c] <= {"str", "NoneType"} and c in linked for c in children
+    )
+
+
+def _store_key(own: str, usual: str) -> str:
+    key = re.sub(r"[^a-z0-9_-]", "", own.lower())
+    key = re.sub(r"[_-]?(?:url|link|href)$", "", key)  # googlePlayUrl: the store is googleplay
+    return key or usual
+
+
+def _list_entry(where: tuple[Any, ...], usual: str, item: dict[str, str]) -> tuple[str, str] | None:
+    """(store key, `links[platform=googleplay].url`) for a link in a list of objects."""
+    if len(where) < 3 or not isinstance(where[-2], int) or not isinstance(where[-1], str):
+        return None
+    list_path = [p for p in where[:-2] if isinstance(p, str)]
+    if len(list_path) != len(where) - 2:
+        return None  # a list inside a list: not a path [fields] can name
+    url_key = where[-1]
+    namers = [k for k in _NAMERS if k in item and k != url_key] + sorted(
+        k for k in item if k not in _NAMERS and k != url_key
+    )
+    for namer in namers:
+        value = item[namer].strip()
+        if _SELECT_VALUE.fullmatch(value) and not value.startswith("http"):
+            path = f"{dotted(tuple(list_path))}[{namer}={value}].{url_key}"
+            return _store_key(value, usual), path
+    return None
+
+
+def _name(key: str, store: KnownStore, same: int) -> str:
+    """The store's published name; a second App Store link keyed `mac` is the Mac App Store."""
+    if same > 1 and store.kind == "apple" and "mac" in key.lower():
+        return "Mac App Store"
+    return store.name
+
+
+__all__ = ["STORE_ORDER", "Store", "dotted", "front_stores", "with_body_stores"]

@@ -1,0 +1,183 @@
+"""The site.toml text of a proposal: each setting with a comment saying what it rests on."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from catalogctl.content.scaffold.choose import Candidate
+from catalogctl.content.scaffold.pageurl import page_url
+from catalogctl.content.scaffold.proposal import Proposal
+from catalogctl.content.scaffold.sections import astro_schema, schema_store
+from catalogctl.content.scaffold.stores import Store
+from catalogctl.text import plural
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+# Parameters of contract §2.4 that are the same for every site (pt is the studio's own).
+SPEC_PARAMS = {
+    "apple": '{ ct = "service_api_game_catalog", mt = "8" }',
+    "google-play": '{ utm_source = "service_api", utm_campaign = "game_catalog" }',
+}
+
+
+def toml_str(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def toml_key(key: str) -> str:
+    return key if _BARE.fullmatch(key) else toml_str(key)
+
+
+def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
+    """The site.toml of a proposal, and what the user should check or add by hand."""
+    gen = p.generator
+    notes: list[str] = []
+    site_name = gen.title or root.resolve().name
+    lines = [
+        f"# site.toml of the game catalog, proposed by `catalogctl init` for {gen.site}.",
+        "# Each setting says what it rests on; check the guesses, then run `catalogctl validate`.",
+    ]
+    if gen.base_url:
+        lines.append(f"base_url = {toml_str(gen.base_url.rstrip('/'))}  # from {gen.config}")
+    else:
+        lines.append('base_url = "https://example.com"  # guess: no address found; set yours')
+        notes.append("set base_url to the website's address (none was found in its settings)")
+    from_config = f"  # from {gen.config}" if gen.title else "  # guess: the folder's name"
+    lines.append(f"title = {toml_str(site_name)}{from_config}")
+    if gen.description:
+        lines.append(f"description = {toml_str(gen.description)}  # from {gen.config}")
+    else:
+        lines.append(f"description = {toml_str(f'Games by {site_name}.')}  # guess: one line")
+    url = page_url(gen, root, p.games)
+    lines.append(f"game_url = {toml_str('{base_url}' + url.path)}  # guess: {url.why}")
+    if url.note is not None:
+        notes.append(url.note)
+    lines += ["", "[content]", *_content_lines(p, notes)]
+    lines += _field_lines(p)
+    lines += _store_lines(root, p, notes)
+    return "\n".join(lines) + "\n", notes
+
+
+def _content_lines(p: Proposal, notes: list[str]) -> list[str]:
+    """`[content]`: the games folder (and the folders weighed when init is unsure), the
+    category of the game pages, the language, the site's own keys, body links."""
+    gen, n = p.generator, p.keys.pages
+    if p.choice is None:
+        why = "given with --games"
+    else:
+        chosen = p.choice.chosen()
+        why = "; ".join(chosen.reasons) if chosen is not None and chosen.reasons else ""
+        why = why or f"{p.keys.games + p.body_pages} of {plural(n, 'page')} link a store"
+    lines = [f"games = {toml_str(p.games)}  # {why}"]
+    if p.choice is not None and not p.choice.sure:
+        others = [c for c in p.choice.candidates if c.folder != p.games][:3]
+        if others:
+            lines.append("# Not sure: also weighed " + "; ".join(_weighed(c) for c in others))
+            notes.append(
+                f"the games folder is a guess: {p.games} ({why}) over "
+                + "; ".join(_weighed(c) for c in others)
+                + ": check [content] games"
+            )
+    if p.category is not None:
+        held, pages = p.keys.pages, p.keys.pages + p.keys.outside
+        lines.append(
+            f"category = {toml_str(p.category)}  # held by {held} of {plural(pages, 'page')} "
+            f"of {p.games}; the others are not games"
+        )
+    if gen.language and gen.language != "en":
+        lines.append(f"language = {toml_str(gen.language)}  # from {gen.config}")
+    if p.own_keys:
+        lines.append(
+            f"own_keys = [{', '.join(toml_str(k) for k in p.own_keys)}]  # the site's own keys "
+            "that look like catalog keys"
+        )
+    if p.body_links:
+        lines.append(
+            f"body_links = true  # {p.body_pages} of {plural(n, 'page')} link their stores in "
+            "the page text, not in front matter"
+        )
+    return lines
+
+
+def _weighed(c: Candidate) -> str:
+    reasons = ", ".join(c.reasons) if c.reasons else "nothing says games"
+    return f"{c.folder} ({plural(c.pages, 'page')}: {reasons})"
+
+
+def _field_lines(p: Proposal) -> list[str]:
+    """`[fields]`: each catalog key read from another key, with the evidence."""
+    n = p.keys.pages
+    lines = ["", "[fields]  # the front-matter key of each catalog key, where it is not its own"]
+    for key, (path, count) in p.fields.items():
+        if path == key:
+            continue
+        why = (
+            f"guess: {p.guesses[key]}" if key in p.guesses else f"in {count} of {plural(n, 'page')}"
+        )
+        lines.append(f"{key} = {toml_str(path)}  # {why}")
+    if p.stores_table is not None:
+        lines.append(f"stores = {toml_str(p.stores_table)}  # the pages' table of store links")
+    return lines
+
+
+def _unused_schema_stores(root: Path, p: Proposal) -> list[str]:
+    """The store keys of an Astro collection's schema that no page has yet, as comments: they
+    wait for the first page that links the store."""
+    schema = astro_schema(root)
+    if schema is None:
+        return []
+    config, names = schema
+    used = {s.path for s in p.stores}
+    waiting = [k for k in names if (k,) not in p.keys.paths and k not in used]
+    if not waiting:
+        return []
+    lines = ["", f"# {config}'s schema has store keys no page has yet; when a page links one:"]
+    for name in waiting:
+        store = schema_store(name)
+        key = store.key if store is not None else name
+        lines.append(f"# {toml_key(key)} = {toml_str(name)}  (and a [stores.{key}] table)")
+    return lines
+
+
+def _store_lines(root: Path, p: Proposal, notes: list[str]) -> list[str]:
+    """`[fields.stores]` and a `[stores.<key>]` table per store."""
+    n = p.keys.pages
+    lines: list[str] = []
+    per_store = [s for s in p.stores if s.path is not None]
+    if per_store:
+        lines += ["", "[fields.stores]  # where each store's link is"]
+        for s in per_store:
+            lines.append(
+                f"{toml_key(s.key)} = {toml_str(s.path or '')}  # {s.host} links in "
+                f"{s.links} of {plural(n, 'page')}"
+            )
+    lines += _unused_schema_stores(root, p)
+    if not p.stores:
+        notes.append(
+            "no store link found in the pages: add a [stores.<key>] table for each store the "
+            "games are sold in, and the links to the pages"
+        )
+    for s in p.stores:
+        # An apple store's provider token is the studio's own: validate's spec-params says
+        # where it goes, and the table has a comment for it.
+        lines += ["", f"[stores.{toml_key(s.key)}]", *_store_table(s)]
+    return lines
+
+
+def _store_table(s: Store) -> list[str]:
+    where = ", ".join(s.hosts[:3]) if s.body and s.hosts else s.host
+    lines = [f"name = {toml_str(s.name)}  # guess: the usual name of {where}"]
+    links = plural(s.links, "link") if not s.body else "links in the page text"
+    lines.append(f"kind = {toml_str(s.kind)}  # by the host of its {links}")
+    if s.kind in SPEC_PARAMS:
+        lines.append(f"params = {SPEC_PARAMS[s.kind]}")
+    if s.kind == "apple":
+        lines.append(
+            '# pt = "…": your App Store provider token (API contract §2.4): add it to params'
+        )
+    return lines
+
+
+__all__ = ["SPEC_PARAMS", "site_toml", "toml_key", "toml_str"]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tests.processes import Arg, Server, children, cli, wait_until
@@ -28,6 +30,27 @@ def loading_process(parent: int, timeout: float = 30.0) -> int:
 
     wait_until(started, timeout=timeout, what=f"a loading process of {parent}")
     return found[0]
+
+
+def connections_per_process(port: int, pids: Iterable[int]) -> dict[int, int]:
+    """How many established TCP connections to local `port` each of `pids` holds (Linux: read
+    from /proc, as `ss -tnp` does)."""
+    sockets = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(FileNotFoundError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                local_port = int(fields[1].rsplit(":", 1)[1], 16)
+                if fields[3] == "01" and local_port == port:  # 01: ESTABLISHED
+                    sockets.add(f"socket:[{fields[9]}]")
+    held = {}
+    for pid in pids:
+        held[pid] = 0
+        with contextlib.suppress(FileNotFoundError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):  # closed meanwhile
+                    held[pid] += str(fd.readlink()) in sockets
+    return held
 
 
 # Runs `python -m catalogctl serve ...` (the arguments after it) with reloads abandoned after
@@ -82,17 +105,19 @@ class ServeProcess(Server):
         listen: tuple[str, ...] = ("--host", "127.0.0.1", "--port", "0"),
         env: dict[str, str] | None = None,
         prefix: tuple[Arg, ...] = (),
+        preexec_fn: Callable[[], object] | None = None,
     ) -> None:
         """`access_log`: write access lines (JSON) to that file; else `quiet` turns them off
         (or not: they go to stdout, which nobody reads). `prefix`: a program that starts
-        serve (as systemd-socket-activate does)."""
+        serve (as systemd-socket-activate does); `preexec_fn`: run before it starts (a
+        resource limit set as a shell's `ulimit` does)."""
         cmd = [*prefix, *cli("serve", *args, *listen, "--log-format", "json")]
         if access_log is not None:
             cmd += ["--access-log", str(access_log)]
         elif quiet:
             cmd.append("--quiet")
         self.events: list[dict[str, object]] = []
-        super().__init__(cmd, cwd=cwd, env=env)
+        super().__init__(cmd, cwd=cwd, env=env, preexec_fn=preexec_fn)
 
     def ready(self) -> str:
         return str(self.wait_for("", event="listening", timeout=self.start_timeout)["url"])

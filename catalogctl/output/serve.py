@@ -67,8 +67,6 @@ def write_ready(ready: Ready, *, log_format: str, is_build: bool) -> None:
     )
     if ready.metrics_url:
         err().print(Text(f"  metrics at {ready.metrics_url}"), soft_wrap=True)
-    if hint is not None:
-        err().print(Text(f"  {hint}", style="yellow"), soft_wrap=True)
     if ready.base_url != ready.url and ready.url.startswith("http"):
         # A build keeps the base URL it was rendered for: serve cannot change it.
         fix = f"catalogctl build --base-url {ready.url}" if is_build else f"--base-url {ready.url}"
@@ -78,3 +76,5 @@ def write_ready(ready: Ready, *, log_format: str, is_build: bool) -> None:
             ),
             soft_wrap=True,
         )
+    if hint is not None:
+        err().print(Text(f"  {hint}", style="yellow"), soft_wrap=True)

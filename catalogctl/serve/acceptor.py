@@ -44,7 +44,7 @@ log = logging.getLogger("catalogctl.serve")
 RETRY = 0.1  # seconds between two tries to accept while descriptors are short
 REPORT_EVERY = 1.0  # seconds between two log lines saying a worker cannot accept
 STAND_BACK = 0.01  # seconds between two looks of a worker over its share at the others
-STALLED = 0.1  # seconds without another worker accepting, after which it accepts after all
+STALLED = 0.5  # seconds without another worker accepting, after which it accepts after all
 BATCH = 256  # connections accepted per wake-up at most: the open ones get their turn too
 CLOSE_IDLE = 32  # idle connections closed at a time when descriptors run out (as nginx)
 # A start-up line names the limit below this many descriptors per process.

@@ -32,16 +32,24 @@ def loading_process(parent: int, timeout: float = 30.0) -> int:
     return found[0]
 
 
-def connections_per_process(port: int, pids: Iterable[int]) -> dict[int, int]:
-    """How many established TCP connections to local `port` each of `pids` holds (Linux: read
-    from /proc, as `ss -tnp` does)."""
+def connections_per_process(where: int | Path, pids: Iterable[int]) -> dict[int, int]:
+    """How many connections to `where` (a local TCP port, or a Unix socket's path) each of
+    `pids` holds (Linux: read from /proc, as `ss -tnp` or `ss -xp` does)."""
     sockets = set()
+    if isinstance(where, Path):
+        with contextlib.suppress(FileNotFoundError):
+            for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[5] == "03" and fields[7:] == [str(where)]:  # 03: connected
+                    sockets.add(f"socket:[{fields[6]}]")
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        if isinstance(where, Path):
+            break
         with contextlib.suppress(FileNotFoundError):
             for line in Path(table).read_text().splitlines()[1:]:
                 fields = line.split()
                 local_port = int(fields[1].rsplit(":", 1)[1], 16)
-                if fields[3] == "01" and local_port == port:  # 01: ESTABLISHED
+                if fields[3] == "01" and local_port == where:  # 01: ESTABLISHED
                     sockets.add(f"socket:[{fields[9]}]")
     held = {}
     for pid in pids:

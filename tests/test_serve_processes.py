@@ -493,6 +493,30 @@ def test_serve_holds_4000_idle_connections_started_with_a_soft_limit_of_1024(
         assert proc.stop() == 0
 
 
+def test_serve_shares_connections_evenly_on_a_unix_socket(tmp_path: Path) -> None:
+    """On a Unix socket, where the kernel does not say how many connections wait, the workers
+    still share 1,000 idle connections evenly (60/40 at worst), as on a TCP port."""
+    path = tmp_path / "http.sock"
+    proc = ServeProcess(
+        str(SAMPLE), "--workers", "2", "--keepalive-timeout", "120", listen=("--unix", str(path))
+    )
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(1000):
+            idle.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            idle[-1].connect(str(path))
+
+        def held() -> dict[int, int]:
+            return connections_per_process(path, children(proc.proc.pid))
+
+        proc.wait_until(lambda: sum(held().values()) == 1000, what="1,000 connections accepted")
+        assert len(held()) == 2 and min(held().values()) >= 400, held()
+    finally:
+        for sock in idle:
+            sock.close()
+        assert proc.stop() == 0
+
+
 def test_serve_out_of_descriptors_says_what_to_change_and_answers_once_some_free_up() -> None:
     """With a hard limit of 96 open files, connections that never finish their request hold
     every descriptor of both workers: the log says, once a second at most per worker, what the

@@ -15,11 +15,13 @@ serve accepts connections itself instead of leaving that to the event loop's ser
 - **Balance.** Every worker is woken when a connection arrives, and whichever runs first
   accepts all that wait: connections opened at once (by a proxy, a load tester, a burst of
   clients) pile up on one worker. Each worker publishes how many connections it holds
-  (`Counters`); one holding more than the least loaded worker that accepts (plus a sixteenth)
-  stands back and leaves the waiting connections to the others, looking again every
-  `STAND_BACK` seconds. If connections wait and no other worker has taken one for `STALLED`
-  seconds (it is stopped, or stuck), it takes them after all: a worker that does not accept
-  never holds connections up for longer than that.
+  (`Counters`), and accepts while it holds no more than its share (plus a sixteenth): its
+  part of all the connections the workers hold and of those waiting, where the kernel says
+  how many wait (Linux), so that in a burst each worker takes its part at once; elsewhere, as
+  many as the least loaded other worker. Over its share, it leaves the waiting connections
+  to the others, looking again every `STAND_BACK` seconds. If connections wait and no other
+  worker has taken one for `STALLED` seconds (it is stopped, or stuck), it takes them after
+  all: a worker that does not accept never holds connections up for longer than that.
 
 Where the loop cannot watch a socket (Windows' proactor loop, which runs one worker), the
 loop's own server accepts.
@@ -33,6 +35,7 @@ import logging
 import math
 import select
 import socket
+import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -46,6 +49,7 @@ REPORT_EVERY = 1.0  # seconds between two log lines saying a worker cannot accep
 STAND_BACK = 0.01  # seconds between two looks of a worker over its share at the others
 STALLED = 0.5  # seconds without another worker accepting, after which it accepts after all
 BATCH = 256  # connections accepted per wake-up at most: the open ones get their turn too
+STOP_WAIT = 1.0  # seconds a stopping worker waits for the loop to connect what it accepted
 CLOSE_IDLE = 32  # idle connections closed at a time when descriptors run out (as nginx)
 # A start-up line names the limit below this many descriptors per process.
 LOW_OPEN_FILES = 4096
@@ -66,6 +70,10 @@ _GONE = {
     errno.ENETUNREACH,
 }
 _SHORT = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
+# struct tcp_info (linux/tcp.h): eight one-byte fields, then rto, ato, snd_mss, rcv_mss and
+# unacked (u32 each); on a listening socket `unacked` is the length of its accept queue.
+_UNACKED, _UNACKED_AT = struct.Struct("=I"), 24
+_TCP_INFO_SIZE = 32
 
 Factory = Callable[[], asyncio.BaseProtocol]
 
@@ -106,6 +114,16 @@ def raise_open_files_limit() -> int | None:
                 continue
             break
     return open_files_limit()
+
+
+def _queued(sock: socket.socket) -> int | None:
+    """How many connections wait in the listen queue of `sock`, where the kernel says: Linux
+    gives it as `tcpi_unacked` of TCP_INFO on a listening TCP socket."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_SIZE)
+    except (AttributeError, OSError):  # another system; a Unix socket
+        return None
+    return int(_UNACKED.unpack_from(info, _UNACKED_AT)[0]) if len(info) >= _TCP_INFO_SIZE else None
 
 
 def _waiting(fd: int) -> bool:
@@ -162,7 +180,9 @@ class Acceptor:
         if self.share is not None:
             self.share.accepting(True)
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
+        """Accept no more; return once the connections accepted are connected (the engine
+        then closes or finishes them as it stops)."""
         self.stopped = True
         if self.share is not None:
             self.share.accepting(False)
@@ -174,6 +194,8 @@ class Acceptor:
             return
         self._unwatch()
         self.sock.close()
+        if self.connecting:
+            await asyncio.wait(list(self.connecting), timeout=STOP_WAIT)
 
     # --- accepting ------------------------------------------------------------------------------
 
@@ -209,11 +231,22 @@ class Acceptor:
             self.stalled = None
         return True
 
-    def _over(self, held: int) -> bool:
-        """Whether `held` is more than this worker's share (a fresh look at the others)."""
+    def _limit(self) -> int | None:
+        """The most connections this worker may hold now (None: no other worker accepts).
+
+        Its share of every connection held or waiting, where the kernel says how many wait
+        (Linux); elsewhere, as many as the least loaded other worker holds. Plus a sixteenth.
+        """
         assert self.share is not None
-        least = self.share.least_held()
-        return least is not None and held > least + _slack(least)
+        others = self.share.others_held()
+        if not others:
+            return None
+        waiting = _queued(self.sock)
+        if waiting is None:
+            least = min(others)
+            return least + _slack(least)
+        fair = (self.holds() + sum(others) + waiting) // (len(others) + 1)
+        return fair + _slack(fair)
 
     def _accept(self, *, balance: bool) -> None:
         """Accept what waits, up to `BATCH`; with `balance`, only while this worker holds no
@@ -221,11 +254,13 @@ class Acceptor:
         loop, share = self.loop, self.share
         assert loop is not None
         held = self.holds()
-        least = share.least_held() if balance and share is not None else None
+        limit = self._limit() if balance else None
         for _ in range(BATCH):
-            if least is not None and held > least + _slack(least) and self._over(held):
-                self._stand_back(held)
-                return
+            if limit is not None and held > limit:
+                limit = self._limit()  # the others accept meanwhile: a fresh look
+                if limit is not None and held > limit:
+                    self._stand_back(held)
+                    return
             try:
                 conn, _ = self.sock.accept()
             except (BlockingIOError, InterruptedError):
@@ -271,7 +306,8 @@ class Acceptor:
         held = self.holds()
         share.holding(held)
         others = share.others_accepted()
-        if not self._over(held) or not _waiting(self.fd):
+        limit = self._limit()
+        if limit is None or held <= limit or not _waiting(self.fd):
             self._watch()
             return
         if others != self.others:  # the others are taking them

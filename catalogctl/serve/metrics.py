@@ -118,17 +118,14 @@ class Counters:
             q[base + _OPEN] = held
             q[base + _ACCEPTED] += 1
 
-    def least_held(self) -> int | None:
-        """The fewest connections another worker that accepts holds (None: no other does)."""
+    def others_held(self) -> list[int]:
+        """How many connections each other worker that accepts holds."""
         q, mine = self._q, self.slot
-        least: int | None = None
-        for slot in range(self.slots):
-            base = slot * _FIELDS
-            if slot != mine and q[base + _USED] and q[base + _ACCEPTING]:
-                held = int(q[base + _OPEN])
-                if least is None or held < least:
-                    least = held
-        return least
+        return [
+            int(q[slot * _FIELDS + _OPEN])
+            for slot in range(self.slots)
+            if slot != mine and q[slot * _FIELDS + _USED] and q[slot * _FIELDS + _ACCEPTING]
+        ]
 
     def others_accepted(self) -> int:
         """How many connections the other workers have accepted, all told."""

@@ -143,7 +143,7 @@ class Worker:
         try:
             await self._stop.wait()
         finally:
-            acceptor.stop()
+            await acceptor.stop()
             if on_stopped_accepting is not None:
                 on_stopped_accepting()
             left = await engine.drain()

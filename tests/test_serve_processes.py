@@ -493,9 +493,10 @@ def test_serve_holds_4000_idle_connections_started_with_a_soft_limit_of_1024(
         assert proc.stop() == 0
 
 
-def test_serve_shares_connections_evenly_on_a_unix_socket(tmp_path: Path) -> None:
+def test_serve_shares_connections_evenly_on_a_unix_socket(tmp_path: Path, many_files: int) -> None:
     """On a Unix socket, where the kernel does not say how many connections wait, the workers
-    still share 1,000 idle connections evenly (60/40 at worst), as on a TCP port."""
+    still share 1,000 idle connections opened at once (fewer than the listen queue holds)
+    evenly, 60/40 at worst, as on a TCP port."""
     path = tmp_path / "http.sock"
     proc = ServeProcess(
         str(SAMPLE), "--workers", "2", "--keepalive-timeout", "120", listen=("--unix", str(path))

@@ -48,6 +48,7 @@ RETRY = 0.1  # seconds between two tries to accept while descriptors are short
 REPORT_EVERY = 1.0  # seconds between two log lines saying a worker cannot accept
 STAND_BACK = 0.01  # seconds between two looks of a worker over its share at the others
 STALLED = 0.5  # seconds without another worker accepting, after which it accepts after all
+SLACK = 4  # connections over its share a worker may hold, at least, and still accept
 BATCH = 256  # connections accepted per wake-up at most: the open ones get their turn too
 STOP_WAIT = 1.0  # seconds a stopping worker waits for the loop to connect what it accepted
 CLOSE_IDLE = 32  # idle connections closed at a time when descriptors run out (as nginx)
@@ -165,6 +166,10 @@ class Acceptor:
         self.stalled: int | None = None  # what the others had accepted when found stalled
         self.reported = -math.inf
         self.closed_idle = 0  # idle connections closed for room since the last report
+        self.accepted = 0  # connections accepted, all told
+        self.window = 0.0  # when the rate below was last counted
+        self.counted = 0  # `accepted` then
+        self.rate = 0.0  # connections accepted per second, then
         self.limit = open_files_limit()
 
     async def start(self) -> None:
@@ -231,36 +236,55 @@ class Acceptor:
             self.stalled = None
         return True
 
-    def _limit(self) -> int | None:
-        """The most connections this worker may hold now (None: no other worker accepts).
+    def _churning(self, held: int) -> bool:
+        """Whether this worker accepts more connections a second than it holds: connections
+        that last less than a second on average share themselves out (whichever worker is free
+        takes the next), and holding back would only keep them waiting."""
+        assert self.loop is not None
+        now = self.loop.time()
+        if now - self.window >= 1.0:  # (a rate per second, over the time since it was last had)
+            self.rate = (self.accepted - self.counted) / (now - self.window)
+            self.window, self.counted = now, self.accepted
+        return self.rate > held
 
-        Its share of every connection held or waiting, where the kernel says how many wait
-        (Linux); elsewhere, as many as the least loaded other worker holds. Plus a sixteenth.
-        """
+    def _share(self, waiting: int | None) -> tuple[int, int] | None:
+        """This worker's share of the connections now, and the slack above it (None: no
+        other worker accepts): its part of every connection the workers hold and of those
+        `waiting`, where the kernel says how many wait (Linux); elsewhere, as many as the
+        least loaded other worker holds."""
         assert self.share is not None
         others = self.share.others_held()
         if not others:
             return None
-        waiting = _queued(self.sock)
         if waiting is None:
-            least = min(others)
-            return least + _slack(least)
-        fair = (self.holds() + sum(others) + waiting) // (len(others) + 1)
-        return fair + _slack(fair)
+            fair = min(others)
+        else:
+            fair = (self.holds() + sum(others) + waiting) // (len(others) + 1)
+        return fair, _slack(fair)
 
     def _accept(self, *, balance: bool) -> None:
-        """Accept what waits, up to `BATCH`; with `balance`, only while this worker holds no
-        more than its share."""
+        """Accept what waits, up to `BATCH`; with `balance`, up to this worker's share (at
+        least one while it holds no more than its share and the slack), so that in a burst
+        each worker takes its part at once."""
         loop, share = self.loop, self.share
         assert loop is not None
+        # Where the kernel says how many wait, no more are tried: a try that finds none costs
+        # more than the accept of one (a Python exception), and every worker is woken for each.
+        waiting = _queued(self.sock)
+        if waiting == 0:
+            return
         held = self.holds()
-        limit = self._limit() if balance else None
-        for _ in range(BATCH):
-            if limit is not None and held > limit:
-                limit = self._limit()  # the others accept meanwhile: a fresh look
-                if limit is not None and held > limit:
+        count = BATCH if waiting is None else min(BATCH, waiting)
+        fair = self._share(waiting) if balance else None
+        if fair is not None:
+            if held > fair[0] + fair[1] and not self._churning(held):
+                fair = self._share(_queued(self.sock))  # the others accept meanwhile
+                if fair is not None and held > fair[0] + fair[1]:
                     self._stand_back(held)
                     return
+            if fair is not None:
+                count = min(count, max(1, fair[0] - held))
+        for _ in range(count):
             try:
                 conn, _ = self.sock.accept()
             except (BlockingIOError, InterruptedError):
@@ -274,6 +298,7 @@ class Acceptor:
             self.connecting.add(task)
             task.add_done_callback(self._connected)
             held += 1
+            self.accepted += 1
             if share is not None:
                 share.accepted(held)
 
@@ -306,8 +331,8 @@ class Acceptor:
         held = self.holds()
         share.holding(held)
         others = share.others_accepted()
-        limit = self._limit()
-        if limit is None or held <= limit or not _waiting(self.fd):
+        fair = self._share(_queued(self.sock))
+        if fair is None or held <= fair[0] + fair[1] or not _waiting(self.fd):
             self._watch()
             return
         if others != self.others:  # the others are taking them
@@ -373,6 +398,6 @@ class Acceptor:
         return f"{exc.strerror or exc}; {waiting}"
 
 
-def _slack(least: int) -> int:
-    """How many connections more than `least` a worker may hold and still accept."""
-    return max(4, least // 16)
+def _slack(fair: int) -> int:
+    """How many connections more than its share `fair` a worker may hold and still accept."""
+    return max(SLACK, fair // 16)

@@ -7,6 +7,7 @@
     python benchmarks/bench_serve.py --request-id       # no two request heads alike
     python benchmarks/bench_serve.py --connections 64   # only wrk -c64 (the default: 64,2000)
     python benchmarks/bench_serve.py --idle 4000        # how idle connections fall, no timing
+    python benchmarks/bench_serve.py --close            # a connection for each request
 
 Builds a generated catalog of --games games (random descriptions, so the games document
 compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its own port:
@@ -19,6 +20,9 @@ compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its 
 - the same with `--http aiohttp` (the aiohttp engine), the access log on, to a file;
 - with `--compare DIR`, serve as in production run from the checkout in DIR (a git worktree of
   an earlier commit, say), in the same interleaved rounds: a change's effect, measured.
+
+With `--close`, every request asks to close its connection (`Connection: close`), as clients
+that do not keep connections alive: each request opens one.
 
 With `--request-id`, every request carries an `X-Request-Id` header of its own (a wrk Lua
 script), as requests do behind a proxy or load balancer that adds one: no two heads alike.
@@ -230,6 +234,7 @@ def wrk(
     connections: int,
     script: Path | None = None,
     server: int | None = None,
+    close: bool = False,
 ) -> dict[str, float]:
     """wrk's figures; with `server` (a pid), also the busiest worker's share of wrk's
     connections halfway through."""
@@ -237,6 +242,8 @@ def wrk(
     cmd.append(url)
     if encoding:
         cmd += ["-H", f"Accept-Encoding: {encoding}"]
+    if close:
+        cmd += ["-H", "Connection: close"]
     if script is not None:
         cmd += ["-s", str(script)]
     share: list[float] = []
@@ -245,7 +252,8 @@ def wrk(
 
         def look() -> None:
             held = connections_per_process(port, workers(server)).values()
-            share.append(max(held) / max(1, sum(held)))
+            if sum(held) >= connections / 2:  # (with --close, few are open at a time)
+                share.append(max(held) / sum(held))
 
         timer = threading.Timer(duration / 2, look)
         timer.start()
@@ -419,6 +427,7 @@ def main() -> None:
         action="store_true",
         help="each request with an X-Request-Id of its own, as behind a proxy adding one",
     )
+    ap.add_argument("--close", action="store_true", help="each request on a connection of its own")
     ap.add_argument(
         "--compare",
         type=Path,
@@ -541,14 +550,17 @@ def timed(
     for name in procs:  # warm-up
         for path, enc in CASES:
             for connections in args.connections:
-                wrk(f"http://127.0.0.1:{ports[name]}{path}", enc, 1, connections, script)
+                url = f"http://127.0.0.1:{ports[name]}{path}"
+                wrk(url, enc, 1, connections, script, close=args.close)
     for _ in range(args.rounds):
         for connections in args.connections:
             for path, enc in CASES:
                 for name, proc in procs.items():
                     url = f"http://127.0.0.1:{ports[name]}{path}"
                     before = cpu_seconds(proc.pid)
-                    figures = wrk(url, enc, args.duration, connections, script, proc.pid)
+                    figures = wrk(
+                        url, enc, args.duration, connections, script, proc.pid, args.close
+                    )
                     spent = cpu_seconds(proc.pid) - before
                     figures["cpu_us"] = spent / max(1.0, figures["requests"]) * 1e6
                     results.setdefault((name, path, connections), []).append(figures)
@@ -567,6 +579,7 @@ def report(
         f"{args.games} games (games JSON {gz_size:,} B gzip) · "
         f"wrk -t2 -d{args.duration}s × {args.rounds} rounds, medians"
         + (" · an X-Request-Id of its own on each request" if args.request_id else "")
+        + (" · Connection: close" if args.close else "")
     )
     print(
         f"{'server':<44}{'path':<22}{'-c':>6}{'req/s':>9}{'x nginx':>9}{'CPU us/req':>12}"

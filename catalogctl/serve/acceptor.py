@@ -7,21 +7,24 @@ serve accepts connections itself instead of leaving that to the event loop's ser
   (RLIMIT_NOFILE) cannot accept: accept fails with EMFILE. uvloop (libuv) then accepts every
   waiting connection on a spare descriptor and closes it at once, and says nothing: each client
   sees its connection closed unanswered. asyncio's own loop logs a traceback for every failed
-  accept and stops accepting for a second. Here the worker stops accepting and leaves the
-  connections waiting in the listen queue, tries again every `RETRY` seconds, and logs at most
-  once a second what the limit is and how to raise it. At start, serve raises its soft limit
-  to the hard limit (`raise_open_files_limit`), so the usual soft limit of 1,024 does not cap
-  it.
+  accept and stops accepting for a second. Here the worker closes connections that have
+  waited a second or more for a request (oldest first, `CLOSE_IDLE` at a time, as nginx
+  reuses idle connections) and accepts again; with none such, it stops accepting for `RETRY`
+  seconds and the connections wait in the listen queue. It logs at most once a second what
+  the limit is and how to raise it. At start, serve raises its soft limit to the hard limit
+  (`raise_open_files_limit`), so the usual soft limit of 1,024 does not cap it.
 - **Balance.** Every worker is woken when a connection arrives, and whichever runs first
   accepts all that wait: connections opened at once (by a proxy, a load tester, a burst of
   clients) pile up on one worker. Each worker publishes how many connections it holds
-  (`Counters`), and accepts while it holds no more than its share (plus a sixteenth): its
-  part of all the connections the workers hold and of those waiting, where the kernel says
-  how many wait (Linux), so that in a burst each worker takes its part at once; elsewhere, as
-  many as the least loaded other worker. Over its share, it leaves the waiting connections
-  to the others, looking again every `STAND_BACK` seconds. If connections wait and no other
-  worker has taken one for `STALLED` seconds (it is stopped, or stuck), it takes them after
-  all: a worker that does not accept never holds connections up for longer than that.
+  (`Counters`). Of the connections waiting, a worker takes up to its share (at least one):
+  its part of all the connections held and waiting, where the kernel says how many wait
+  (Linux), so that in a burst each takes its part at once; elsewhere, as many as the least
+  loaded other worker holds. Over its share by more than a sixteenth (`SLACK` at least), it
+  leaves new connections to the others, looking again every `STAND_BACK` seconds, unless it
+  accepts more connections a second than it holds (connections that come and go share
+  themselves out). If connections wait and no other worker has taken one for `STALLED`
+  seconds (it is stopped, or stuck), it takes them after all: a worker that does not accept
+  never holds connections up for longer than that.
 
 Where the loop cannot watch a socket (Windows' proactor loop, which runs one worker), the
 loop's own server accepts.

@@ -518,14 +518,17 @@ def test_serve_shares_connections_evenly_on_a_unix_socket(tmp_path: Path, many_f
         assert proc.stop() == 0
 
 
-def test_serve_out_of_descriptors_says_what_to_change_and_answers_once_some_free_up() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_serve_out_of_descriptors_says_what_to_change_and_answers_once_some_free_up(
+    engine: str,
+) -> None:
     """With a hard limit of 96 open files, connections that never finish their request hold
     every descriptor of both workers: the log says, once a second at most per worker, what the
     limit is and how to raise it; a request sent meanwhile waits (no connection is closed
-    unanswered) and is answered once those connections close."""
+    unanswered) and is answered once those connections close. On each engine."""
     proc = ServeProcess(
         str(SAMPLE),
-        *("--workers", "2", "--keepalive-timeout", "60"),
+        *("--workers", "2", "--keepalive-timeout", "60", "--http", engine),
         preexec_fn=_open_files(96, 96),
     )
     hogs: list[socket.socket] = []

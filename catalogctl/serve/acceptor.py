@@ -28,6 +28,11 @@ serve accepts connections itself instead of leaving that to the event loop's ser
 
 Where the loop cannot watch a socket (Windows' proactor loop, which runs one worker), the
 loop's own server accepts.
+
+Why one module: standing back for the share and stopping short of descriptors are two ways
+one accept loop stops, and both start again from the same state (whether the listener is
+watched, the one timer pending, the counts); apart, each would take that state as
+parameters.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@
     python benchmarks/bench_serve.py --in-process       # Python's share of a request
     python benchmarks/bench_serve.py --compare ../base  # beside another checkout's serve
     python benchmarks/bench_serve.py --request-id       # no two request heads alike
+    python benchmarks/bench_serve.py --connections 64   # only wrk -c64 (the default: 64,2000)
+    python benchmarks/bench_serve.py --idle 4000        # how idle connections fall, no timing
+    python benchmarks/bench_serve.py --close            # a connection for each request
 
 Builds a generated catalog of --games games (random descriptions, so the games document
 compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its own port:
@@ -18,17 +21,29 @@ compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its 
 - with `--compare DIR`, serve as in production run from the checkout in DIR (a git worktree of
   an earlier commit, say), in the same interleaved rounds: a change's effect, measured.
 
+With `--close`, every request asks to close its connection (`Connection: close`), as clients
+that do not keep connections alive: each request opens one.
+
 With `--request-id`, every request carries an `X-Request-Id` header of its own (a wrk Lua
 script), as requests do behind a proxy or load balancer that adds one: no two heads alike.
 
 Before timing, every server must answer each request with 200 and the same bytes as serve
-(an nginx that cannot read its files answers 404, fast). Then `wrk -t2 -c64 -dDs --latency`
-runs against each in turn, --rounds times interleaved, for `/api/v1` and `/api/v1/games` with
-`Accept-Encoding: gzip`. For each row it prints the median requests/s, the median of the
-per-round ratios to nginx, the CPU time the server's processes spent per request (user and
-system, from /proc: steadier than requests/s on a shared machine), and the median p50 and p99
-latency. Everything shares the machine's cores (wrk too): compare ratios, not absolute
-figures. Needs nginx and wrk (Debian packages `nginx`, `wrk`).
+(an nginx that cannot read its files answers 404, fast). Then `wrk -t2 -cC -dDs --latency
+--timeout 10s` runs against each in turn, --rounds times interleaved, for `/api/v1` and
+`/api/v1/games` with `Accept-Encoding: gzip`, with each number of connections C in
+--connections (64, as an app's clients or a proxy's pool; 2,000, many clients at once). For
+each row it prints the median requests/s, the median of the per-round ratios to nginx, the
+CPU time the server's processes spent per request (user and system, from /proc: steadier
+than requests/s on a shared machine), the median p50 and p99 latency, and how wrk's
+connections fell between the workers halfway through (the busiest worker's share, from
+/proc). Everything shares the machine's cores (wrk too): compare ratios, not absolute
+figures. The benchmark raises its soft open-file limit to the hard one, for wrk's sockets
+(the servers inherit it; nginx sets its own, `worker_rlimit_nofile`, as catalogctl's
+generated config does). Needs nginx and wrk (Debian packages `nginx`, `wrk`), and Linux.
+
+`--idle N` times nothing: it opens N connections that send nothing to each server in turn,
+prints how many each worker holds once all are accepted, then sends 200 requests on new
+connections and counts the answers (200 each, while the idle ones stay open).
 
 `--in-process` measures what Python spends per request in the httptools engine, without
 sockets: the same requests are fed to its protocol with a transport that drops what it is
@@ -56,10 +71,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tests.serve_process import connections_per_process  # noqa: E402
 
 SITE_TOML = """\
 base_url = "https://games.example.com"
@@ -78,6 +96,7 @@ params = { utm_source = "service_api", utm_campaign = "game_catalog" }
 
 NGINX_CONF = """\
 {user}worker_processes {workers};
+worker_rlimit_nofile 4224;
 pid {state}/nginx.pid;
 error_log {state}/error.log warn;
 events {{ worker_connections 4096; }}
@@ -200,15 +219,53 @@ end
 """
 
 
+def workers(pid: int) -> list[int]:
+    """The processes under `pid` that serve: its children, or itself when it has none."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(child) for child in (task / "children").read_text().split()}
+    return sorted(found) or [pid]
+
+
 def wrk(
-    url: str, encoding: str | None, duration: int, connections: int, script: Path | None = None
+    url: str,
+    encoding: str | None,
+    duration: int,
+    connections: int,
+    script: Path | None = None,
+    server: int | None = None,
+    close: bool = False,
 ) -> dict[str, float]:
-    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", url]
+    """wrk's figures; with `server` (a pid), also the busiest worker's share of wrk's
+    connections halfway through."""
+    cmd = ["wrk", "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "10s"]
+    cmd.append(url)
     if encoding:
         cmd += ["-H", f"Accept-Encoding: {encoding}"]
+    if close:
+        cmd += ["-H", "Connection: close"]
     if script is not None:
         cmd += ["-s", str(script)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=duration + 60)
+    share: list[float] = []
+    if server is not None:
+        port = int(url.split(":")[2].split("/", maxsplit=1)[0])
+
+        def look() -> None:
+            held = connections_per_process(port, workers(server)).values()
+            if sum(held) >= connections / 2:  # (with --close, few are open at a time)
+                share.append(max(held) / sum(held))
+
+        timer = threading.Timer(duration / 2, look)
+        timer.start()
+    out = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=duration + 60,
+    )
+    if server is not None:
+        timer.join()
     text = out.stdout
     if "Non-2xx" in text or "Socket errors" in text:
         raise SystemExit(f"wrk saw errors on {url}:\n{text}")
@@ -216,7 +273,32 @@ def wrk(
     done = int(re.search(r"(\d+) requests in", text).group(1))  # type: ignore[union-attr]
     p50 = re.search(r"50%\s+([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
-    return {"rps": rps, "requests": done, "p50": _ms(*p50), "p99": _ms(*p99)}
+    figures = {"rps": rps, "requests": done, "p50": _ms(*p50), "p99": _ms(*p99)}
+    if share:
+        figures["share"] = share[0]
+    return figures
+
+
+def idle(ports: dict[str, int], procs: dict[str, subprocess.Popen[bytes]], count: int) -> None:
+    """--idle: how `count` connections that send nothing fall between each server's workers,
+    and whether normal requests are answered meanwhile."""
+    print(f"# {count:,} idle connections to each server in turn, then 200 requests")
+    print(f"{'server':<16}{'held by each worker':<28}{'busiest':>8}{'answered 200':>14}")
+    for name, proc in procs.items():
+        socks = [socket.create_connection(("127.0.0.1", ports[name])) for _ in range(count)]
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                held = sorted(connections_per_process(ports[name], workers(proc.pid)).values())
+                if sum(held) >= count or time.monotonic() > deadline:
+                    break
+                time.sleep(0.1)
+            answered = sum(fetch(ports[name], "/api/v1", None)[0] == 200 for _ in range(200))
+        finally:
+            for sock in socks:
+                sock.close()
+        shown = " / ".join(f"{n:,}" for n in reversed(held))
+        print(f"{name:<16}{shown:<28}{max(held) / max(1, sum(held)):>8.0%}{answered:>14}")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -330,13 +412,22 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--connections", type=int, default=64)
+    ap.add_argument(
+        "--connections",
+        type=lambda value: [int(c) for c in value.split(",")],
+        default=[64, 2000],
+        help="wrk's connections, each a case of its own (default: 64,2000)",
+    )
     ap.add_argument("--in-process", action="store_true", help="Python's cost per request")
+    ap.add_argument(
+        "--idle", type=int, metavar="N", help="how N idle connections fall between workers"
+    )
     ap.add_argument(
         "--request-id",
         action="store_true",
         help="each request with an X-Request-Id of its own, as behind a proxy adding one",
     )
+    ap.add_argument("--close", action="store_true", help="each request on a connection of its own")
     ap.add_argument(
         "--compare",
         type=Path,
@@ -355,6 +446,10 @@ def main() -> None:
             )
             in_process(build, args.rounds)
         return
+    import resource
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # wrk: a socket per connection
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     for program, package in ((nginx, "nginx"), ("wrk", "wrk")):
         if shutil.which(program) is None:
@@ -426,73 +521,107 @@ def main() -> None:
         script = tmp / "request-id.lua"
         script.write_text(REQUEST_ID_LUA, encoding="utf-8")
     procs = {name: start(commands[name], ports[name], roots[name]) for name in labels}
-    results: dict[tuple[str, str], list[dict[str, float]]] = {}
+    results: dict[tuple[str, str, int], list[dict[str, float]]] = {}
     try:
         check_same_bytes(ports)
-        for name in procs:  # warm-up
-            for path, enc in CASES:
-                wrk(f"http://127.0.0.1:{ports[name]}{path}", enc, 1, args.connections, script)
-        for _ in range(args.rounds):
+        if args.idle:
+            idle(ports, procs, args.idle)
+        else:
+            results = timed(args, ports, procs, script)
+    finally:
+        for proc in procs.values():
+            stop(proc)
+    if args.idle:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    log_lines = sum(1 for _ in (tmp / "access.log").open()) if (tmp / "access.log").exists() else 0
+    shutil.rmtree(tmp, ignore_errors=True)
+    report(args, gz_size, labels, results, log_lines)
+
+
+def timed(
+    args: argparse.Namespace,
+    ports: dict[str, int],
+    procs: dict[str, subprocess.Popen[bytes]],
+    script: Path | None,
+) -> dict[tuple[str, str, int], list[dict[str, float]]]:
+    """The wrk runs: a warm-up, then --rounds rounds, the servers interleaved."""
+    results: dict[tuple[str, str, int], list[dict[str, float]]] = {}
+    for name in procs:  # warm-up
+        for path, enc in CASES:
+            for connections in args.connections:
+                url = f"http://127.0.0.1:{ports[name]}{path}"
+                wrk(url, enc, 1, connections, script, close=args.close)
+    for _ in range(args.rounds):
+        for connections in args.connections:
             for path, enc in CASES:
                 for name, proc in procs.items():
                     url = f"http://127.0.0.1:{ports[name]}{path}"
                     before = cpu_seconds(proc.pid)
-                    figures = wrk(url, enc, args.duration, args.connections, script)
+                    figures = wrk(
+                        url, enc, args.duration, connections, script, proc.pid, args.close
+                    )
                     spent = cpu_seconds(proc.pid) - before
                     figures["cpu_us"] = spent / max(1.0, figures["requests"]) * 1e6
-                    results.setdefault((name, path), []).append(figures)
-    finally:
-        for proc in procs.values():
-            stop(proc)
-    log_lines = sum(1 for _ in (tmp / "access.log").open()) if (tmp / "access.log").exists() else 0
-    shutil.rmtree(tmp, ignore_errors=True)
-    report(args, gz_size, labels, results, log_lines)
+                    results.setdefault((name, path, connections), []).append(figures)
+    return results
 
 
 def report(
     args: argparse.Namespace,
     gz_size: int,
     labels: dict[str, str],
-    results: dict[tuple[str, str], list[dict[str, float]]],
+    results: dict[tuple[str, str, int], list[dict[str, float]]],
     log_lines: int,
 ) -> None:
     print(
         f"# {platform.node()} · {os.cpu_count()} CPUs · Python {platform.python_version()} · "
         f"{args.games} games (games JSON {gz_size:,} B gzip) · "
-        f"wrk -t2 -c{args.connections} -d{args.duration}s × {args.rounds} rounds, medians"
+        f"wrk -t2 -d{args.duration}s × {args.rounds} rounds, medians"
         + (" · an X-Request-Id of its own on each request" if args.request_id else "")
+        + (" · Connection: close" if args.close else "")
     )
     print(
-        f"{'server':<44}{'path':<22}{'req/s':>9}{'x nginx':>9}{'CPU us/req':>12}"
-        f"{'p50 ms':>8}{'p99 ms':>8}"
+        f"{'server':<44}{'path':<22}{'-c':>6}{'req/s':>9}{'x nginx':>9}{'CPU us/req':>12}"
+        f"{'p50 ms':>8}{'p99 ms':>8}{'busiest':>9}"
     )
     rows = []
-    for path, enc in CASES:
-        shown = path + (" (gzip)" if enc else "")
-        base = results[("nginx", path)]
-        for name, label in labels.items():
-            runs = results[(name, path)]
-            rps = statistics.median(r["rps"] for r in runs)
-            ratio = statistics.median(r["rps"] / b["rps"] for r, b in zip(runs, base, strict=True))
-            cpu = statistics.median(r["cpu_us"] for r in runs)
-            p50 = statistics.median(r["p50"] for r in runs)
-            p99 = statistics.median(r["p99"] for r in runs)
-            print(
-                f"{label:<44}{shown:<22}{rps:>9,.0f}{ratio:>9.2f}{cpu:>12.1f}{p50:>8.2f}{p99:>8.2f}"
-            )
-            rows.append(
-                {
-                    "server": name,
-                    "path": path,
-                    "encoding": enc or "identity",
-                    "rps": rps,
-                    "ratio": ratio,
-                    "cpu_us_per_request": cpu,
-                    "p50_ms": p50,
-                    "p99_ms": p99,
-                    "rounds": [r["rps"] for r in runs],
-                }
-            )
+    for connections in args.connections:
+        for path, enc in CASES:
+            shown = path + (" (gzip)" if enc else "")
+            base = results[("nginx", path, connections)]
+            for name, label in labels.items():
+                runs = results[(name, path, connections)]
+                rps = statistics.median(r["rps"] for r in runs)
+                ratio = statistics.median(
+                    r["rps"] / b["rps"] for r, b in zip(runs, base, strict=True)
+                )
+                cpu = statistics.median(r["cpu_us"] for r in runs)
+                p50 = statistics.median(r["p50"] for r in runs)
+                p99 = statistics.median(r["p99"] for r in runs)
+                shares = [r["share"] for r in runs if "share" in r]
+                share = statistics.median(shares) if shares else None
+                busiest = f"{share:.0%}" if share is not None and args.workers > 1 else "-"
+                print(
+                    f"{label:<44}{shown:<22}{connections:>6}{rps:>9,.0f}{ratio:>9.2f}"
+                    f"{cpu:>12.1f}{p50:>8.2f}{p99:>8.2f}{busiest:>9}"
+                )
+                rows.append(
+                    {
+                        "server": name,
+                        "path": path,
+                        "encoding": enc or "identity",
+                        "connections": connections,
+                        "rps": rps,
+                        "ratio": ratio,
+                        "cpu_us_per_request": cpu,
+                        "p50_ms": p50,
+                        "p99_ms": p99,
+                        "busiest_worker_share": share,
+                        "rounds": [r["rps"] for r in runs],
+                        "ratios": [r["rps"] / b["rps"] for r, b in zip(runs, base, strict=True)],
+                    }
+                )
     print(f"# access lines written to the file: {log_lines:,}")
     print(json.dumps({"rows": rows}))
 

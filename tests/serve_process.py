@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tests.processes import Arg, Server, children, cli, wait_until
@@ -59,6 +61,35 @@ def alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
 
 
+def connections_per_process(where: int | Path, pids: Iterable[int]) -> dict[int, int]:
+    """How many connections to `where` (a local TCP port, or a Unix socket's path) each of
+    `pids` holds (Linux: read from /proc, as `ss -tnp` or `ss -xp` does)."""
+    sockets = set()
+    if isinstance(where, Path):
+        with contextlib.suppress(FileNotFoundError):
+            for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[5] == "03" and fields[7:] == [str(where)]:  # 03: connected
+                    sockets.add(f"socket:[{fields[6]}]")
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        if isinstance(where, Path):
+            break
+        with contextlib.suppress(FileNotFoundError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                local_port = int(fields[1].rsplit(":", 1)[1], 16)
+                if fields[3] == "01" and local_port == where:  # 01: ESTABLISHED
+                    sockets.add(f"socket:[{fields[9]}]")
+    held = {}
+    for pid in pids:
+        held[pid] = 0
+        with contextlib.suppress(FileNotFoundError):
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                with contextlib.suppress(OSError):  # closed meanwhile
+                    held[pid] += str(fd.readlink()) in sockets
+    return held
+
+
 # Runs `python -m catalogctl serve ...` with workers that crash as they start while the file
 # that environment variable FAIL_START_IF names exists (a fault no real catalog can cause on
 # demand): `ServeProcess(..., prefix=FAILING_WORKERS, env=...)`.
@@ -97,17 +128,19 @@ class ServeProcess(Server):
         listen: tuple[str, ...] = ("--host", "127.0.0.1", "--port", "0"),
         env: dict[str, str] | None = None,
         prefix: tuple[Arg, ...] = (),
+        preexec_fn: Callable[[], object] | None = None,
     ) -> None:
         """`access_log`: write access lines (JSON) to that file; else `quiet` turns them off
         (or not: they go to stdout, which nobody reads). `prefix`: a program that starts
-        serve (as systemd-socket-activate does)."""
+        serve (as systemd-socket-activate does); `preexec_fn`: run before it starts (a
+        resource limit set as a shell's `ulimit` does)."""
         cmd = [*prefix, *cli("serve", *args, *listen, "--log-format", "json")]
         if access_log is not None:
             cmd += ["--access-log", str(access_log)]
         elif quiet:
             cmd.append("--quiet")
         self.events: list[dict[str, object]] = []
-        super().__init__(cmd, cwd=cwd, env=env)
+        super().__init__(cmd, cwd=cwd, env=env, preexec_fn=preexec_fn)
 
     def ready(self) -> str:
         return str(self.wait_for("", event="listening", timeout=self.start_timeout)["url"])

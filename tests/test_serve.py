@@ -16,6 +16,7 @@ import os
 import re
 import signal
 import socket
+import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -1017,6 +1018,46 @@ async def test_serve_watch_reloads_on_change(make_content: ContentFactory, engin
             return srv.table.games == 3
 
         await wait_until_async(reloaded)
+
+
+class _WatchesNoSocket(asyncio.SelectorEventLoop):
+    """An event loop that cannot watch a socket for the program, as Windows' proactor loop."""
+
+    def add_reader(self, fd: Any, callback: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+
+def test_serve_accepts_through_the_loop_where_it_watches_no_socket() -> None:
+    """Where the loop cannot watch a socket (Windows' proactor loop), the loop's own server
+    accepts for the worker, which answers alike and stops as usual."""
+    source = SiteInput.open(SAMPLE)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    sock.setblocking(False)
+    setup = Setup(
+        options=ServeOptions(access_log=False),
+        sock=sock,
+        source=source,
+        fingerprint=None,
+        counters=Counters(2),
+    )
+    worker = Worker(Table(source.load()), setup)
+    loop = _WatchesNoSocket()
+    listening = threading.Event()
+    serving = worker.run(on_listening=listening.set, signals=False)
+    thread = threading.Thread(target=loop.run_until_complete, args=(serving,))
+    thread.start()
+    try:
+        assert listening.wait(timeout=30)
+        assert worker.acceptor is not None and worker.acceptor.server is not None
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        assert conformance.request(url, "/api/v1").status == 200
+    finally:
+        loop.call_soon_threadsafe(worker.stop)
+        thread.join(timeout=30)
+        loop.close()
+        sock.close()
 
 
 # --- metrics ------------------------------------------------------------------------------------

@@ -7,8 +7,11 @@ or every worker on the old one), SIGTERM against clients that never read, a work
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 import json
 import os
+import resource
 import select
 import shlex
 import shutil
@@ -16,6 +19,7 @@ import signal
 import socket
 import time
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -31,6 +35,7 @@ from tests.serve_process import (
     RELOAD_TIMEOUT_1S,
     ServeProcess,
     alive,
+    connections_per_process,
     loading_process,
     reload_timeout,
 )
@@ -489,3 +494,227 @@ def test_serve_loading_process_and_its_pool_never_outlive_the_server(
             assert {_games(proc.url) for _ in range(4)} == {ABOVE + 4}
     finally:
         proc.stop()
+
+
+# --- descriptors, and how connections fall between workers --------------------------------------
+
+CONNECTIONS = 4000
+
+
+def _open_files(soft: int, hard: int | None = None) -> Callable[[], None]:
+    """A `preexec_fn`: the program starts with this open-file limit, as after a shell's
+    `ulimit -Sn SOFT` (and `ulimit -Hn HARD`)."""
+
+    def limit() -> None:
+        kept = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, kept if hard is None else hard))
+
+    return limit
+
+
+@pytest.fixture
+def many_files() -> Iterator[int]:
+    """This test process may open a few thousand connections; the hard limit the server
+    started under `_open_files(soft)` keeps."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = CONNECTIONS + 600
+    if hard != resource.RLIM_INFINITY and hard < need:
+        pytest.fail(f"the test opens {CONNECTIONS:,} connections: `ulimit -Hn` must be {need}+")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, need), hard))
+    try:
+        yield hard
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def _connect(url: str, count: int) -> list[socket.socket]:
+    host, port, _ = conformance._address(url)
+    return [socket.create_connection((host, port), timeout=10) for _ in range(count)]
+
+
+def _closed_by_server(socks: list[socket.socket]) -> int:
+    """How many of these connections, on which nothing was sent, the server has closed."""
+    poller = select.poll()
+    for sock in socks:
+        poller.register(sock, select.POLLIN)
+    return len(poller.poll(0))  # readable with nothing asked: the end of the stream
+
+
+def _workers(proc: ServeProcess) -> dict[int, int]:
+    """The connections each worker holds."""
+    port = conformance._address(proc.url)[1]
+    return connections_per_process(port, children(proc.proc.pid))
+
+
+def _wait_held(proc: ServeProcess, total: int) -> dict[int, int]:
+    """The connections each worker holds, once they hold `total` together."""
+    proc.wait_until(
+        lambda: sum(_workers(proc).values()) == total, what=f"{total} connections accepted"
+    )
+    return _workers(proc)
+
+
+def _get(url: str, sock: socket.socket | None = None) -> int:
+    """The status of `GET /api/v1` on a new connection (or on `sock`, kept open)."""
+    if sock is None:
+        return conformance.request(url, "/api/v1").status
+    netloc = conformance._address(url)[2]
+    sock.sendall(f"GET /api/v1 HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode())
+    return conformance._read_reply(sock, head=False, name="GET /api/v1").status
+
+
+def test_serve_holds_4000_idle_connections_started_with_a_soft_limit_of_1024(
+    many_files: int,
+) -> None:
+    """Started as a shell starts it (a soft open-file limit of 1,024), serve --workers 2 raises
+    its limit to the hard one: 4,000 idle connections stay open, split evenly between the
+    workers (60/40 at worst), and normal requests are answered meanwhile."""
+    proc = ServeProcess(
+        str(SAMPLE), "--workers", "2", "--keepalive-timeout", "120", preexec_fn=_open_files(1024)
+    )
+    idle: list[socket.socket] = []
+    try:
+        listening = proc.events[-1]
+        assert listening["open_files"] == many_files and "warning" not in listening
+        idle = _connect(proc.url, CONNECTIONS)
+        held = _wait_held(proc, CONNECTIONS)
+        assert len(held) == 2 and min(held.values()) >= 0.4 * CONNECTIONS, held
+        assert [_get(proc.url) for _ in range(200)] == [200] * 200
+        assert _closed_by_server(idle) == 0
+        assert {_get(proc.url, sock) for sock in idle[::100]} == {200}  # and they answer
+    finally:
+        for sock in idle:
+            sock.close()
+        assert proc.stop() == 0
+
+
+def test_serve_shares_connections_evenly_on_a_unix_socket(tmp_path: Path, many_files: int) -> None:
+    """On a Unix socket, where the kernel does not say how many connections wait, the workers
+    still share 1,000 idle connections opened at once (fewer than the listen queue holds)
+    evenly, 60/40 at worst, as on a TCP port."""
+    path = tmp_path / "http.sock"
+    proc = ServeProcess(
+        str(SAMPLE), "--workers", "2", "--keepalive-timeout", "120", listen=("--unix", str(path))
+    )
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(1000):
+            idle.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            idle[-1].connect(str(path))
+
+        def held() -> dict[int, int]:
+            return connections_per_process(path, children(proc.proc.pid))
+
+        proc.wait_until(lambda: sum(held().values()) == 1000, what="1,000 connections accepted")
+        assert len(held()) == 2 and min(held().values()) >= 400, held()
+    finally:
+        for sock in idle:
+            sock.close()
+        assert proc.stop() == 0
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_serve_out_of_descriptors_says_what_to_change_and_answers_once_some_free_up(
+    engine: str,
+) -> None:
+    """With a hard limit of 96 open files, connections that never finish their request hold
+    every descriptor of both workers: the log says, once a second at most per worker, what the
+    limit is and how to raise it; a request sent meanwhile waits (no connection is closed
+    unanswered) and is answered once those connections close. On each engine."""
+    proc = ServeProcess(
+        str(SAMPLE),
+        *("--workers", "2", "--keepalive-timeout", "60", "--http", engine),
+        preexec_fn=_open_files(96, 96),
+    )
+    hogs: list[socket.socket] = []
+    try:
+        listening = proc.events[-1]
+        assert listening["open_files"] == 96
+        assert "LimitNOFILE=" in str(listening["warning"]), listening
+        hogs = _connect(proc.url, 300)
+        for sock in hogs:
+            sock.sendall(b"GET /api/v1 HTTP/1.1\r\n")  # a head that never ends: not idle
+
+        def said() -> dict[int, list[str]]:
+            """What each worker logged that it cannot accept, so far."""
+            lines: dict[int, list[str]] = {}
+            for event in proc.events:
+                if str(event.get("message", "")).startswith("cannot accept connections"):
+                    lines.setdefault(int(str(event["pid"])), []).append(str(event["time"]))
+            return lines
+
+        while max(map(len, said().values()), default=0) < 3:
+            message = str(proc.wait_for("cannot accept connections", timeout=30)["message"])
+            assert "all 96 files this process may open are in use" in message, message
+            assert "LimitNOFILE=" in message and "ulimit -n" in message, message
+        waiting = _connect(proc.url, 1)[0]
+        netloc = conformance._address(proc.url)[2]
+        waiting.sendall(f"GET /api/v1 HTTP/1.1\r\nHost: {netloc}\r\n\r\n".encode())
+        for sock in hogs:
+            sock.close()
+        reply = conformance._read_reply(waiting, head=False, name="GET /api/v1")
+        waiting.close()
+        assert reply.status == 200
+        assert [_get(proc.url) for _ in range(20)] == [200] * 20
+        for times in said().values():
+            seen = sorted(map(dt.datetime.fromisoformat, times))
+            gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(seen)]
+            assert all(gap >= 0.99 for gap in gaps), gaps  # (logged to the millisecond)
+    finally:
+        for sock in hogs:
+            sock.close()
+        assert proc.stop() == 0
+
+
+def test_serve_short_of_descriptors_closes_idle_connections_for_new_ones() -> None:
+    """With a hard limit of 96 open files and 300 connections open that send nothing, new
+    clients are answered: connections that have waited a second or more for a request are
+    closed to make room."""
+    proc = ServeProcess(
+        str(SAMPLE),
+        *("--workers", "2", "--keepalive-timeout", "60"),
+        preexec_fn=_open_files(96, 96),
+    )
+    idle: list[socket.socket] = []
+    try:
+        idle = _connect(proc.url, 300)
+        assert [_get(proc.url) for _ in range(20)] == [200] * 20
+        assert _closed_by_server(idle) > 0
+        assert "idle ones closed to make room" in str(proc.wait_for("idle ones closed")["message"])
+    finally:
+        for sock in idle:
+            sock.close()
+        assert proc.stop() == 0
+
+
+def test_serve_a_stopped_worker_holds_no_connection_up() -> None:
+    """A worker that does not accept (stopped here, as one stuck on a disk would be) holds
+    up no connection: the other worker takes them, beyond its share."""
+    proc = ServeProcess(str(SAMPLE), "--workers", "2", "--keepalive-timeout", "60")
+    idle: list[socket.socket] = []
+    try:
+        idle = _connect(proc.url, 64)
+        held = _wait_held(proc, 64)
+        assert min(held.values()) > 0, held
+        stopped = min(held, key=lambda pid: held[pid])
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            idle += _connect(proc.url, 64)  # beyond the running worker's share
+            assert _wait_held(proc, 128)[stopped] == held[stopped]
+            assert [_get(proc.url) for _ in range(20)] == [200] * 20
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+    finally:
+        for sock in idle:
+            sock.close()
+        assert proc.stop() == 0
+
+
+def test_serve_start_up_line_names_a_low_open_file_limit() -> None:
+    """A hard limit of 256 open files stays: the start-up lines say so, and what to change."""
+    serve = cli("serve", SAMPLE, "--port", "0", "--quiet")
+    with Program(serve, preexec_fn=_open_files(256, 256)) as proc:
+        line = proc.wait_for_line("open files:")
+    assert "at most 256 per worker" in line, line
+    for change in ("LimitNOFILE=", "--ulimit nofile=", "ulimit -Hn"):
+        assert change in line, line

@@ -17,8 +17,23 @@ if TYPE_CHECKING:
     from catalogctl.serve.options import Ready
 
 
+def open_files_hint(limit: int | None) -> str | None:
+    """What to change when the open-file limit caps each worker at few connections."""
+    from catalogctl.serve.acceptor import LOW_OPEN_FILES
+
+    if limit is None or limit >= LOW_OPEN_FILES:
+        return None
+    return (
+        f"open files: at most {limit:,} per worker (its hard limit), so about as many "
+        "connections; raise the hard limit: LimitNOFILE= in the systemd unit, "
+        "`docker run --ulimit nofile=N:N`, or `ulimit -Hn N` in the shell that starts serve "
+        "(see docs/deploy/serve.md)"
+    )
+
+
 def write_ready(ready: Ready, *, log_format: str, is_build: bool) -> None:
     """The line saying serve listens (with JSON logs: a `listening` event), and hints."""
+    hint = open_files_hint(ready.open_files)
     if log_format == "json":
         import json
 
@@ -30,7 +45,10 @@ def write_ready(ready: Ready, *, log_format: str, is_build: bool) -> None:
             "workers": ready.workers,
             "pid": ready.pid,
             "metrics": ready.metrics_url,
+            "open_files": ready.open_files,
         }
+        if hint is not None:
+            event["warning"] = hint
         sys.stderr.write(json.dumps(event) + "\n")
         sys.stderr.flush()
         return
@@ -58,3 +76,5 @@ def write_ready(ready: Ready, *, log_format: str, is_build: bool) -> None:
             ),
             soft_wrap=True,
         )
+    if hint is not None:
+        err().print(Text(f"  {hint}", style="yellow"), soft_wrap=True)

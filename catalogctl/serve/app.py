@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import socket
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -166,7 +165,8 @@ def _access_logger(traffic: Traffic) -> type[AbstractAccessLogger]:
 
 
 class AiohttpEngine:
-    """`serve --http aiohttp`: the application on aiohttp's server, on the shared listener."""
+    """`serve --http aiohttp`: the application on aiohttp's server (its protocol for each
+    connection)."""
 
     def __init__(self, table: Table, options: ServeOptions, access_log: AccessLog | None) -> None:
         self.traffic = Traffic(table, access_log)
@@ -183,16 +183,12 @@ class AiohttpEngine:
             max_headers=options.max_headers,
             lingering_time=2.0,
         )
-        self.site: web.SockSite | None = None
 
-    async def start(self, sock: socket.socket) -> None:
+    async def start(self) -> web.Server:
         await self.runner.setup()
-        self.site = web.SockSite(self.runner, sock, backlog=self.options.backlog)
-        await self.site.start()
-
-    async def stop_accepting(self) -> None:
-        if self.site is not None:
-            await self.site.stop()
+        server = self.runner.server
+        assert server is not None  # (set up just now)
+        return server
 
     async def drain(self) -> int:
         """Idle connections close now; answers in flight get `--shutdown-timeout`, after
@@ -204,6 +200,11 @@ class AiohttpEngine:
     def open_connections(self) -> int:
         server = self.runner.server
         return len(server.connections) if server is not None else 0
+
+    def close_idle(self, count: int) -> int:
+        """aiohttp does not say which of its connections wait for a request: none is closed
+        (they close at the keep-alive timeout)."""
+        return 0
 
     def sweep(self, now: float) -> None:
         """aiohttp keeps its own keep-alive deadlines."""

@@ -21,7 +21,10 @@ _STATUS0 = 2
 _BYTES = _STATUS0 + len(STATUSES) + 1
 _OPEN = _BYTES + 1
 _DROPPED = _OPEN + 1
-_FIELDS = _DROPPED + 1
+_ACCEPTING = _DROPPED + 1  # 1 while the worker accepts connections
+_ACCEPTED = _ACCEPTING + 1  # connections it has accepted (the others see it take them)
+_FIELDS = _ACCEPTED + 1
+_TOTALLED = [f for f in range(_STATUS0, _DROPPED + 1) if f != _OPEN]  # kept when it retires
 # global area, after the slots
 _RELOADS, _FAILED, _GAMES, _STARTS, _CRASHES = range(5)
 _ETAG_BYTES = 64
@@ -64,9 +67,8 @@ class Counters:
         if slot < 0:
             return
         q, base, total = self._q, slot * _FIELDS, self.slots * _FIELDS
-        for field in range(_STATUS0, _FIELDS):
-            if field != _OPEN:
-                q[total + field] += q[base + field]
+        for field in _TOTALLED:
+            q[total + field] += q[base + field]
         q[base : base + _FIELDS] = memoryview(bytes(_FIELDS * 8)).cast("Q")
 
     def catalog(self, etag: str, games: int) -> None:
@@ -99,6 +101,43 @@ class Counters:
         q[base + _BYTES] = bytes_sent
         q[base + _OPEN] = open_connections
         q[base + _DROPPED] = dropped
+
+    # --- how workers share connections (catalogctl.serve.acceptor) -----------------------------
+
+    def accepting(self, accepting: bool) -> None:
+        """Say whether this worker accepts connections now."""
+        if self.slot >= 0:
+            self._q[self.slot * _FIELDS + _ACCEPTING] = int(accepting)
+
+    def holding(self, held: int) -> None:
+        """This worker holds `held` connections now."""
+        if self.slot >= 0:
+            self._q[self.slot * _FIELDS + _OPEN] = held
+
+    def accepted(self, held: int) -> None:
+        """This worker accepted a connection and now holds `held`."""
+        if self.slot >= 0:
+            q, base = self._q, self.slot * _FIELDS
+            q[base + _OPEN] = held
+            q[base + _ACCEPTED] += 1
+
+    def others_held(self) -> list[int]:
+        """How many connections each other worker that accepts holds."""
+        q, mine = self._q, self.slot
+        return [
+            int(q[slot * _FIELDS + _OPEN])
+            for slot in range(self.slots)
+            if slot != mine and q[slot * _FIELDS + _USED] and q[slot * _FIELDS + _ACCEPTING]
+        ]
+
+    def others_accepted(self) -> int:
+        """How many connections the other workers have accepted, all told."""
+        q, mine = self._q, self.slot
+        return sum(
+            int(q[slot * _FIELDS + _ACCEPTED])
+            for slot in range(self.slots)
+            if slot != mine and q[slot * _FIELDS + _USED]
+        )
 
     # --- the exposition ----------------------------------------------------------------------
 

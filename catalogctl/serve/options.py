@@ -68,3 +68,4 @@ class Ready:
     source: str
     pid: int
     metrics_url: str | None = None
+    open_files: int | None = None  # descriptors each process may open (None: no limit)

@@ -24,6 +24,7 @@ head being filled, the answers waiting); apart, each would take that state as pa
 from __future__ import annotations
 
 import asyncio
+import heapq
 import re
 import time
 from collections import deque
@@ -47,7 +48,7 @@ from catalogctl.serve.semantics import (
 from catalogctl.serve.traffic import Traffic
 
 if TYPE_CHECKING:
-    import socket
+    from collections.abc import Callable
 
     from catalogctl.serve.accesslog import AccessLog
     from catalogctl.serve.options import ServeOptions
@@ -65,6 +66,9 @@ _CR, _LF = 13, 10
 # line and the values read from it, and each head seen once.
 HEADS_KEPT, HEAD_KEPT = 1024, 2048
 LINGER = 2.0  # seconds a connection closed after an error keeps discarding what arrives
+# Seconds a connection must have waited for a request before it may be closed to make room
+# (`Connections.close_idle`): one accepted just now may have its request unread yet.
+IDLE_CLOSABLE = 1.0
 
 
 @dataclass(slots=True)
@@ -76,7 +80,7 @@ class Limits:
 
 
 class HttptoolsEngine:
-    """`serve --http httptools` (the default): `HttpProtocol` on the shared listener."""
+    """`serve --http httptools` (the default): an `HttpProtocol` for each connection."""
 
     def __init__(self, table: Table, options: ServeOptions, access_log: AccessLog | None) -> None:
         limits = Limits(
@@ -87,17 +91,10 @@ class HttptoolsEngine:
         )
         self.traffic = self.conns = Connections(table, limits, access_log)
         self.options = options
-        self.server: asyncio.AbstractServer | None = None
 
-    async def start(self, sock: socket.socket) -> None:
+    async def start(self) -> Callable[[], HttpProtocol]:
         conns = self.conns
-        self.server = await asyncio.get_running_loop().create_server(
-            lambda: HttpProtocol(conns), sock=sock, backlog=self.options.backlog
-        )
-
-    async def stop_accepting(self) -> None:
-        if self.server is not None:
-            self.server.close()
+        return lambda: HttpProtocol(conns)
 
     async def drain(self) -> int:
         """Idle connections close now; answers in flight get `--shutdown-timeout` seconds,
@@ -116,6 +113,9 @@ class HttptoolsEngine:
 
     def open_connections(self) -> int:
         return len(self.conns.open)
+
+    def close_idle(self, count: int) -> int:
+        return self.conns.close_idle(count)
 
     def sweep(self, now: float) -> None:
         self.conns.sweep(now)
@@ -166,6 +166,18 @@ class Connections(Traffic):
     def abort_all(self) -> None:
         for conn in list(self.open):
             conn.abort()
+
+    def close_idle(self, count: int) -> int:
+        """Close up to `count` connections that have waited `IDLE_CLOSABLE` seconds or more
+        for a request, those waiting longest first (to make room when descriptors run out);
+        how many were closed."""
+        # A connection's deadline is the keep-alive timeout after it last had something.
+        since = asyncio.get_running_loop().time() + self.limits.keepalive_timeout - IDLE_CLOSABLE
+        idle = [conn for conn in self.open if conn.deadline <= since and conn.idle()]
+        closing = heapq.nsmallest(count, idle, key=lambda conn: conn.deadline)
+        for conn in closing:
+            conn.close_when_idle()
+        return len(closing)
 
 
 class HttpProtocol(asyncio.Protocol):
@@ -418,6 +430,17 @@ class HttpProtocol(asyncio.Protocol):
                 transport.close()
 
     # --- closing --------------------------------------------------------------------------
+
+    def idle(self) -> bool:
+        """Waiting for a request: nothing of one received, nothing being written."""
+        transport = self.transport
+        return (
+            not self.buf
+            and not self.closing
+            and self.pending is None
+            and transport is not None
+            and not transport.get_write_buffer_size()
+        )
 
     def close_when_idle(self) -> None:
         """No further requests: close now, or once the answers still queued are written

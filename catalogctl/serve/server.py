@@ -23,6 +23,7 @@ from typing import Any
 
 from catalogctl.contract.routes import Site
 from catalogctl.errors import InputError
+from catalogctl.serve.acceptor import raise_open_files_limit
 from catalogctl.serve.listeners import exclusive_address, open_listener
 from catalogctl.serve.metrics import Counters
 from catalogctl.serve.options import LogFormat, Ready, ServeOptions, Setup
@@ -45,6 +46,7 @@ def serve(
 ) -> None:
     """Serve until SIGTERM/SIGINT. Raises `CatalogError` when it cannot start."""
     check_system(options)
+    open_files = raise_open_files_limit()  # every worker inherits it
     fingerprint = source.fingerprint()  # before loading: --watch sees edits made meanwhile
     site = site if site is not None else source.load()
     table = Table(site)
@@ -62,6 +64,7 @@ def serve(
         source=source.display,
         pid=os.getpid(),
         metrics_url=_metrics_url(metrics_sock) if metrics_sock is not None else None,
+        open_files=open_files,
     )
     setup = Setup(
         options=options,

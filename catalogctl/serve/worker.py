@@ -3,11 +3,11 @@
 Used as is when `--workers 1` (then it also reloads itself and serves `--metrics`), and by
 the supervisor's forked workers otherwise. The engine is `--http`: httptools (our own
 protocol, `protocol.HttptoolsEngine`) or aiohttp (`app.AiohttpEngine`); both answer from the
-same `Table` and decide with the same code. Stopping (SIGTERM/SIGINT, Ctrl+Break on Windows,
-or a newer worker generation taking over) is graceful and bounded: the listener is closed at
-once (queued connections stay for the other workers), idle connections are closed, answers
-being written get `shutdown_timeout` seconds to finish, and then every connection still open
-is aborted.
+same `Table` and decide with the same code, and both take their connections from the
+worker's `Acceptor`. Stopping (SIGTERM/SIGINT, Ctrl+Break on Windows, or a newer worker
+generation taking over) is graceful and bounded: the listener is closed at once (queued
+connections stay for the other workers), idle connections are closed, answers being written
+get `shutdown_timeout` seconds to finish, and then every connection still open is aborted.
 
 It runs on every OS: what only POSIX has (SIGHUP, the event loop's signal handlers and its
 watch on a pipe) is used where the OS and the loop have it, and replaced where they do not
@@ -23,12 +23,12 @@ import logging
 import multiprocessing.connection
 import os
 import signal
-import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from catalogctl.errors import CatalogError
+from catalogctl.serve.acceptor import Acceptor, Factory
 from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
 from catalogctl.serve.metrics import start_endpoint
 from catalogctl.serve.options import ServeOptions, Setup
@@ -53,10 +53,10 @@ class Engine(Protocol):
     @property
     def traffic(self) -> Traffic: ...
 
-    async def start(self, sock: socket.socket) -> None: ...
-    async def stop_accepting(self) -> None: ...
+    async def start(self) -> Factory: ...  # what makes the protocol of a connection
     async def drain(self) -> int: ...  # connections cut off after --shutdown-timeout
     def open_connections(self) -> int: ...
+    def close_idle(self, count: int) -> int: ...  # those waiting for a request; how many
     def sweep(self, now: float) -> None: ...
 
 
@@ -140,6 +140,7 @@ class Worker:
         self.options = setup.options
         self.reloads = reloads
         self.engine: Engine | None = None
+        self.acceptor: Acceptor | None = None
         self._stop: asyncio.Event | None = None
         self._load: Load | None = None
         self._again = False
@@ -164,7 +165,15 @@ class Worker:
             )
             access = AccessLog(Sink(setup.access_fd), options.access_log_format, trusted=trusted)
         engine = self.engine = make_engine(self.table, options, access)
-        await engine.start(setup.sock)
+        acceptor = self.acceptor = Acceptor(
+            setup.sock,
+            await engine.start(),
+            held=engine.open_connections,
+            close_idle=engine.close_idle,
+            share=setup.counters if options.workers > 1 else None,
+            backlog=options.backlog,
+        )
+        await acceptor.start()
         restore_signals = None
         if signals:
             handlers: dict[int, Callable[[], object]] = dict.fromkeys(STOP_SIGNALS, self._stop.set)
@@ -188,7 +197,7 @@ class Worker:
         try:
             await self._stop.wait()
         finally:
-            await engine.stop_accepting()
+            await acceptor.stop()
             if on_stopped_accepting is not None:
                 on_stopped_accepting()
             left = await engine.drain()
@@ -239,9 +248,8 @@ class Worker:
                 dropped - self._dropped_reported,
             )
             self._dropped_reported = dropped
-        self.setup.counters.publish(
-            traffic.statuses, traffic.bytes_sent, engine.open_connections(), dropped
-        )
+        held = self.acceptor.holds() if self.acceptor is not None else engine.open_connections()
+        self.setup.counters.publish(traffic.statuses, traffic.bytes_sent, held, dropped)
 
     # --- reloading (only without a supervisor) ------------------------------------------------
 

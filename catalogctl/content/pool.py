@@ -56,7 +56,7 @@ def die_with_parent(parent: int) -> None:
     (`PR_SET_PDEATHSIG`). Otherwise (macOS, Windows, a child of a fork server) a thread
     watches the parent (`watch_parent`).
     """
-    if os.getppid() == parent and sys.platform.startswith("linux") and _kernel_kills_orphans():
+    if os.getppid() == parent and signal_when_parent_dies(signal.SIGKILL):
         if os.getppid() != parent:  # it died before prctl took effect
             os._exit(1)
         return
@@ -67,13 +67,16 @@ def die_with_parent(parent: int) -> None:
         watch_parent(started_by.sentinel)
 
 
-def _kernel_kills_orphans() -> bool:
-    """Linux: SIGKILL to this process when its parent ends (false where prctl fails)."""
+def signal_when_parent_dies(sig: int) -> bool:
+    """Ask the kernel to send `sig` to this process when its parent ends, even by SIGKILL
+    (Linux's `PR_SET_PDEATHSIG`); False where it cannot (macOS and Windows have no prctl)."""
+    if not sys.platform.startswith("linux"):
+        return False
     import ctypes
 
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(1, signal.SIGKILL) == 0)  # PR_SET_PDEATHSIG
+        return bool(libc.prctl(1, sig) == 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return False
 

@@ -39,6 +39,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from catalogctl.content.pool import signal_when_parent_dies
 from catalogctl.errors import CatalogError
 from catalogctl.serve.metrics import start_endpoint
 from catalogctl.serve.options import Ready, Setup
@@ -114,12 +115,7 @@ def _die_with_parent() -> bool:
     """Linux: a child gets SIGTERM when its supervisor dies, even by SIGKILL. False where the
     kernel cannot do that (macOS: no prctl): the child then looks itself (`_stop_if_orphaned`)."""
     parent = os.getppid()
-    told = False
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        told = bool(libc.prctl(1, signal.SIGTERM) == 0)  # PR_SET_PDEATHSIG
+    told = signal_when_parent_dies(signal.SIGTERM)
     if os.getppid() != parent:  # the supervisor died before prctl took effect
         os._exit(0)
     return told

@@ -10,6 +10,8 @@ and so does every Python process it starts (a spawned loader inherits the enviro
 - `os.fork`, `os.forkpty`, `os.register_at_fork`, process groups and sessions, CPU affinity,
   `os.O_NONBLOCK`, `os.pipe2`, `os.mkfifo`, `os.openpty`, `os.set_blocking` and
   `os.get_blocking` (absent on Windows before Python 3.12, and since then for pipes only);
+  no function takes `dir_fd` (`os.supports_dir_fd` is empty, as there), so `shutil.rmtree`
+  walks by path as it does on Windows (Python 3.13's walk by descriptor needs `O_NONBLOCK`);
 - `signal.SIGHUP`, `SIGCHLD`, `SIGQUIT`, `SIGUSR1`, `SIGUSR2`, `SIGALRM`, `SIGPIPE`,
   `SIGWINCH`, the job-control signals, `pthread_sigmask`, `pthread_kill`, `sigwait*`,
   `siginterrupt`, `setitimer`, `alarm`, `pause`; and it adds `CTRL_C_EVENT` and
@@ -176,6 +178,16 @@ def _without_proc() -> None:
     os.open = open_
 
 
+def _without_dir_fd() -> None:
+    """No function takes `dir_fd`: shutil, imported before this runs, decides again how it
+    removes a tree (by path, as on Windows)."""
+    import importlib
+    import shutil
+
+    os.supports_dir_fd.clear()
+    importlib.reload(shutil)
+
+
 def _spawn_by_default() -> None:
     multiprocessing.set_start_method("spawn", force=True)
 
@@ -256,6 +268,7 @@ def _windows_loops() -> None:
 
 def windows() -> None:
     _remove(os, WINDOWS_OS)
+    _without_dir_fd()
     _remove(signal, WINDOWS_SIGNAL)
     _remove(socket, WINDOWS_SOCKET)
     socket.socketpair = _loopback_socketpair

@@ -173,6 +173,8 @@ class Acceptor:
         self.since = 0.0  # when it stood back, or last saw another worker accept
         self.stalled: int | None = None  # what the others had accepted when found stalled
         self.reported = -math.inf
+        self.unreported: OSError | None = None  # the last failure not logged yet
+        self.report_later: asyncio.TimerHandle | None = None
         self.closed_idle = 0  # idle connections closed for room since the last report
         self.accepted = 0  # connections accepted, all told
         self.window = 0.0  # when the rate below was last counted
@@ -202,6 +204,9 @@ class Acceptor:
         if self.later is not None:
             self.later.cancel()
             self.later = None
+        if self.report_later is not None:
+            self.report_later.cancel()
+            self._report()
         if self.server is not None:
             self.server.close()  # (and this worker's copy of the socket)
             return
@@ -362,11 +367,13 @@ class Acceptor:
         self._unwatch()
         closed = self.close_idle(CLOSE_IDLE) if exc.errno in (errno.EMFILE, errno.ENFILE) else 0
         self.closed_idle += closed
-        now = loop.time()
-        if now - self.reported >= REPORT_EVERY:
-            self.reported = now
-            log.error("cannot accept connections: %s", self._why(exc))
-            self.closed_idle = 0
+        self.unreported = exc
+        if loop.time() - self.reported >= REPORT_EVERY:
+            self._report()
+        elif self.report_later is None:
+            # What happens until then (idle connections closed, say) is told then, even if
+            # accepting works again before.
+            self.report_later = loop.call_at(self.reported + REPORT_EVERY, self._report)
         if closed:
             # Their descriptors are released when the loop has run their closing.
             self.later = loop.call_soon(self._retry)
@@ -374,6 +381,18 @@ class Acceptor:
         if self.share is not None:
             self.share.accepting(False)  # the others need not leave connections to this one
         self.later = loop.call_later(RETRY, self._retry)
+
+    def _report(self) -> None:
+        """Log the last failure to accept not logged yet, with what was done since."""
+        assert self.loop is not None
+        if self.report_later is not None:
+            self.report_later.cancel()
+            self.report_later = None
+        if self.unreported is not None:
+            self.reported = self.loop.time()
+            log.error("cannot accept connections: %s", self._why(self.unreported))
+            self.unreported = None
+            self.closed_idle = 0
 
     def _retry(self) -> None:
         self.later = None

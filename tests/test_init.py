@@ -426,6 +426,31 @@ def test_init_reports_what_it_could_not_read(tmp_path: Path) -> None:
     assert any("could not be read" in n for n in summary["notes"])
 
 
+def test_init_reports_a_folder_it_could_not_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root every folder can be listed: make listing fail where the walk lists."""
+    import os
+
+    from catalogctl.content.scaffold import survey
+
+    root = bare_site("hugo-games-itch", tmp_path)
+    locked = root / "content" / "games" / "locked"
+    locked.mkdir()
+    (locked / "hidden.md").write_text("---\ntitle: H\n---\n", encoding="utf-8")
+    scandir = os.scandir
+
+    def refuse(path: Any = ".") -> Any:
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    found = survey.scan(root, ("content",))
+    assert ("content/games/locked", "Permission denied") in found.unread
+    assert found.pages and not [p for p in found.pages if "locked" in p.file]
+
+
 @pytest.mark.parametrize("pages", [3, 4])
 def test_init_reads_at_most_its_bound_of_pages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages: int

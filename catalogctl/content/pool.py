@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from catalogctl.content.limits import WORKER_FILE_SECONDS
@@ -36,7 +37,8 @@ def start_method() -> str | None:
     """How this machine starts parse workers, or None where the pages are parsed in one process.
 
     `fork` where the system has it and it is safe: Linux, in a process that runs no other
-    thread (a forked child of a threaded process may inherit a lock held by another thread).
+    thread, started by Python or not (a forked child of a threaded process may inherit a lock
+    held by another thread).
     Elsewhere (macOS, where system libraries are not fork-safe; Windows, which has no fork) a
     worker would be a fresh interpreter that spends 0.2 s of CPU importing catalogctl: at the
     threshold that is more than the whole parse in one process (docs/architecture/
@@ -44,9 +46,18 @@ def start_method() -> str | None:
     """
     if not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return None
-    if threading.active_count() > 1:
+    if _threads() > 1:
         return None
     return "fork"
+
+
+def _threads() -> int:
+    """How many threads this process runs: the kernel's count (Linux), which includes those a
+    library started outside Python's `threading` (an event loop's thread pool, say)."""
+    try:
+        return sum(1 for _ in Path("/proc/self/task").iterdir())
+    except OSError:
+        return threading.active_count()
 
 
 def die_with_parent(parent: int) -> None:

@@ -25,7 +25,9 @@ from pathlib import Path
 
 import pytest
 
+from catalogctl.serve.memfile import SENDFILE_MIN
 from tests import conformance
+from tests.catalogs import generate_catalog
 from tests.conftest import SAMPLE
 from tests.posixless import SYSTEMS, System, environment
 from tests.processes import Program, cli, port_answers, run, run_cli, wait_until
@@ -44,6 +46,8 @@ print(json.dumps({
     "AF_UNIX": hasattr(socket, "AF_UNIX"),
     "MAP_SHARED": hasattr(mmap, "MAP_SHARED"),
     "sched_getaffinity": hasattr(os, "sched_getaffinity"),
+    "memfd_create": hasattr(os, "memfd_create"),
+    "sendfile": hasattr(os, "sendfile"),
     "start_method": multiprocessing.get_start_method(),
 }))
 """
@@ -67,6 +71,8 @@ def test_posixless_harness_takes_away_what_the_system_lacks(system: System) -> N
             "AF_UNIX": True,
             "MAP_SHARED": True,
             "sched_getaffinity": False,
+            "memfd_create": False,
+            "sendfile": True,
         }
 
 
@@ -227,6 +233,55 @@ def test_posixless_windows_serve_refuses_workers_and_unix(tmp_path: Path) -> Non
     assert f"error: {messages[0]}; {messages[1]}" in both.stderr.splitlines()
     assert "Traceback" not in both.stderr
     assert not (tmp_path / "s.sock").exists()
+
+
+@pytest.mark.parametrize("system", [None, *SYSTEMS])
+def test_posixless_serve_large_answers_as_the_normal_run(
+    tmp_path: Path, system: System | None
+) -> None:
+    """Answers past SENDFILE_MIN leave a Linux worker's memory file by sendfile; where the
+    system has no memfd_create (macOS) or sendfile (Windows) they are written: the same
+    bytes either way, kept alive or not, in each encoding."""
+    content = generate_catalog(tmp_path / "content", 300)
+    assert run_cli("build", content, "--out", tmp_path / "dist").returncode == 0
+    games = tmp_path / "dist" / "public" / "api" / "v1" / "games"
+    built = {"identity": (games / "index.json").read_bytes()}
+    built["gzip"] = (games / "index.json.gz").read_bytes()
+    assert len(built["identity"]) >= SENDFILE_MIN
+    proc = ServeProcess(str(tmp_path / "dist"), env=environment(system) if system else None)
+    try:
+        host, port = proc.url.removeprefix("http://").rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            for encoding in ("identity", "gzip", "identity", "gzip"):
+                head = (
+                    f"GET /api/v1/games HTTP/1.1\r\nHost: x\r\nAccept-Encoding: {encoding}\r\n\r\n"
+                )
+                sock.sendall(head.encode())
+                assert _read_answer(sock) == built[encoding]
+        for encoding in ("identity", "gzip"):
+            reply = conformance.request(
+                proc.url, "/api/v1/games", headers={"Accept-Encoding": encoding}
+            )
+            assert reply.status == 200 and reply.body == built[encoding]
+    finally:
+        assert proc.stop() == 0, proc.describe()
+
+
+def _read_answer(sock: socket.socket) -> bytes:
+    """One answer's body from a kept-alive connection (Content-Length framed)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "closed before the head ended"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"\r\nContent-Length: (\d+)", head)[1])  # type: ignore[index]
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "closed before the body ended"
+        body += chunk
+    assert len(body) == length, "bytes past the answer"
+    return body
 
 
 @pytest.mark.parametrize("system", [None, "windows"])

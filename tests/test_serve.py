@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import gzip
 import json
 import os
@@ -20,6 +21,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -27,7 +29,10 @@ from aiohttp import ClientSession
 
 from catalogctl.content.loader import load_catalog
 from catalogctl.errors import ContentInvalid, InputError
+from catalogctl.serve import clock
+from catalogctl.serve import memfile as memfile_module
 from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
+from catalogctl.serve.memfile import SENDFILE_MIN, MemoryFile
 from catalogctl.serve.metrics import Counters
 from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
 from catalogctl.serve.options import ENGINES, AccessFormat, ServeOptions, Setup
@@ -46,6 +51,7 @@ from catalogctl.site.build import write_site
 from catalogctl.site.render import render
 from catalogctl.sources.served import SiteInput
 from tests import conformance
+from tests.catalogs import generate_catalog
 from tests.conftest import SAMPLE, ContentFactory, game_yaml
 from tests.processes import run_cli, wait_until_async
 from tests.serve_process import loading_process
@@ -656,12 +662,26 @@ async def test_serve_client_that_does_not_read_is_not_buffered_without_bound() -
         sock.close()
 
 
-async def test_serve_client_that_reads_late_gets_every_answer() -> None:
+@pytest.mark.parametrize("size", ["small", "large"])
+async def test_serve_client_that_reads_late_gets_every_answer(
+    size: str, large: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A client that pipelines more than the server will buffer and only then reads: the
     server stops writing (and reading) while the client is behind, then answers every request,
-    in order, once the client catches up."""
-    count = 3000
-    async with running() as srv:
+    in order, once the client catches up. Large answers (past SENDFILE_MIN) leave the memory
+    file only in part when the socket is full: the transport writes the rest."""
+    root, count = (SAMPLE, 3000) if size == "small" else (large, 300)
+    sends: list[tuple[int, int]] = []  # (bytes asked, bytes the socket took)
+    if memfile_module.AVAILABLE:
+        sendfile = os.sendfile
+
+        def counted(out_fd: int, in_fd: int, offset: int | None, count: int) -> int:
+            sent = sendfile(out_fd, in_fd, offset, count)
+            sends.append((count, sent))
+            return sent
+
+        monkeypatch.setattr(os, "sendfile", counted)
+    async with running(root) as srv:
         engine = srv.worker.engine
         assert isinstance(engine, HttptoolsEngine)
         sock = socket.socket()
@@ -686,6 +706,191 @@ async def test_serve_client_that_reads_late_gets_every_answer() -> None:
     answers = bytes(received).split(b"HTTP/1.1 ")[1:]
     assert len(answers) == count
     assert all(a.startswith(b"200 OK\r\n") and a.endswith(b"\r\n\r\n" + body) for a in answers)
+    if size == "large" and memfile_module.AVAILABLE:
+        assert any(sent == asked for asked, sent in sends), "no answer left the file whole"
+        assert any(sent < asked for asked, sent in sends), "the socket never filled up"
+
+
+# --- large answers, sent from the worker's memory file -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalog whose games document is past SENDFILE_MIN (identity) and /api/v1 is not."""
+    return generate_catalog(tmp_path_factory.mktemp("large") / "content", 300)
+
+
+def _answers(data: bytes, methods: list[str]) -> list[tuple[str, dict[str, str], bytes]]:
+    """A stream of answers to `methods` in order, split by Content-Length."""
+    out = []
+    for method in methods:
+        head, _, data = data.partition(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
+        length = int(headers["content-length"]) if method == "GET" else 0
+        out.append((lines[0], headers, data[:length]))
+        data = data[length:]
+    assert data == b"", "bytes after the last answer"
+    return out
+
+
+needs_memfd = pytest.mark.skipif(
+    not memfile_module.AVAILABLE, reason="this system has no memfd_create or sendfile"
+)
+
+
+def _memfile(srv: Running) -> MemoryFile | None:
+    engine = srv.worker.engine
+    assert isinstance(engine, HttptoolsEngine)
+    return engine.conns.memfile
+
+
+async def test_serve_large_answers_byte_for_byte_on_both_sides_of_sendfile_min(
+    large: Path,
+) -> None:
+    """Answers past SENDFILE_MIN go out from the memory file, smaller ones are written: both
+    arrive whole, in order, in every form (keep-alive, HTTP/1.0 keep-alive, HEAD, close)."""
+    requests = [
+        ("GET", "/api/v1/games", ()),
+        ("GET", "/api/v1", ()),
+        ("HEAD", "/api/v1/games", ()),
+        ("GET", "/api/v1/games", ("Accept-Encoding: gzip",)),
+        ("GET", "/api/v1/games", ()),
+        ("GET", "/api/v1/games", ("Connection: keep-alive",), "1.0"),
+        ("GET", "/api/v1/games", ("Connection: close",)),
+    ]
+    data = b"".join(
+        _request(r[0], r[1], *r[2], version=r[3] if len(r) > 3 else "1.1") for r in requests
+    )
+    async with running(large) as srv:
+        table = srv.table
+        games = table.answer("GET", "/api/v1/games", None, None)
+        assert games.body_len >= SENDFILE_MIN > table.answer("GET", "/api/v1", None, None).body_len
+        reply = await srv.exchange(data)
+        memfile = _memfile(srv)
+        placed = dict(memfile.offsets) if memfile is not None else {}
+    answers = _answers(reply, [r[0] for r in requests])
+    for (method, target, headers, *_), (status, got, body) in zip(requests, answers, strict=True):
+        accept = "gzip" if "Accept-Encoding: gzip" in headers else None
+        want = table.answer(method, target, accept, None)
+        assert status == "HTTP/1.1 200 OK"
+        assert body == (want.body if method == "GET" else b"")
+        assert got["content-length"] == str(want.body_len)
+        assert got["etag"] == want.etag
+    assert answers[5][1]["connection"] == "keep-alive"
+    assert answers[6][1]["connection"] == "close"
+    if memfile_module.AVAILABLE:
+        assert placed, "no answer was sent from the memory file"
+        assert all(len(message) >= SENDFILE_MIN for message in placed)
+    else:
+        assert memfile is None
+
+
+@needs_memfd
+async def test_serve_large_answer_placed_again_each_second(
+    large: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer's Date changes each second: the file gets the new bytes appended, and the
+    bytes it held are never changed (the kernel may still be sending them)."""
+    now = [1_800_000_000.0]
+    monkeypatch.setattr(clock, "time", SimpleNamespace(time=lambda: now[0]))
+    async with running(large) as srv:
+        memfile = _memfile(srv)
+        assert memfile is not None
+        first = await srv.exchange(_request("GET", "/api/v1/games", "Connection: close"))
+        placed = memfile.size
+        assert os.pread(memfile.fd, placed, 0) == first
+        now[0] += 1
+        second = await srv.exchange(_request("GET", "/api/v1/games", "Connection: close"))
+        assert memfile.size == 2 * placed
+        assert os.pread(memfile.fd, placed, 0) == first  # unchanged
+        assert os.pread(memfile.fd, placed, placed) == second
+    assert b"Date: Fri, 15 Jan 2027 08:00:00 GMT\r\n" in first
+    assert b"Date: Fri, 15 Jan 2027 08:00:01 GMT\r\n" in second
+    assert first.replace(b":00 GMT", b":01 GMT", 1) == second
+
+
+@needs_memfd
+@pytest.mark.parametrize("error", [errno.EMFILE, errno.ENOMEM])
+async def test_serve_large_answers_written_when_no_memory_file_can_be_made(
+    large: Path, monkeypatch: pytest.MonkeyPatch, error: int
+) -> None:
+    """Out of descriptors or memory: the answer is written as a small one is, and the file is
+    not tried again within the second."""
+    calls = []
+
+    def memfd_create(name: str, flags: int = 0) -> int:
+        calls.append(name)
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(os, "memfd_create", memfd_create)
+    async with running(large) as srv:
+        want = srv.table.answer("GET", "/api/v1/games", None, None)
+        reply = await srv.exchange(
+            _request("GET", "/api/v1/games") * 3 + _request("GET", "/api/v1", "Connection: close")
+        )
+    answers = _answers(reply, ["GET"] * 4)
+    assert [body for _, _, body in answers[:3]] == [want.body] * 3
+    assert 1 <= len(calls) <= 2  # once a second at most (the requests may straddle one)
+
+
+@needs_memfd
+async def test_serve_socket_that_refuses_sendfile_is_written_to(
+    large: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+
+    def sendfile(out_fd: int, in_fd: int, offset: int | None, count: int) -> int:
+        calls.append(out_fd)
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+
+    monkeypatch.setattr(os, "sendfile", sendfile)
+    async with running(large) as srv:
+        want = srv.table.answer("GET", "/api/v1/games", None, None)
+        reply = await srv.exchange(
+            _request("GET", "/api/v1/games") * 3 + _request("GET", "/api/v1", "Connection: close")
+        )
+    answers = _answers(reply, ["GET"] * 4)
+    assert [body for _, _, body in answers[:3]] == [want.body] * 3
+    assert len(calls) == 1, "sendfile tried again on a socket that refused it"
+
+
+@needs_memfd
+def test_memory_file_starts_a_new_file_past_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memfile_module, "FILE_MAX", 150)
+    memfile = MemoryFile()
+    try:
+        assert memfile.offset(b"a" * 60, 1) == 0
+        assert memfile.offset(b"a" * 60, 1) == 0  # the same bytes, the same second: placed once
+        assert memfile.offset(b"b" * 60, 1) == 60
+        assert memfile.offset(b"c" * 60, 1) == 0  # past 150 bytes: a new file
+        assert os.pread(memfile.fd, 200, 0) == b"c" * 60
+        assert memfile.offset(b"c" * 60, 2) == 60  # a new second: placed again
+        assert os.pread(memfile.fd, 200, 0) == b"c" * 120
+    finally:
+        memfile.close()
+
+
+@needs_memfd
+def test_memory_file_that_cannot_grow_is_started_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write to the file fails (memory runs out: ENOSPC): the answer is written to the socket
+    for the rest of the second, and the next second starts a new file."""
+    memfile = MemoryFile()
+    try:
+        assert memfile.offset(b"a" * 60, 1) == 0
+        pwrite = os.pwrite
+
+        def full(fd: int, data: bytes, offset: int) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+        monkeypatch.setattr(os, "pwrite", full)
+        assert memfile.offset(b"b" * 60, 1) == -1
+        assert memfile.fd == -1 and memfile.offset(b"b" * 60, 1) == -1
+        monkeypatch.setattr(os, "pwrite", pwrite)
+        assert memfile.offset(b"b" * 60, 2) == 0
+        assert os.pread(memfile.fd, 200, 0) == b"b" * 60
+    finally:
+        memfile.close()
 
 
 # --- access log -----------------------------------------------------------------------------------

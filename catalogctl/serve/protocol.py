@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import os
 import re
 import time
 from collections import deque
@@ -34,6 +35,8 @@ from typing import TYPE_CHECKING, cast
 import httptools
 
 from catalogctl.serve.accesslog import UNIX_PEER
+from catalogctl.serve.clock import CLOCK
+from catalogctl.serve.memfile import AVAILABLE, SENDFILE_MIN, MemoryFile
 from catalogctl.serve.responses import CLOSE, HEAD, KEEP_ALIVE, KEEP_ALIVE_10, Prepared
 from catalogctl.serve.semantics import (
     BAD_HEADER,
@@ -109,6 +112,8 @@ class HttptoolsEngine:
         if left:
             conns.abort_all()
             await asyncio.sleep(0)  # let the transports report connection_lost
+        if conns.memfile is not None:
+            conns.memfile.close()  # what the kernel still sends from it stays until sent
         return left
 
     def open_connections(self) -> int:
@@ -131,6 +136,8 @@ class Connections(Traffic):
         # A head answered twice without closing -> (the head as read, its line, the answer)
         self.heads: dict[bytes, tuple[RequestHead, bytes, Prepared]] = {}
         self.seen: set[bytes] = set()  # heads answered once without closing
+        # Answers of SENDFILE_MIN bytes or more go out from this file (`memfile`).
+        self.memfile = MemoryFile() if AVAILABLE else None
 
     def serve(self, table: Table) -> None:
         super().serve(table)
@@ -196,6 +203,7 @@ class HttpProtocol(asyncio.Protocol):
         "peer",
         "pending",
         "scanned",
+        "sock",
         "started",
         "transport",
     )
@@ -225,6 +233,7 @@ class HttpProtocol(asyncio.Protocol):
         self.closing = False  # no more requests are read on this connection
         self.peer: str = "-"
         self.deadline = 0.0
+        self.sock = -1  # the socket's descriptor, for sendfile; -1 where not used
 
     # --- asyncio.Protocol ---------------------------------------------------------------
 
@@ -232,6 +241,9 @@ class HttpProtocol(asyncio.Protocol):
         self.transport = cast("asyncio.Transport", transport)  # uvloop's is not a subclass
         self.deadline = self.loop.time() + self.conns.limits.keepalive_timeout
         self.conns.open.add(self)
+        if self.conns.memfile is not None:
+            sock = transport.get_extra_info("socket")
+            self.sock = sock.fileno() if sock is not None else -1
         if self.conns.access_log is not None:
             peer = transport.get_extra_info("peername")
             if isinstance(peer, tuple) and peer:
@@ -243,6 +255,7 @@ class HttpProtocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.conns.open.discard(self)
+        self.sock = -1
         self.pending = None
         self.closing = True
 
@@ -393,7 +406,7 @@ class HttpProtocol(asyncio.Protocol):
         transport = self.transport
         if self.pending is not None:
             self.pending.append((prepared, with_body, connection))
-        elif connection is CLOSE or transport is None:
+        elif connection is CLOSE or transport is None or prepared.body_len >= SENDFILE_MIN:
             self._write(prepared, with_body, connection)
         else:
             transport.write(prepared.message(with_body, connection))
@@ -418,7 +431,10 @@ class HttpProtocol(asyncio.Protocol):
     def _write(self, prepared: Prepared, with_body: bool, connection: bytes) -> None:
         transport = self.transport
         assert transport is not None
-        transport.write(prepared.message(with_body, connection))
+        if with_body and prepared.body_len >= SENDFILE_MIN and self.sock >= 0:
+            self._sendfile(prepared.message(with_body, connection), transport)
+        else:
+            transport.write(prepared.message(with_body, connection))
         if connection is CLOSE and not self.pending:
             if prepared.status >= 400 and transport.can_write_eof():
                 # Half-close and let the client read the answer; what it still sends is
@@ -428,6 +444,29 @@ class HttpProtocol(asyncio.Protocol):
                 self.deadline = self.loop.time() + min(LINGER, self.conns.limits.keepalive_timeout)
             else:
                 transport.close()
+
+    def _sendfile(self, message: bytes, transport: asyncio.Transport) -> None:
+        """A large answer, sent from the worker's memory file where nothing waits to be
+        written before it; what the socket does not take at once is left to the transport."""
+        memfile = self.conns.memfile
+        assert memfile is not None
+        if not transport.get_write_buffer_size() and not transport.is_closing():
+            offset = memfile.offset(message, CLOCK.second)
+            if offset >= 0:
+                try:
+                    sent = os.sendfile(self.sock, memfile.fd, offset, len(message))
+                except (BlockingIOError, InterruptedError):
+                    sent = 0
+                except OSError:
+                    # A closed connection is the transport's to report; a socket that takes
+                    # no sendfile is written to from now on.
+                    sent, self.sock = 0, -1
+                if sent == len(message):
+                    return
+                if sent:
+                    transport.write(memoryview(message)[sent:])
+                    return
+        transport.write(message)
 
     # --- closing --------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from catalogctl.contract.routes import (
 )
 from catalogctl.errors import CatalogError
 from catalogctl.serve.clock import CLOCK
+from catalogctl.serve.memfile import SENDFILE_MIN
 from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
 from catalogctl.site.problem import PROBLEMS
 
@@ -68,6 +69,8 @@ class Prepared:
     """One response as bytes: `head` (status line and headers but Date) and `body`."""
 
     __slots__ = (
+        "_forms",
+        "_forms_second",
         "_full",
         "_head_only",
         "_second",
@@ -107,6 +110,8 @@ class Prepared:
         self._second = -1
         self._full = b""
         self._head_only = b""
+        self._forms: dict[bytes, bytes] = {}  # a large answer's other forms, this second's
+        self._forms_second = -1
 
     def message(self, with_body: bool, connection: bytes) -> bytes:
         """The whole response; the keep-alive forms are joined at most once a second."""
@@ -118,6 +123,17 @@ class Prepared:
                 self._full = self._head_only + self.body
                 self._second = second
             return self._full if with_body else self._head_only
+        if with_body and self.body_len >= SENDFILE_MIN:
+            # Joined once a second too: the memory file is sent from holds each answer once.
+            if second != self._forms_second:
+                self._forms.clear()
+                self._forms_second = second
+            joined = self._forms.get(connection)
+            if joined is None:
+                joined = self._forms[connection] = (
+                    self.head + date + connection + b"\r\n" + self.body
+                )
+            return joined
         head = self.head + date + connection + b"\r\n"
         return head + self.body if with_body else head
 

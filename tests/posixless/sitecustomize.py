@@ -9,7 +9,8 @@ and so does every Python process it starts (a spawned loader inherits the enviro
 
 - `os.fork`, `os.forkpty`, `os.register_at_fork`, process groups and sessions, CPU affinity,
   `os.O_NONBLOCK`, `os.pipe2`, `os.mkfifo`, `os.openpty`, `os.set_blocking` and
-  `os.get_blocking` (absent on Windows before Python 3.12, and since then for pipes only);
+  `os.get_blocking` (absent on Windows before Python 3.12, and since then for pipes only),
+  `os.memfd_create`, `os.sendfile`;
   no function takes `dir_fd` (`os.supports_dir_fd` is empty, as there), so `shutil.rmtree`
   walks by path as it does on Windows (Python 3.13's walk by descriptor needs `O_NONBLOCK`);
 - `signal.SIGHUP`, `SIGCHLD`, `SIGQUIT`, `SIGUSR1`, `SIGUSR2`, `SIGALRM`, `SIGPIPE`,
@@ -33,8 +34,8 @@ and so does every Python process it starts (a spawned loader inherits the enviro
   and there is no /proc (`os.open` of a path under it: FileNotFoundError).
 
 `macos` takes away what macOS lacks of that: `prctl`, `renameat2`, /proc, CPU affinity,
-`os.pipe2`, `MSG_NOSIGNAL`, epoll; and spawn is the default start method (fork is still there,
-as on macOS).
+`os.pipe2`, `os.memfd_create`, `MSG_NOSIGNAL`, epoll; and spawn is the default start method
+(fork is still there, as on macOS).
 
 What this does not reproduce of Windows, so a run here is evidence, not proof: the process
 still runs Linux's CPython (`sys.platform`, `os.name`, `os.sep`, path rules, the file system's
@@ -85,6 +86,8 @@ WINDOWS_OS = (
     "openpty",
     "set_blocking",
     "get_blocking",
+    "memfd_create",
+    "sendfile",
 )
 WINDOWS_SIGNAL = (
     "SIGHUP",
@@ -125,7 +128,7 @@ LOOP_METHODS = (
     "add_writer",
     "remove_writer",
 )
-MACOS_OS = ("sched_getaffinity", "sched_setaffinity", "pipe2")
+MACOS_OS = ("sched_getaffinity", "sched_setaffinity", "pipe2", "memfd_create")
 MACOS_SOCKET = ("MSG_NOSIGNAL",)
 ABSENT_SYMBOLS = frozenset({"prctl", "renameat2"})  # neither Windows nor macOS has them
 CTRL_C_EVENT, CTRL_BREAK_EVENT = 0, 1  # Windows' values

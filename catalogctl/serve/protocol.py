@@ -68,6 +68,7 @@ _CR, _LF = 13, 10
 # HEAD_KEPT bytes is read each time. At most about 8 MB: each head remembered with its request
 # line and the values read from it, and each head seen once.
 HEADS_KEPT, HEAD_KEPT = 1024, 2048
+_UNKNOWN = -2  # HttpProtocol.sock before it is looked up
 LINGER = 2.0  # seconds a connection closed after an error keeps discarding what arrives
 # Seconds a connection must have waited for a request before it may be closed to make room
 # (`Connections.close_idle`): one accepted just now may have its request unread yet.
@@ -233,7 +234,9 @@ class HttpProtocol(asyncio.Protocol):
         self.closing = False  # no more requests are read on this connection
         self.peer: str = "-"
         self.deadline = 0.0
-        self.sock = -1  # the socket's descriptor, for sendfile; -1 where not used
+        # The socket's descriptor, for sendfile: looked up at the first large answer
+        # (_UNKNOWN till then); -1 where sendfile is not used.
+        self.sock = _UNKNOWN
 
     # --- asyncio.Protocol ---------------------------------------------------------------
 
@@ -241,9 +244,6 @@ class HttpProtocol(asyncio.Protocol):
         self.transport = cast("asyncio.Transport", transport)  # uvloop's is not a subclass
         self.deadline = self.loop.time() + self.conns.limits.keepalive_timeout
         self.conns.open.add(self)
-        if self.conns.memfile is not None:
-            sock = transport.get_extra_info("socket")
-            self.sock = sock.fileno() if sock is not None else -1
         if self.conns.access_log is not None:
             peer = transport.get_extra_info("peername")
             if isinstance(peer, tuple) and peer:
@@ -431,7 +431,7 @@ class HttpProtocol(asyncio.Protocol):
     def _write(self, prepared: Prepared, with_body: bool, connection: bytes) -> None:
         transport = self.transport
         assert transport is not None
-        if with_body and prepared.body_len >= SENDFILE_MIN and self.sock >= 0:
+        if with_body and prepared.body_len >= SENDFILE_MIN and self.sock != -1:
             self._sendfile(prepared.message(with_body, connection), transport)
         else:
             transport.write(prepared.message(with_body, connection))
@@ -449,7 +449,12 @@ class HttpProtocol(asyncio.Protocol):
         """A large answer, sent from the worker's memory file where nothing waits to be
         written before it; what the socket does not take at once is left to the transport."""
         memfile = self.conns.memfile
-        assert memfile is not None
+        if self.sock == _UNKNOWN:
+            sock = transport.get_extra_info("socket")
+            self.sock = sock.fileno() if sock is not None and memfile is not None else -1
+        if memfile is None or self.sock < 0:
+            transport.write(message)
+            return
         if not transport.get_write_buffer_size() and not transport.is_closing():
             offset = memfile.offset(message, CLOCK.second)
             if offset >= 0:

@@ -7,7 +7,9 @@ HTTP/1.2, where the project's HTTP behaviour does the opposite) and hands the he
 to llhttp, the parser of Node.js, through httptools' documented `on_header` callback, which
 fills a `RequestHead`. `semantics.decide` gives the answer; a request carrying content is
 answered at once and the connection closed, its content never read. Answers go out in order
-from prepared bytes, so keep-alive and pipelining need no queue or task. The request line,
+from prepared bytes, so keep-alive and pipelining need no queue or task; one of SENDFILE_MIN
+bytes or more goes out with `sendfile` from the worker's memory file (`memfile`), still one
+system call, without copying it. The request line,
 each header line, the number of headers and the whole head are capped; a head must arrive,
 and an idle connection must send its next request, within the keep-alive timeout; while the
 client does not read, answers wait (as references to prepared bytes) and nothing more is read.

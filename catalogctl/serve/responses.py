@@ -1,8 +1,9 @@
 """The prepared responses of one `Site`: every answer serialized once, at load time.
 
 A `Prepared` holds the status line and headers of one response as bytes (Date aside) and its
-body. The protocol writes it with one `transport.write`: the head and body are joined once a
-second (when the Date header changes), so a request costs a dictionary lookup and a write.
+body. The protocol writes it with one `transport.write` (or one `sendfile`, `memfile`): the
+head and body are joined once a second (when the Date header changes), so a request costs a
+dictionary lookup and a write.
 The only answers built per request are the 404 problem documents, whose `instance` member
 is the requested path.
 """

@@ -857,16 +857,21 @@ async def test_serve_socket_that_refuses_sendfile_is_written_to(
 
 @needs_memfd
 def test_memory_file_starts_a_new_file_past_its_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past FILE_MAX bytes the next second starts a new file; within a second the file only
+    grows, so no answer asked for in that second is written twice."""
     monkeypatch.setattr(memfile_module, "FILE_MAX", 150)
     memfile = MemoryFile()
     try:
         assert memfile.offset(b"a" * 60, 1) == 0
         assert memfile.offset(b"a" * 60, 1) == 0  # the same bytes, the same second: placed once
-        assert memfile.offset(b"b" * 60, 1) == 60
-        assert memfile.offset(b"c" * 60, 1) == 0  # past 150 bytes: a new file
-        assert os.pread(memfile.fd, 200, 0) == b"c" * 60
-        assert memfile.offset(b"c" * 60, 2) == 60  # a new second: placed again
-        assert os.pread(memfile.fd, 200, 0) == b"c" * 120
+        assert memfile.offset(b"b" * 100, 1) == 60
+        assert memfile.offset(b"a" * 60, 1) == 0  # past 150 bytes, the same second: kept
+        assert memfile.size == 160
+        assert memfile.offset(b"b" * 100, 2) == 0  # a new second past 150 bytes: a new file
+        assert memfile.offset(b"a" * 60, 2) == 100
+        assert os.pread(memfile.fd, 300, 0) == b"b" * 100 + b"a" * 60
+        assert memfile.offset(b"a" * 60, 3) == 0  # 160 bytes again: a new file
+        assert memfile.offset(b"a" * 60, 4) == 60  # 60 bytes: the same file
     finally:
         memfile.close()
 

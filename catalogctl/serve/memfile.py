@@ -9,10 +9,13 @@ there: one system call, as a `write` was, and no copy.
 
 The file is only ever appended to: the kernel may still be sending a page of an answer while
 later ones are written, so nothing written is changed. An answer's head holds the Date, so it
-is appended again in each second it is asked for. When the file passes `FILE_MAX` bytes a new
-one is started and the old one closed (the pages still being sent stay with the kernel until
-they are). Where the system has no `memfd_create` or `sendfile` (macOS, Windows), or the file
-cannot be made or grown (no descriptor or memory left), answers are written as before.
+is appended again in each second it is asked for. When a second begins with the file past
+`FILE_MAX` bytes, a new one is started and the old one closed (the pages still being sent
+stay with the kernel until they are); within a second the file only grows, so answers asked
+for in turn are never written again in that second, however large they are: a worker holds
+at most FILE_MAX bytes and one second's large answers. Where the system has no
+`memfd_create` or `sendfile` (macOS, Windows), or the file cannot be made or grown (no
+descriptor or memory left), answers are written as before.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import os
 
 SENDFILE_MIN = 16 * 1024  # bytes; smaller answers are written (copying them costs little)
-FILE_MAX = 16 * 1024 * 1024  # bytes in one file before a new one is started
+FILE_MAX = 16 * 1024 * 1024  # bytes in one file past which the next second starts a new one
 AVAILABLE = hasattr(os, "memfd_create") and hasattr(os, "sendfile")
 
 
@@ -41,11 +44,12 @@ class MemoryFile:
         if second != self.second:
             self.offsets.clear()  # last second's answers hold last second's Date
             self.second = second
+            if self.size > FILE_MAX:
+                self.close()
         found = self.offsets.get(message)
         if found is not None:
             return found
-        if self.fd < 0 or self.size + len(message) > FILE_MAX:
-            self.close()
+        if self.fd < 0:
             try:
                 self.fd = os.memfd_create("catalogctl-answers", os.MFD_CLOEXEC)
             except OSError:  # out of descriptors or memory: written until the next second

@@ -9,10 +9,10 @@ fills a `RequestHead`. `semantics.decide` gives the answer; a request carrying c
 answered at once and the connection closed, its content never read. Answers go out in order
 from prepared bytes, so keep-alive and pipelining need no queue or task; one of SENDFILE_MIN
 bytes or more goes out with `sendfile` from the worker's memory file (`memfile`), still one
-system call, without copying it. The request line,
-each header line, the number of headers and the whole head are capped; a head must arrive,
-and an idle connection must send its next request, within the keep-alive timeout; while the
-client does not read, answers wait (as references to prepared bytes) and nothing more is read.
+system call, without copying it. The request line, each header line, the number of headers
+and the whole head are capped; a head must arrive, and an idle connection must send its next
+request, within the keep-alive timeout; while the client does not read, answers wait (as
+references to prepared bytes) and nothing more is read.
 
 A head answered twice without closing the connection is remembered with its answer, per
 worker (`Connections.heads`): a client sends the same head again and again, byte for byte,

@@ -116,3 +116,29 @@ main()
     done = run([sys.executable, "-c", code], timeout=30)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == -signal.SIGINT, (done.returncode, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (OSError(28, "No space left on device", "dist/public/api/v1/games"), "dist/public/api/v1"),
+        (OSError(5, "Input/output error"), "the system refused: Input/output error"),
+    ],
+)
+def test_a_system_error_no_step_expected_is_a_message_not_a_traceback(
+    error: OSError, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What the system refuses where no step has a message of its own (a disk that fills up
+    midway) ends as `error: <file>: <the system's words>` and exit 2."""
+    from catalogctl.cli.app import error_edge
+    from catalogctl.output.console import use_format
+
+    def command() -> None:
+        raise error
+
+    use_format("build", "table")
+    with pytest.raises(typer.Exit) as exited:
+        error_edge(command)()
+    assert exited.value.exit_code == 2
+    err = capsys.readouterr().err
+    assert said in err and str(error.strerror) in err and "Traceback" not in err

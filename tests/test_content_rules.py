@@ -657,3 +657,18 @@ def test_an_icon_relative_to_its_page_is_told_its_site_path(
         "is a path relative to the page ('cover.png'), which the catalog cannot serve; write it "
         f"as a path on the site, {suggested}, or as an https:// URL"
     )
+
+
+@pytest.mark.parametrize("icon", ["n" * 5000, "a/" * 2100 + "cover.png"])
+def test_an_icon_path_too_long_to_look_up_is_a_finding(tmp_path: Path, icon: str) -> None:
+    """The file beside the page is looked for, and a name longer than the file system takes
+    (ENAMETOOLONG) or a path longer than the system's limit is no file there: the finding
+    still comes, never an exception."""
+    root = tmp_path / "content"
+    bundle = root / "games" / "a"
+    bundle.mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    (bundle / "index.md").write_text(g("A", icon=icon), encoding="utf-8")
+    (f,) = found(root, "invalid-url")
+    assert f.field == "icon" and f.line == 6
+    assert f.message.startswith("is a path relative to the page")

@@ -676,6 +676,42 @@ def test_build_out_symlink_to_nothing_or_a_file_exit_2(tmp_path: Path, kind: str
     assert (target.read_text() == "keep me") if kind == "file" else not target.exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("build", SAMPLE, "--out", "{long}"), ("cannot create the build directory",)),
+        (("build", SAMPLE, "--out", "{file}/dist"), ("cannot create the build directory",)),
+        (("init", "{long}"), ("not a folder",)),
+        (("init", "{empty}", "--games", "{long}"), ("the games folder",)),
+        (("validate", SAMPLE, "--format", "json", "--output", "{long}"), ("--output",)),
+        (("diff", SAMPLE, SAMPLE, "--output", "{long}"), ("--output",)),
+        (("validate", "{long}"), ("cannot read",)),
+        (("schema", "page", "{long}"), ("cannot read",)),
+    ],
+    ids=[
+        "build-out",
+        "build-out-in-a-file",
+        "init",
+        "init-games",
+        "validate-output",
+        "diff-output",
+        "validate",
+        "schema",
+    ],
+)
+def test_paths_the_system_cannot_look_at_exit_2(
+    tmp_path: Path, args: tuple[str | Path, ...], words: tuple[str, ...]
+) -> None:
+    # A name longer than a file system takes (ENAMETOOLONG), a folder that is a file: a
+    # message naming what was refused, never a traceback.
+    (tmp_path / "file").write_text("")
+    (tmp_path / "empty").mkdir()
+    places = {"long": str(tmp_path / ("n" * 5000)), "file": str(tmp_path / "file")}
+    places["empty"] = str(tmp_path / "empty")
+    proc = run_cli(*(a.format(**places) if isinstance(a, str) else a for a in args))
+    assert_usage_error(proc, *words)
+
+
 def test_failed_build_leaves_out_exactly_as_it_was(tmp_path: Path) -> None:
     from catalogctl.content.loader import load_catalog
     from catalogctl.errors import CatalogError

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import ast
+import errno
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,8 @@ from tests.conftest import ContentFactory, game_yaml
 from tests.processes import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
+# What the system says of a name longer than a file system takes (Windows words it its own way).
+NAME_TOO_LONG = os.strerror(errno.ENAMETOOLONG) if os.name == "posix" else ""
 ENVELOPE_SCHEMA = json.loads((ROOT / "schemas/catalogctl.v1.schema.json").read_text())
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text())
 CONTROL = ("\x1b", "\x07", "\x9b", "\x00")
@@ -345,14 +349,41 @@ def test_output_file_gets_the_report_and_the_terminal_the_summary(
 
 @pytest.mark.parametrize(
     ("where", "why"),
-    [("no/dir/out.txt", "does not exist"), (".", "is a directory")],
+    [
+        ("no/dir/out.txt", "does not exist"),
+        (".", "is a directory"),
+        ("a-file/out.txt", "is not a folder"),
+        ("n" * 5000, NAME_TOO_LONG),
+    ],
 )
 def test_output_file_that_cannot_be_a_file_is_an_input_error(
     defective: Path, tmp_path: Path, where: str, why: str
 ) -> None:
+    (tmp_path / "a-file").write_text("")
     proc = run_cli("validate", defective, "--output", tmp_path / where)
     assert proc.returncode == 2
     assert "--output" in proc.stderr and why in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("validate", ROOT / "content"),
+        ("diff", ROOT / "content", ROOT / "content"),
+        ("check-links", "--offline", ROOT / "content"),
+    ],
+    ids=["validate", "diff", "check-links"],
+)
+def test_output_file_is_written_when_there_is_nothing_to_report(
+    tmp_path: Path, args: tuple[str | Path, ...]
+) -> None:
+    # A report left by an earlier run would still list what has been fixed since.
+    target = tmp_path / "report.txt"
+    target.write_text("content/games/x.md:2:8: error empty-value · name: is blank\n")
+    proc = run_cli(*args, "--output", target)
+    assert proc.returncode == 0, proc.stderr
+    assert target.read_text() == ""
+    assert "✓" in proc.stderr
 
 
 def test_output_file_that_cannot_be_written_reports_the_failure_on_stdout(

@@ -26,7 +26,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from catalogctl import __version__, docs_url
-from catalogctl.errors import CatalogError, ExitCode
+from catalogctl.errors import CatalogError, ExitCode, InputError
 from catalogctl.output.console import Format, prepare_streams, print_text, use_format
 from catalogctl.output.reports import report_error, report_failure
 
@@ -194,6 +194,16 @@ def reflow(doc: str | None) -> str | None:
     return "\n".join(lines)
 
 
+def system_error_text(exc: OSError) -> str:
+    """An `OSError` as a user reads it: what the system said, and about which file."""
+    from catalogctl.text import clean, path_text
+
+    said = clean(exc.strerror or str(exc) or type(exc).__name__)
+    if not isinstance(exc.filename, str | bytes | os.PathLike):
+        return f"the system refused: {said}"
+    return f"{clean(path_text(os.fsdecode(exc.filename)))}: {said}"
+
+
 def error_edge(command: Callable[P, None]) -> Callable[P, None]:
     """The one place a `CatalogError` becomes its report and its exit code."""
 
@@ -204,6 +214,13 @@ def error_edge(command: Callable[P, None]) -> Callable[P, None]:
         except CatalogError as exc:
             report_error(exc)
             raise typer.Exit(int(exc.exit_code)) from None
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            # A file the system refused where no step gave a message of its own (a name too
+            # long, a full disk): said in the system's words, with the file, never a traceback.
+            report_error(InputError(system_error_text(exc)))
+            raise typer.Exit(int(ExitCode.USAGE)) from None
 
     run.__doc__ = reflow(command.__doc__)
     return run

@@ -64,12 +64,13 @@ def _refuse_a_second_site(root: Path) -> None:
     """A site.toml of `root`'s site elsewhere (in `content/`, or in a folder above) is left in
     charge: a new one here would take its place for every command run here."""
     from catalogctl.errors import InputError
+    from catalogctl.paths import is_file
     from catalogctl.sources.locate import SITE_FILE, site_above
     from catalogctl.text import path_text
 
     inner = root / "content" / SITE_FILE
     above = site_above(root)
-    existing = inner if inner.is_file() else (above / SITE_FILE if above is not None else None)
+    existing = inner if is_file(inner) else (above / SITE_FILE if above is not None else None)
     if existing is not None:
         raise InputError(
             f"this website has a site.toml already: {path_text(existing)}; a new one in "

@@ -93,10 +93,11 @@ def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
     import tomli
 
     from catalogctl.errors import InputError
+    from catalogctl.paths import is_file
     from catalogctl.text import path_text
 
     site = root / "site.toml"
-    if not site.is_file():
+    if not is_file(site):
         if optional:
             return {}
         raise InputError(

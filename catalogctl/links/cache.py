@@ -11,6 +11,7 @@ from typing import Any
 from catalogctl.errors import InputError
 from catalogctl.links.catalog import Link
 from catalogctl.links.result import LinkResult
+from catalogctl.paths import exists, is_dir
 
 _CACHE_KEY = "catalogctl-link-cache"
 
@@ -25,8 +26,8 @@ class LinkCache:
 
     @classmethod
     def open(cls, path: Path, max_age: float) -> LinkCache:
-        if not path.exists():
-            if not path.parent.is_dir():  # found out now, not after every link is checked
+        if not exists(path):
+            if not is_dir(path.parent):  # found out now, not after every link is checked
                 raise InputError(f"cannot write the link cache {path}: no directory {path.parent}")
             return cls(path, max_age, {})
         try:

@@ -26,6 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from catalogctl.paths import exists, is_dir
 from catalogctl.text import clean, path_text
 
 if TYPE_CHECKING:
@@ -239,13 +240,14 @@ def use_format(command: str, fmt: str, output: Path | None = None) -> None:
     if output is not None:
         from catalogctl.errors import InputError
 
-        if output.is_dir():
+        if is_dir(output):
             settings.output = None
             raise InputError(f"--output {path_text(output)}: is a directory")
-        if not output.parent.is_dir():
+        if not is_dir(output.parent):
             settings.output = None
+            state = "is not a folder" if exists(output.parent) else "does not exist"
             raise InputError(
-                f"--output {path_text(output)}: folder {path_text(output.parent)} does not exist"
+                f"--output {path_text(output)}: folder {path_text(output.parent)} {state}"
             )
 
 

@@ -37,7 +37,9 @@ def _body(report: Report, fmt: str) -> None:
     if fmt == "table":
         if report.has_tables and console.to_terminal():
             console.emit_renderables(report.tables)
-        elif report.has_tables:
+        elif report.has_tables or console.settings.output is not None:
+            # --output FILE is written even with nothing in it: a report left by an earlier
+            # run would still list what has been fixed since.
             emit("".join(line + "\n" for line in report.plain_lines()))
     elif fmt == "json":
         text = report.envelope_text

@@ -34,6 +34,7 @@ from typing import Any
 
 from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
+from catalogctl.paths import exists, is_dir, is_symlink
 from catalogctl.site.cloudflare import CLOUDFLARE_DIR, PACKAGE_JSON, WRANGLER_TOML
 from catalogctl.site.manifest import MANIFEST, PUBLIC, manifest, site_files, site_from_manifest
 from catalogctl.site.nginx import NGINX_DIR
@@ -137,15 +138,15 @@ def remove_leftovers(out: Path) -> list[Path]:
 
 def _target(out: Path) -> Path:
     """The directory a build replaces: `out`, or where `out` points when it is a symlink."""
-    if not out.is_symlink():
+    if not is_symlink(out):
         return out
     target = Path(os.path.realpath(out))
-    if not target.exists():
+    if not exists(target):
         raise InputError(
             f"--out {path_text(out)} is a symlink to {path_text(target)}, which does not exist; "
             "create the directory or remove the link"
         )
-    if not target.is_dir():
+    if not is_dir(target):
         raise InputError(
             f"--out {path_text(out)} is a symlink to {path_text(target)}, which is not a directory"
         )
@@ -168,7 +169,7 @@ def _move(names: Iterable[str], src: Path, dst: Path) -> None:
 def _swap_into_place(staging: Path, out: Path, keep: list[str]) -> None:
     """Put `staging` where `out` is, moving `out`'s entries named in `keep` into it first
     (and back to `out` when the swap does not happen)."""
-    if not out.exists():
+    if not exists(out):
         staging.rename(out)
         return
     moved: list[str] = []
@@ -219,8 +220,8 @@ def write_site(
     keeping what the top of a previous build holds that is not the build's own."""
     out = _target(out.absolute())
     keep: list[str] = []
-    if out.exists():
-        if not out.is_dir():
+    if exists(out):
+        if not is_dir(out):
             raise InputError(f"--out exists and is not a directory: {path_text(out)}")
         previous = _is_build(out)
         if not force and any(out.iterdir()) and not previous:

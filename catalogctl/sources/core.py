@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from catalogctl.errors import ContentInvalid, InputError
+from catalogctl.paths import is_file
 from catalogctl.sources.locate import WEB_ROOT_GAMES, Located, is_url, locate
 from catalogctl.sources.schema import catalog_validator
 from catalogctl.text import path_text, plural
@@ -123,7 +124,7 @@ def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:
 def _load_web_root(path: Path, *, label: str) -> CatalogSnapshot:
     games = _read_file(path / WEB_ROOT_GAMES)
     openapi_file = path / _WEB_ROOT_OPENAPI
-    openapi = _read_file(openapi_file) if openapi_file.is_file() else None
+    openapi = _read_file(openapi_file) if is_file(openapi_file) else None
     return CatalogSnapshot(
         label,
         "build",

@@ -30,6 +30,7 @@ from catalogctl.content.rules.stores import (
 from catalogctl.content.rules.suggest import Suggester
 from catalogctl.content.settings import CATALOG_KEYS, SiteSettings, validator
 from catalogctl.content.storehosts import HostTable
+from catalogctl.paths import is_file
 from catalogctl.urls import MAX_URL_LENGTH, shown, url_problem
 
 if TYPE_CHECKING:
@@ -147,7 +148,7 @@ def _relative_icon(icon: str, ctx: PageContext, game_id: str, folder: str | None
     name = icon.removeprefix("./")
     page = ctx.game_url.replace("{id}", game_id) if game_id and ctx.game_url else ""
     path = urlsplit(page).path if page else ""
-    beside = folder is not None and (Path(folder) / name).is_file()
+    beside = folder is not None and is_file(Path(folder) / name)
     if beside and path.startswith("/"):
         where = f"{path.rstrip('/') + '/' + name!r}, the file beside the page as game_url places it"
     else:

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from catalogctl.content.scaffold.configs import read_json
 from catalogctl.content.scaffold.configs import text_value as _str
 from catalogctl.content.scaffold.generators import Generator
+from catalogctl.paths import is_dir
 
 
 class PageUrl(NamedTuple):
@@ -43,7 +44,7 @@ def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
         return PageUrl(f"/{last}/{{id}}/", f"Eleventy's URL of a page in {games}")
     if gen.name in ("astro", "nextjs"):
         for pages in ("src/pages", "pages", "app", "src/app"):
-            if (root / pages / last).is_dir():
+            if is_dir(root / pages / last):
                 return PageUrl(f"/{last}/{{id}}/", f"the route folder {pages}/{last}")
     return PageUrl(f"/{last}/{{id}}/", "the name of the games folder")
 

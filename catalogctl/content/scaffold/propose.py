@@ -26,6 +26,7 @@ from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, PageInfo
 from catalogctl.content.scaffold.write import site_toml
 from catalogctl.content.storehosts import url_host
 from catalogctl.errors import InputError
+from catalogctl.paths import is_dir
 from catalogctl.text import path_text, plural
 
 REQUIRED = ("name", "description", "platforms", "genres", "icon")  # what [fields] may map
@@ -43,7 +44,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
             raise InputError(_nothing_to_go_on(root, choice))
         games = choice.folder
         found = choice.scan
-    elif not (root / games).is_dir():
+    elif not is_dir(root / games):
         raise InputError(
             f"the games folder {games} does not exist in {path_text(root)}: give --games the "
             "folder of the game pages, relative to the website's root"

@@ -11,6 +11,7 @@ from typing import NamedTuple
 from catalogctl.content.loader import SITE_FILE, Content, load
 from catalogctl.content.scaffold.propose import Proposal, propose
 from catalogctl.errors import InputError
+from catalogctl.paths import exists, is_dir, is_symlink
 from catalogctl.text import path_text
 
 
@@ -37,10 +38,10 @@ def init_site(
     root: Path, *, games: str | None = None, force: bool = False, display: str | None = None
 ) -> InitResult:
     """Propose a site.toml for the website at `root`, write it, and validate the site."""
-    if not root.is_dir():
+    if not is_dir(root):
         raise InputError(f"not a folder: {path_text(root)}")
     path = root / SITE_FILE
-    if (path.exists() or path.is_symlink()) and not force:
+    if (exists(path) or is_symlink(path)) and not force:
         raise InputError(
             f"{path_text(path)} exists; it is left as it is (--force replaces it; "
             "`catalogctl validate` checks it)"

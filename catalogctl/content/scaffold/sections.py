@@ -11,6 +11,7 @@ from catalogctl.content.scaffold.configs import first_file, read_json, read_text
 from catalogctl.content.scaffold.configs import text_value as _str
 from catalogctl.content.scaffold.generators import Generator
 from catalogctl.content.storehosts import KnownStore, known_store
+from catalogctl.paths import is_dir
 
 # The words of a camelCase, snake_case or kebab-case key: `googlePlayURL` -> google, Play, URL.
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
@@ -129,7 +130,7 @@ def _astro_collections(root: Path) -> tuple[str, list[str], list[str]] | None:
     # that have a folder.
     for name in dict.fromkeys(names):
         folder = f"src/content/{name}"
-        if (root / folder).is_dir():
+        if is_dir(root / folder):
             folders.append(folder)
     return path.relative_to(root).as_posix(), list(dict.fromkeys(folders)), schema_stores(source)
 

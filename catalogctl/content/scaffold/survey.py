@@ -21,6 +21,7 @@ from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.scaffold.pages import has_store_link
 from catalogctl.content.storehosts import HostTable, is_store_host, url_host
+from catalogctl.paths import is_dir
 
 MAX_SCAN_PAGES = 5000  # pages read to find the games folder
 MAX_SCAN_DIRS = 20_000  # folders listed
@@ -161,7 +162,7 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
 
     for top in dict.fromkeys(search):
         start = (root / top).resolve()
-        if not start.is_dir() or not start.is_relative_to(real_root):
+        if not is_dir(start) or not start.is_relative_to(real_root):
             continue
         for folder, dirs, files in os.walk(start, onerror=onerror):
             rel = Path(os.path.relpath(folder, real_root)).as_posix()

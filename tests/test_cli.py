@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import signal
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from catalogctl import __version__
 from catalogctl.cli.app import app
 from catalogctl.cli.collector import COMMAND_THRESHOLDS, PYTHON_THRESHOLDS, for_command
 from catalogctl.cli.completion import describe
-from tests.processes import run, run_cli
+from tests.processes import cli, run, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,3 +143,37 @@ def test_a_system_error_no_step_expected_is_a_message_not_a_traceback(
     assert exited.value.exit_code == 2
     err = capsys.readouterr().err
     assert said in err and str(error.strerror) in err and "Traceback" not in err
+
+
+# Runs the command after closing its own standard output, so the command starts without one.
+_STDOUT_CLOSED = "import os, subprocess, sys; os.close(1); sys.exit(subprocess.call(sys.argv[1:]))"
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("validate", "{sample}"), 0),  # nothing for stdout: the summary is on stderr
+        (("validate", "{sample}", "--format", "json"), 2),
+        (("validate", "{broken}"), 2),
+        (("schema", "page"), 2),
+    ],
+    ids=["nothing-to-write", "json", "findings", "schema"],
+)
+def test_a_command_started_without_stdout_says_so_instead_of_a_traceback(
+    sample: Path, tmp_path: Path, args: tuple[str, ...], code: int
+) -> None:
+    """`catalogctl validate >&-` (or a daemon that closed it): a report that cannot be
+    written is an error, exit 2, never a traceback nor a report lost without a word."""
+    broken = tmp_path / "content"
+    shutil.copytree(sample, broken)
+    page = broken / "games" / "2048-reef.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("name = ", "nom = ", 1), "utf-8")
+    places = {"sample": str(sample), "broken": str(broken)}
+    argv = [sys.executable, "-c", _STDOUT_CLOSED, *cli(*(a.format(**places) for a in args))]
+    proc = run(argv)
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    if code:
+        assert "error: standard output is closed" in proc.stderr
+    else:
+        assert "✓" in proc.stderr

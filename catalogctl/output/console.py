@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -104,8 +105,29 @@ def _replace(exc: UnicodeError) -> tuple[str, int]:
 codecs.register_error(ERRORS, _replace)
 
 
+class ClosedOutput(io.TextIOBase):
+    """stdout when the command started without one (`catalogctl validate >&-`, a daemon that
+    closed it): a report written to it is an error the CLI edge reports (exit 2), never a
+    traceback nor a report lost without a word; flushing it does nothing."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        from catalogctl.errors import InputError
+
+        if not text:
+            return 0
+        raise InputError("standard output is closed: the report cannot be written; use --output")
+
+
 def prepare_streams() -> None:
-    """stdout and stderr replace what their encoding lacks instead of raising (see above)."""
+    """stdout and stderr replace what their encoding lacks instead of raising (see above).
+    A stream the process started without (its descriptor closed) gets a stand-in: stdout
+    `ClosedOutput`, stderr the null device (there is nowhere to say anything)."""
+    if sys.stdout is None:
+        sys.stdout = ClosedOutput()
+    if sys.stderr is None:
+        sys.stderr = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115 - the process's
     streams: tuple[Any, ...] = (sys.stdout, sys.stderr)
     for stream in streams:
         # Not a text stream of the interpreter's (None under pythonw, or an embedding

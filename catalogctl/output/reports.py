@@ -95,7 +95,8 @@ def report_failure(
         report = failure_report(message, code=code, kind=kind, findings=findings or [])
         _body(report, console.settings.format)
     except Exception as exc:  # noqa: BLE001 - e.g. --output unwritable: still say why we failed
-        console.error_line(str(exc))
+        if str(exc) != message:
+            console.error_line(str(exc))
     console.error_line(message)
 
 

@@ -205,7 +205,8 @@ def system_error_text(exc: OSError) -> str:
 
 
 def error_edge(command: Callable[P, None]) -> Callable[P, None]:
-    """The one place a `CatalogError` becomes its report and its exit code."""
+    """The one place a `CatalogError` becomes its report and its exit code (and an `OSError`
+    no step gave a message of its own, exit 2)."""
 
     @functools.wraps(command)
     def run(*args: P.args, **kwargs: P.kwargs) -> None:

@@ -130,7 +130,7 @@ def prepare_streams() -> None:
         sys.stderr = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115 - the process's
     streams: tuple[Any, ...] = (sys.stdout, sys.stderr)
     for stream in streams:
-        # Not a text stream of the interpreter's (None under pythonw, or an embedding
+        # Not a text stream of the interpreter's (the stand-in above, or an embedding
         # program's object): left as it is.
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors=ERRORS)

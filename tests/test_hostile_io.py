@@ -712,6 +712,28 @@ def test_paths_the_system_cannot_look_at_exit_2(
     assert_usage_error(proc, *words)
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("build", SAMPLE, "--out", "", "--force"),
+        ("validate", SAMPLE, "--output", ""),
+        ("check-links", "--offline", SAMPLE, "--cache", ""),
+        ("serve", SAMPLE, "--unix", ""),
+    ],
+    ids=["build-out", "validate-output", "check-links-cache", "serve-unix"],
+)
+def test_an_empty_path_option_is_refused_not_read_as_here(
+    tmp_path: Path, args: tuple[str | Path, ...]
+) -> None:
+    # `--out "$DIST"` with DIST unset: Python reads "" as the current folder, which
+    # `build --force` would replace with a build.
+    (tmp_path / "keep.txt").write_text("mine")
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "is empty" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
 def test_failed_build_leaves_out_exactly_as_it_was(tmp_path: Path) -> None:
     from catalogctl.content.loader import load_catalog
     from catalogctl.errors import CatalogError

@@ -17,6 +17,7 @@ from catalogctl.cli.common import (
     check_cache_control,
     check_listen,
     checked,
+    path_value,
     resolve_content,
 )
 from catalogctl.output.console import BasicFormat, use_format
@@ -45,6 +46,8 @@ def build(
         typer.Option(
             "--out",
             "-o",
+            metavar="PATH",
+            parser=path_value,
             help="Build directory, replaced atomically (a symlink: the directory it points to).",
         ),
     ] = Path("dist"),

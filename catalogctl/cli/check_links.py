@@ -13,6 +13,7 @@ from catalogctl.cli.common import (
     check_seconds,
     check_user_agent,
     parse_size,
+    path_value,
     resolve_source,
 )
 from catalogctl.errors import ExitCode
@@ -69,7 +70,10 @@ def check_links(
     cache: Annotated[
         Path | None,
         typer.Option(
-            "--cache", metavar="FILE", help="Remember links found fine; skip them next time."
+            "--cache",
+            metavar="FILE",
+            parser=path_value,
+            help="Remember links found fine; skip them next time.",
         ),
     ] = None,
     max_cache_age: Annotated[
@@ -94,6 +98,7 @@ def check_links(
         typer.Option(
             "--output",
             metavar="FILE",
+            parser=path_value,
             help="Write the report to FILE; the terminal gets the summary line.",
             rich_help_panel=REPORT_PANEL,
         ),

@@ -37,11 +37,22 @@ FormatOpt = Annotated[
 BasicFormatOpt = Annotated[
     BasicFormat, typer.Option("--format", "-f", help="Output format: a summary or JSON.")
 ]
+
+
+def path_value(value: str) -> Path:
+    """A path option's value; an empty one (`--out "$DIST"` with DIST unset) is refused, where
+    Python would read it as the current folder (and `build --force` would replace it)."""
+    if not value:
+        raise typer.BadParameter("is empty; give a path")
+    return Path(value)
+
+
 OutputOpt = Annotated[
     Path | None,
     typer.Option(
         "--output",
         metavar="FILE",
+        parser=path_value,
         help="Write the report to FILE; the terminal gets the summary line.",
     ),
 ]

@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
+from catalogctl.cli.common import path_value
+
 PROG = "catalogctl"
 
 
@@ -84,7 +86,8 @@ def describe(root: Any) -> tuple[tuple[Opt, ...], tuple[Cmd, ...]]:
             if p.param_type_name != "option" or p.hidden:
                 continue
             choices = tuple(str(c) for c in getattr(p.type, "choices", None) or ())
-            is_path = p.type.name == "path"
+            # A path, or a path option read by `path_value` (which refuses an empty one).
+            is_path = p.type.name in ("path", path_value.__name__)
             out.append(
                 Opt(
                     tuple(p.opts + p.secondary_opts),

@@ -12,6 +12,7 @@ from catalogctl.cli.common import (
     check_base_url,
     check_cache_control,
     check_seconds,
+    path_value,
     resolve_source,
 )
 from catalogctl.output.console import use_format
@@ -161,6 +162,7 @@ def serve(
         typer.Option(
             "--unix",
             metavar="PATH",
+            parser=path_value,
             help="Listen on this Unix socket, not --host/--port (Linux, macOS).",
             rich_help_panel=ADVANCED_PANEL,
         ),

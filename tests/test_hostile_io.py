@@ -873,3 +873,76 @@ def test_diff_openapi_nested_too_deeply_exit_2(tmp_path: Path) -> None:
     a = web_root(tmp_path / "a", games, "[" * 200_000 + "]" * 200_000)
     proc = run_cli("diff", a, a)
     assert_usage_error(proc, "deeper than 64 levels (limit: 64)", "openapi.json")
+
+
+# --- a build directory edited or damaged after the build ---------------------------------------
+
+
+def _damaged_build(tmp_path: Path, change: Any) -> Path:
+    build = tmp_path / "dist"
+    proc = run_cli("build", SAMPLE, "--out", build)
+    assert proc.returncode == 0, proc.stderr
+    manifest = json.loads((build / "manifest.json").read_text(encoding="utf-8"))
+    change(manifest)
+    (build / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return build
+
+
+def _set(path: str, value: object) -> Any:
+    def change(manifest: dict[str, Any]) -> None:
+        *parents, last = path.split("|")
+        node: Any = manifest
+        for part in parents:
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        node[int(last) if isinstance(node, list) else last] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        (_set("routes|/api/v1/games|etag", 5), "routes./api/v1/games.etag"),
+        (_set("not_found|content_type", []), "not_found.content_type"),
+        (_set("base_url", None), "base_url"),
+        (_set("routes|/api/v1|headers|0|1", "a\u0101"), "routes./api/v1.headers.0.1"),
+        (_set("routes|/api/v1|headers|0|1", "a\r\nSet-Cookie: x=1"), "routes./api/v1.headers"),
+        (_set("errors|404|headers", [["Bad Name", "x"]]), "errors.404.headers.0.0"),
+        (_set("routes|/api/v1|file", 7), "routes./api/v1.file"),
+    ],
+    ids=["etag", "content-type", "base-url", "latin-1", "crlf", "header-name", "file"],
+)
+@pytest.mark.parametrize("command", ["serve", "diff", "check-links"])
+def test_a_manifest_catalogctl_did_not_write_is_refused_before_use(
+    tmp_path: Path, change: Any, where: str, command: str
+) -> None:
+    # Its values become response headers: a wrong type or a control character would end in
+    # a traceback at start, or on every 404 once serving.
+    build = _damaged_build(tmp_path, change)
+    args = {
+        "serve": ("serve", build, "--port", "0"),
+        "diff": ("diff", build, SAMPLE),
+        "check-links": ("check-links", "--offline", build),
+    }[command]
+    proc = run_cli(*args, timeout=60)
+    assert_usage_error(proc, "is not one catalogctl wrote", where, "build it again")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a FIFO is a POSIX file")
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_build_file_that_is_not_a_regular_file_is_refused_not_read(
+    tmp_path: Path, kind: str
+) -> None:
+    # A FIFO would block the reader for ever, /dev/zero would be read for ever.
+    build = _damaged_build(tmp_path, lambda manifest: None)
+    target = build / "public" / "openapi.json"
+    target.unlink()
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        target.symlink_to(os.devnull if os.name == "posix" else "NUL")
+    else:
+        target.mkdir()
+    for args in (("diff", build, SAMPLE), ("check-links", "--offline", build)):
+        proc = run_cli(*args, timeout=60)
+        assert_usage_error(proc, "public/openapi.json", "not a regular file")

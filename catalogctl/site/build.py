@@ -26,17 +26,26 @@ import os
 import re
 import shutil
 import signal
+import stat
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import ValidationError
 
 from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
-from catalogctl.paths import exists, is_dir, is_symlink
+from catalogctl.paths import exists, is_dir, is_file, is_symlink
 from catalogctl.site.cloudflare import CLOUDFLARE_DIR, PACKAGE_JSON, WRANGLER_TOML
-from catalogctl.site.manifest import MANIFEST, PUBLIC, manifest, site_files, site_from_manifest
+from catalogctl.site.manifest import (
+    MANIFEST,
+    PUBLIC,
+    manifest,
+    read_manifest,
+    site_files,
+    site_from_manifest,
+)
 from catalogctl.site.nginx import NGINX_DIR
 from catalogctl.text import path_text
 
@@ -268,27 +277,60 @@ def read_build(path: Path) -> Site:
     from catalogctl.content.limits import json_depth_problem
 
     manifest_path = path / MANIFEST
-    if not manifest_path.is_file():
+    if not is_file(manifest_path):
         raise InputError(f"not a catalogctl build (no {MANIFEST}): {path_text(path)}")
     try:
-        raw = manifest_path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read the build in {path_text(path)}: {exc}") from exc
-    problem = json_depth_problem(raw)
-    if problem is not None:
-        raise InputError(f"the {MANIFEST} of the build in {path_text(path)} {problem}")
-    try:
-        data: dict[str, Any] = json.loads(raw.decode("utf-8"))
+        raw = _regular_file(manifest_path, MANIFEST)
+        problem = json_depth_problem(raw)
+        if problem is not None:
+            raise InputError(f"the {MANIFEST} of the build in {path_text(path)} {problem}")
+        data = read_manifest(raw)
         return site_from_manifest(data, lambda rel: _build_file(path, rel))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise InputError(
+            f"the {MANIFEST} of the build in {path_text(path)} is not one catalogctl wrote "
+            f"({where}: {first['msg']}); build it again"
+        ) from None
+    except (OSError, ValueError) as exc:
         raise InputError(f"cannot read the build in {path_text(path)}: {exc}") from exc
 
 
-def _build_file(build: Path, rel: object) -> bytes:
+# A file of a build is read whole; past this size it is not a file catalogctl wrote.
+MAX_BUILD_FILE = 1 << 30
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO is refused, not waited on
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _regular_file(path: Path, rel: str) -> bytes:
+    """The bytes of a regular file: a FIFO, a device (/dev/zero) or a folder put in a build's
+    place is refused (ValueError), never read from."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        raise ValueError(f"{rel} is not a regular file")
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(MAX_BUILD_FILE + 1)
+    if len(data) > MAX_BUILD_FILE:
+        raise ValueError(f"{rel} is larger than {MAX_BUILD_FILE >> 20} MiB")
+    return data
+
+
+def _build_file(build: Path, rel: str) -> bytes:
     """A file the manifest names: a relative path inside the build, never one outside it."""
-    if not isinstance(rel, str) or not rel or "\0" in rel:
+    if not rel or "\0" in rel:
         raise ValueError(f"the manifest names a file as {rel!r}")
     parts = Path(rel).parts
     if Path(rel).is_absolute() or ".." in parts:
         raise ValueError(f"the manifest names {rel!r}, which is outside the build")
-    return (build / rel).read_bytes()
+    return _regular_file(build / rel, rel)

@@ -8,6 +8,7 @@ import os
 import ssl
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from email.utils import format_datetime
@@ -137,6 +138,7 @@ class LinkServer:
         r.add_get("/slow", slow)
         r.add_get("/slowish/{n}", slowish)
         r.add_get("/redirect", redirect("/ok"))
+        r.add_get("/redirect-to-nothing", redirect("http://[::1"))
         r.add_get("/loop/a", redirect("/loop/b"))
         r.add_get("/loop/b", redirect("/loop/a"))
         r.add_get("/chain/{n}", chain)
@@ -501,6 +503,59 @@ def test_check_links_bounds_redirects(
     assert chained["error"] == error
     assert server.count(f"/chain/{most}") == 1
     assert server.count(f"/chain/{most + 1}") == 0
+
+
+def test_check_links_redirect_to_what_is_not_a_url_is_a_broken_link(
+    make_content: ContentFactory, server: LinkServer
+) -> None:
+    root = make_content(
+        {
+            "a": local_game(
+                server, "A", icon="/icons/a.png", ios="/redirect-to-nothing", android="/ok"
+            )
+        },
+        site=local_site(server),
+    )
+    code, doc = links_json(str(root))
+    assert code == 1
+    (moved,) = [e for e in doc["links"] if "/redirect-to-nothing" in e["url"]]
+    assert moved["state"] == "broken"
+    assert moved["error"] == "redirects to 'http://[::1': not a URL"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"checked": 10**400},
+        {"checked": 1e300},
+        {"checked": True},
+        {"checked": "yesterday"},
+        {"checked": -1},
+        {"checked": "NOW", "kinds": ["store"]},
+        {"kinds": 5},
+        {"kinds": [1, 2]},
+        {"kinds": True},
+        [],
+    ],
+)
+def test_check_links_cache_entry_not_as_written_is_checked_again(
+    make_content: ContentFactory, server: LinkServer, tmp_path: Path, entry: object
+) -> None:
+    # A cache edited by hand, or by another program: the entry is dropped, the link checked.
+    root = make_content(
+        {"a": local_game(server, "A", icon="/icons/a.png", ios="/ok", android="/ok")},
+        site=local_site(server),
+    )
+    if isinstance(entry, dict) and "checked" not in entry:
+        entry = {"checked": time.time(), **entry}
+    cache = tmp_path / "links.cache"
+    icon = f"{server.base}/icons/a.png"
+    cache.write_text(json.dumps({"catalogctl-link-cache": {icon: entry}}))
+    code, doc = links_json(str(root), "--cache", str(cache))
+    assert code == 0, doc
+    assert server.count("/icons/a.png") >= 1
+    stored = json.loads(cache.read_text())["catalogctl-link-cache"]
+    assert isinstance(stored[icon]["checked"], float)
 
 
 def test_check_links_cache_skips_recent_fine_links(

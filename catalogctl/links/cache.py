@@ -39,18 +39,18 @@ class LinkCache:
         if not isinstance(doc, dict) or not isinstance(doc.get(_CACHE_KEY), dict):
             # Never overwrite a file that is not ours (a mistyped --cache content/site.toml).
             raise InputError(f"{path} is not a catalogctl link cache; choose another --cache file")
-        entries = {k: v for k, v in doc[_CACHE_KEY].items() if isinstance(v, dict)}
+        entries = {k: v for k, v in doc[_CACHE_KEY].items() if _well_formed(v)}
         return cls(path, max_age, entries)
 
     def fresh(self, link: Link, now: float) -> dict[str, Any] | None:
         entry = self.entries.get(link.url)
         if entry is None:
             return None
-        checked = entry.get("checked")
-        if not isinstance(checked, int | float) or now - checked > self.max_age or now < checked:
+        checked = entry["checked"]
+        if now - checked > self.max_age or now < checked:
             return None
         # An entry judged for fewer roles (a store link now also used as an icon) is stale.
-        if not link.kinds <= set(entry.get("kinds") or ()):
+        if not link.kinds <= set(entry.get("kinds", ())):
             return None
         return entry
 
@@ -69,7 +69,7 @@ class LinkCache:
         keep = {
             url: e
             for url, e in self.entries.items()
-            if isinstance(e.get("checked"), int | float) and now - e["checked"] <= self.max_age
+            if now - e["checked"] <= self.max_age
         }
         data = json.dumps({_CACHE_KEY: keep}, indent=0, sort_keys=True).encode()
         directory = self.path.parent
@@ -83,3 +83,22 @@ class LinkCache:
 
 
 __all__ = ["LinkCache"]
+
+
+_LATEST = 1e11  # seconds since 1970 (the year 5138): a later time is no time a check ran
+
+
+def _well_formed(entry: object) -> bool:
+    """An entry as `record` writes it: a time of check and the roles the link was checked
+    for (a cache edited by hand, or by another program, may hold anything: such an entry is
+    dropped, and the link checked again)."""
+    if not isinstance(entry, dict):
+        return False
+    checked, kinds = entry.get("checked"), entry.get("kinds", [])
+    return (
+        isinstance(checked, int | float)
+        and not isinstance(checked, bool)
+        and 0 <= checked <= _LATEST
+        and isinstance(kinds, list)
+        and all(isinstance(kind, str) for kind in kinds)
+    )

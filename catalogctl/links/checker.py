@@ -246,7 +246,10 @@ class Checker:
             location = reply.field("location")
             if not location:
                 return _broken(link, reply, f"{reason(status)} without a Location", chain)
-            target = _strip_fragment(urljoin(current, location))
+            try:
+                target = _strip_fragment(urljoin(current, location))
+            except ValueError:  # an unclosed IPv6 literal: "http://[::1"
+                return _broken(link, reply, f"redirects to {location[:200]!r}: not a URL", chain)
             if target in chain:
                 hops = [*chain[chain.index(target) :], target]
                 loop = " → ".join(_shown(u, link.url) for u in hops)

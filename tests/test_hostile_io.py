@@ -101,6 +101,7 @@ def test_cache_control_accepts_real_values(value: str) -> None:
         "127.0.0.1:99999",
         "unix:",
         "unix:/tmp/a;b",
+        "unix:\udcff",  # a byte of a command line that is not UTF-8
         "[::1]80",
         "[zz]:80",
         "host_name..x:80",
@@ -162,6 +163,22 @@ def test_base_url_option_exit_2(tmp_path: Path, command: str, url: str) -> None:
     proc = run_cli(command, SAMPLE, *extra, "--base-url", url, timeout=20)
     assert_usage_error(proc, "--base-url")
     assert not (tmp_path / "dist").exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("--host", "a..b", ("--host", "is not a host name")),
+        ("--host", "x" * 64, ("--host", "is not a host name")),
+        ("--metrics", "a..b:0", ("--metrics", "is not a host name")),
+    ],
+)
+def test_serve_host_that_is_no_host_name_exit_2(
+    option: str, value: str, words: tuple[str, ...]
+) -> None:
+    # An empty label or one over 63 letters: IDNA refuses it before any lookup.
+    proc = run_cli("serve", SAMPLE, "--port", "0", option, value, timeout=20)
+    assert_usage_error(proc, *words)
 
 
 @pytest.mark.parametrize(

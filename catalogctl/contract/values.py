@@ -137,12 +137,12 @@ def listen_problem(value: str) -> str | None:
         path = value[5:]
         if not path:
             return "names no socket path after unix:"
-        if len(path.encode()) > MAX_UNIX_PATH:
-            return f"has a socket path longer than {MAX_UNIX_PATH} bytes"
         if not _UNIX_PATH.match(path):
             return (
                 "has a socket path with characters other than letters, digits and _ . / @ + , = -"
             )
+        if len(path.encode()) > MAX_UNIX_PATH:
+            return f"has a socket path longer than {MAX_UNIX_PATH} bytes"
         return None
     if _PORT.match(value):
         return None if 1 <= int(value) <= 65535 else f"has a port {value} outside 1..65535"

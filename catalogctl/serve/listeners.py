@@ -82,6 +82,8 @@ def _tcp(host: str, port: int) -> socket.socket:
         )
     except socket.gaierror as exc:
         raise InputError(f"cannot resolve --host {host!r}: {exc.strerror}") from exc
+    except UnicodeError as exc:  # a label empty or over 63 letters ("a..b"): IDNA refuses it
+        raise InputError(f"--host {host!r} is not a host name: {exc}") from exc
     family, kind, proto, _, addr = infos[0]
     sock = socket.socket(family, kind, proto)
     try:

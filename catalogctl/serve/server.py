@@ -126,6 +126,8 @@ def _metrics_socket(address: tuple[str, int]) -> socket.socket:
         raise InputError(
             f"cannot listen on --metrics {host}:{port}: {exc.strerror or exc}"
         ) from exc
+    except UnicodeError as exc:  # a label empty or over 63 letters ("a..b"): IDNA refuses it
+        raise InputError(f"--metrics {host!r} is not a host name: {exc}") from exc
     sock.setblocking(False)
     return sock
 

@@ -631,3 +631,44 @@ def test_init_says_when_game_url_cannot_follow_jekylls_posts(
     found = page_url(detect(tmp_path), tmp_path, "_posts")
     assert found.path == url
     assert (found.note is None) if note is None else (note in (found.note or ""))
+
+
+@pytest.mark.parametrize(
+    "content_dir",
+    ['"a\\u0000b"', '"{outside}"', '"../outside"', '"/"', '"' + "n" * 300 + '"'],
+    ids=["nul", "absolute", "parent", "root", "too-long"],
+)
+def test_init_surveys_only_folders_inside_the_website(tmp_path: Path, content_dir: str) -> None:
+    """A contentDir that is not a folder of the website (a NUL, an absolute path elsewhere,
+    `..`, a name no file system takes) is not followed: the pages of Hugo's own content/
+    are, and nothing outside the website is read or named."""
+    outside = write(
+        tmp_path / "outside",
+        {
+            "games/_index.md": "---\ntitle: Elsewhere\n---\n",
+            "games/far.md": game_page("Far", "https://apps.apple.com/app/far/id9"),
+        },
+    )
+    root = write(
+        tmp_path / "site",
+        {
+            "hugo.toml": 'baseURL = "https://studio.example/"\n'
+            f"contentDir = {content_dir.replace('{outside}', outside.as_posix())}\n",
+            "content/games/_index.md": "---\ntitle: Games\n---\n",
+            "content/games/kelp.md": game_page("Kelp", "https://apps.apple.com/app/kelp/id1"),
+            "content/games/reef.md": game_page("Reef", "https://apps.apple.com/app/reef/id2"),
+        },
+    )
+    proc = run_cli("init", "--format", "json", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert json.loads(proc.stdout)["summary"]["games"] == "content/games"
+    said = proc.stdout + proc.stderr
+    assert outside.as_posix() not in said and "../outside" not in said and "Far" not in said
+
+
+def game_page(name: str, store: str) -> str:
+    return (
+        f"---\ntitle: {name}\ndescription: The {name} game.\nimage: /img/{name}.png\n"
+        f"platforms: [iOS]\ngenres: [Puzzle]\nios: {store}\n---\n"
+    )

@@ -31,6 +31,22 @@ _INPUT_RE = re.compile(
 )  # .eleventy.js: dir: { input: "src" }
 
 
+def site_folder(value: Any, default: str) -> str:
+    """A folder a configuration names (Hugo's contentDir, Jekyll's collections_dir, Eleventy's
+    input), when it is one inside the website: relative, without `..` or a NUL, of a length a
+    file system takes; else `default` (an absolute contentDir elsewhere on the disk is not
+    the website's to survey)."""
+    text = _str(value)
+    if text is None or "\0" in text or len(text) > 1024:
+        return default
+    path = Path(text)
+    if path.is_absolute() or path.anchor or ".." in path.parts:
+        return default
+    if any(len(part.encode("utf-8", "surrogatepass")) > 255 for part in path.parts):
+        return default
+    return path.as_posix()
+
+
 class Generator(NamedTuple):
     """A website's generator and what its settings say (None: not found)."""
 
@@ -111,7 +127,7 @@ def _hugo_or_zola(root: Path, _deps: set[str]) -> Generator | None:
         return None
     params = data.get(keys.get("params", ""), {})
     description = _str(params.get("description")) if isinstance(params, dict) else None
-    content_dir = _str(data.get(keys.get("contentdir", ""))) or "content"
+    content_dir = site_folder(data.get(keys.get("contentdir", "")), "content")
     return Generator(
         "hugo",
         "Hugo",
@@ -131,7 +147,7 @@ def _jekyll(root: Path, deps: set[str]) -> Generator | None:
         return None
     data = read_yaml(path)
     url, base = _str(data.get("url")), _str(data.get("baseurl")) or ""
-    collections = _str(data.get("collections_dir")) or "."
+    collections = site_folder(data.get("collections_dir"), ".")
     return Generator(
         "jekyll",
         "Jekyll",
@@ -156,7 +172,7 @@ def _eleventy(root: Path, deps: set[str]) -> Generator | None:
         return None
     source = read_text(path) if path is not None else None
     m = _INPUT_RE.search(source or "")
-    input_dir = m.group(1).strip("./") or "." if m else "."
+    input_dir = site_folder(m.group(1).strip("./"), ".") if m else "."
     meta_file = Path(input_dir, "_data", "metadata.json")
     meta = read_json(root / meta_file)
     return Generator(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from catalogctl.content.scaffold.configs import first_file, read_json, read_text
 from catalogctl.content.scaffold.configs import text_value as _str
-from catalogctl.content.scaffold.generators import Generator
+from catalogctl.content.scaffold.generators import Generator, site_folder
 from catalogctl.content.storehosts import KnownStore, known_store
 from catalogctl.paths import is_dir
 
@@ -35,7 +35,7 @@ def declared_folders(root: Path, gen: Generator) -> dict[str, tuple[str, bool]]:
     out: dict[str, tuple[str, bool]] = {}
     if gen.name == "jekyll":
         collections = gen.settings.get("collections")
-        base = _str(gen.settings.get("collections_dir")) or "."
+        base = site_folder(gen.settings.get("collections_dir"), ".")
         names = list(collections) if isinstance(collections, dict | list) else []
         for name in names[:100]:
             if isinstance(name, str) and name:

@@ -242,3 +242,27 @@ def test_schema_page_follows_the_fields_of_site_toml(make_content: ContentFactor
 def test_schema_bad_content_argument_is_a_usage_error(args: list[str]) -> None:
     result = run_cli("schema", *args)
     assert result.returncode == 2
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        ("x = " + "[" * 500 + "]" * 500, "nested deeper than 64 levels"),
+        ("[" + ".".join(["k"] * 1200) + "]", "nested deeper than 64 levels"),
+        ("x = 1" + "0" * 5000, "a number longer than"),
+        ("[fields]\nname = '" + ".".join(["a"] * 1000) + "'", "longer than 200 characters"),
+    ],
+    ids=["deep-array", "deep-table", "long-number", "deep-field-path"],
+)
+def test_schema_page_reads_site_toml_within_validates_limits(
+    tmp_path: Path, extra: str, said: str
+) -> None:
+    """A site.toml validate reports a limit in (nesting, numbers, a key path of a thousand
+    keys) is that error for `schema page` too, never a RecursionError."""
+    root = tmp_path / "content"
+    shutil.copytree(SAMPLE, root)
+    with (root / "site.toml").open("a", encoding="utf-8") as f:
+        f.write("\n" + extra + "\n")
+    result = run_cli("schema", "page", root)
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr and "Traceback" not in result.stderr

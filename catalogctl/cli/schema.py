@@ -90,8 +90,9 @@ def _site_of(content: Path | None) -> Path:
 
 def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
     """The `[fields]` table of ROOT/site.toml (none: an empty table when `optional`)."""
-    import tomli
-
+    from catalogctl.content.document import Problem
+    from catalogctl.content.limits import MAX_SITE_NAME
+    from catalogctl.content.tomldoc import read_toml
     from catalogctl.errors import InputError
     from catalogctl.paths import is_file
     from catalogctl.text import path_text
@@ -104,21 +105,32 @@ def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
             f"no site.toml in {path_text(root)}: name the content tree (the folder of site.toml)"
         )
     try:
-        data = tomli.loads(site.read_text(encoding="utf-8-sig"))  # a BOM is no TOML
-    except tomli.TOMLDecodeError as exc:
-        from catalogctl.content.syntax_messages import toml_message
-
+        text = site.read_text(encoding="utf-8-sig")  # a BOM is no TOML
+        # Read as validate reads it: nesting and numbers bounded before tomli sees them.
+        data = read_toml(text, path_text(site), 1, (1, 1)).data
+    except Problem as exc:
+        where = f"{exc.line}:{exc.column}:" if exc.line is not None else ""
         raise InputError(
-            f"{path_text(site)}:{exc.lineno}:{exc.colno}: {toml_message(exc.msg)} "
-            "(`catalogctl validate` "
-            "checks the whole file)"
+            f"{path_text(site)}:{where} {exc.message} (`catalogctl validate` checks the whole file)"
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(
             f"{path_text(site)} cannot be read: {exc} (`catalogctl validate` tells more)"
         ) from None
-    fields = data.get("fields", {})
-    return fields if isinstance(fields, dict) else {}
+    fields = data.get("fields", {}) if isinstance(data, dict) else {}
+    if not isinstance(fields, dict):
+        return {}
+    stores = fields.get("stores")
+    paths = [(f"fields.{k}", v) for k, v in fields.items() if k != "stores"]
+    if isinstance(stores, dict):
+        paths += [(f"fields.stores.{k}", v) for k, v in stores.items()]
+    for name, value in paths:
+        if isinstance(value, str) and len(value) > MAX_SITE_NAME:
+            raise InputError(
+                f"{path_text(site)}: {name} is longer than {MAX_SITE_NAME} characters, the limit "
+                "of a key path (`catalogctl validate` checks the whole file)"
+            )
+    return fields
 
 
 def _mapped(page: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
@@ -165,14 +177,16 @@ def _mapped(page: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
         elif key in fmap.paths:
             place(fmap.paths[key], prop, needed=key in required)
 
-    def tidy(node: dict[str, Any]) -> None:
+    # No empty `required` lists; a [fields] path may be hundreds of keys deep (a loop, not
+    # recursion).
+    todo = [root]
+    while todo:
+        node = todo.pop()
         if not node.get("required"):
             node.pop("required", None)
         for child in node.get("properties", {}).values():
             if child.get("type") == "object" and "properties" in child:
-                tidy(child)
-
-    tidy(root)
+                todo.append(child)
     return root
 
 

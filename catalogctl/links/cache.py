@@ -66,11 +66,7 @@ class LinkCache:
             self.entries.pop(url, None)
 
     def save(self, now: float) -> None:
-        keep = {
-            url: e
-            for url, e in self.entries.items()
-            if now - e["checked"] <= self.max_age
-        }
+        keep = {url: e for url, e in self.entries.items() if now - e["checked"] <= self.max_age}
         data = json.dumps({_CACHE_KEY: keep}, indent=0, sort_keys=True).encode()
         directory = self.path.parent
         try:

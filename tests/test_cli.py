@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -177,3 +178,18 @@ def test_a_command_started_without_stdout_says_so_instead_of_a_traceback(
         assert "error: standard output is closed" in proc.stderr
     else:
         assert "✓" in proc.stderr
+
+
+@pytest.mark.parametrize("columns", ["99999999999999999999", "2000000000", "-5", "abc", "0"])
+@pytest.mark.parametrize(
+    ("args", "code"), [(("validate", "--help"), 0), (("build", "--jobs", "0"), 2)]
+)
+def test_a_terminal_size_no_terminal_has_is_ignored(
+    columns: str, args: tuple[str, ...], code: int
+) -> None:
+    """COLUMNS past any terminal (a typo, a script's arithmetic) is ignored, as an unset one:
+    help and usage errors lay out as usual instead of an OverflowError or minutes of layout."""
+    proc = run_cli(*args, env={**os.environ, "COLUMNS": columns, "LINES": columns}, timeout=30)
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert max(len(line) for line in (proc.stdout + proc.stderr).splitlines()) <= 200

@@ -120,10 +120,22 @@ class ClosedOutput(io.TextIOBase):
         raise InputError("standard output is closed: the report cannot be written; use --output")
 
 
+# A terminal size from COLUMNS or LINES past this is no terminal's: rich would lay out help
+# and tables that wide (2,000,000,000 columns: for minutes; more: OverflowError).
+MAX_TERMINAL_SIZE = 10_000
+
+
 def prepare_streams() -> None:
     """stdout and stderr replace what their encoding lacks instead of raising (see above).
     A stream the process started without (its descriptor closed) gets a stand-in: stdout
-    `ClosedOutput`, stderr the null device (there is nowhere to say anything)."""
+    `ClosedOutput`, stderr the null device (there is nowhere to say anything). COLUMNS and
+    LINES that are not a size from 1 to MAX_TERMINAL_SIZE are ignored (removed)."""
+    for name in ("COLUMNS", "LINES"):
+        size = os.environ.get(name)
+        if size is not None and not (
+            size.isascii() and size.isdigit() and 1 <= int(size) <= MAX_TERMINAL_SIZE
+        ):
+            del os.environ[name]
     if sys.stdout is None:
         sys.stdout = ClosedOutput()
     if sys.stderr is None:

@@ -7,6 +7,10 @@ import hashlib
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import brotli
@@ -382,6 +386,98 @@ def test_build_kept_entries_survive_a_failed_swap(
     (staging,) = [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
     assert str(staging) in str(caught.value)
     assert (staging / "node_modules/wrangler/package.json").is_file()
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit])
+def test_build_kept_entries_survive_an_interrupt_between_two_renames(
+    tmp_path: Path,
+    make_content: ContentFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    interrupt: type[BaseException],
+) -> None:
+    """Ctrl+C (or SIGTERM, an exit) right after a kept entry was moved into the new build,
+    before anything could record it: every kept entry goes back, none is removed with the
+    staging directory."""
+    out = tmp_path / "dist"
+    write_site(render(load_catalog(make_content()), compress=False), out)
+    npm_installed(out)
+    before = digest(out)
+    real_rename, renamed = Path.rename, []
+
+    def rename(self: Path, target: Path) -> Path:
+        moved = real_rename(self, target)
+        renamed.append(self.name)
+        if len(renamed) == 2:  # the second kept entry has just moved
+            raise interrupt
+        return moved
+
+    monkeypatch.setattr(Path, "rename", rename)
+    with pytest.raises(interrupt):
+        write_site(render(load_catalog(make_content()), compress=False), out)
+    monkeypatch.undo()
+    assert renamed[:2] == KEPT[:2]
+    assert digest(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX: a leftover's process is gone")
+def test_build_gives_back_what_a_killed_build_left_beside_out(tmp_path: Path) -> None:
+    """A build killed outright (SIGKILL) mid-swap leaves kept entries in its staging
+    directory: the next build moves them back into --out, or, where --out has the same name
+    again, leaves the directory and names it."""
+    out = tmp_path / "dist"
+    assert run_cli("build", SMALL, "--out", out).returncode == 0
+    gone = subprocess.Popen([sys.executable, "-c", ""])
+    gone.wait()  # a process that was, as the killed build
+
+    def leftover(suffix: str, cname: str) -> Path:
+        left = tmp_path / f".dist.catalogctl-staging-{gone.pid}.{suffix}"
+        (left / "public").mkdir(parents=True)  # the killed build's own: removed
+        (left / ".git").mkdir()
+        (left / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        (left / "CNAME").write_text(cname)
+        return left
+
+    first = leftover("a1", "games.example.com\n")
+    proc = run_cli("build", SMALL, "--out", out, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)["summary"]
+    assert summary["kept"] == [".git", "CNAME"] and summary["stranded"] == []
+    assert (out / "CNAME").read_text() == "games.example.com\n"
+    assert (out / ".git" / "HEAD").is_file() and not first.exists()
+
+    second = leftover("b2", "old.example.com\n")  # CNAME is in --out again
+    proc = run_cli("build", SMALL, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{second} was left by an interrupted build" in " ".join(proc.stderr.split())
+    assert (second / "CNAME").read_text() == "old.example.com\n"
+    assert (out / "CNAME").read_text() == "games.example.com\n"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="a POSIX signal")
+def test_build_sigterm_goes_through_the_clean_up_and_exits_143(
+    tmp_path: Path, make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM (a CI job cancelled) while the build swaps: --out as it was, kept entries
+    back, no staging directory left, exit status 143; the handler is the default again."""
+    out = tmp_path / "dist"
+    write_site(render(load_catalog(make_content()), compress=False), out)
+    npm_installed(out)
+    before = digest(out)
+
+    def terminated(staging: Path, out: Path) -> Path:
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(500):  # the handler runs between two bytecodes: at once
+            time.sleep(0.01)
+        raise AssertionError("SIGTERM did not stop the build")
+
+    monkeypatch.setattr(build_module, "_replace", terminated)
+    with pytest.raises(SystemExit) as stopped:
+        write_site(render(load_catalog(make_content()), compress=False), out)
+    assert stopped.value.code == 143
+    assert digest(out) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
 def test_build_force_replaces_a_foreign_directory_whole(tmp_path: Path) -> None:

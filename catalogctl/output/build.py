@@ -43,6 +43,7 @@ def write_build(outcome: BuildOutcome, fmt: str) -> None:
             "read": catalog.summary.to_json(),
             "warnings": len(warnings),
             "kept": list(written.kept),
+            "stranded": [path_text(left) for left in written.stranded],
         }
         items = [finding_json(f) for f in warnings]
         console.print_json(envelope("build", ok=True, summary=summary, items=items))
@@ -65,4 +66,12 @@ def write_build(outcome: BuildOutcome, fmt: str) -> None:
             "·",
             "",
             f"kept from the previous build, not the build's own: {', '.join(written.kept)}",
+        )
+    for left in written.stranded:
+        console.status(
+            "!",
+            "yellow",
+            f"{path_text(left)} was left by an interrupted build and holds entries kept from "
+            f"{path_text(outcome.out_dir)} that could not go back into it (the same name is "
+            "there now): move back what you need, then remove it",
         )

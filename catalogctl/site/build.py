@@ -19,6 +19,7 @@ exists the same way, and keeps them).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import json
@@ -28,7 +29,8 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +69,9 @@ class BuildResult:
     bytes: int
     routes: int
     kept: tuple[str, ...] = ()  # entries of the previous build's top level that are not its own
+    # Directories an interrupted build left beside `out` holding entries not the build's own
+    # that could not go back into `out` (the same name is there): left for the user to sort.
+    stranded: tuple[Path, ...] = ()
 
 
 def _is_build(path: Path) -> bool:
@@ -125,14 +130,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_leftovers(out: Path) -> list[Path]:
-    """Remove staging and old directories of `out` left by builds whose process is gone."""
+def remove_leftovers(out: Path) -> tuple[list[Path], list[Path]]:
+    """Remove staging and old directories of `out` left by builds whose process is gone
+    (killed, the machine stopped). One may hold entries a build keeps (`.git`, `CNAME`: moved
+    into the staging directory just before the swap): those go back into `out` first; one
+    whose entries cannot (`out` has the same name, or is gone) is left where it is. Returns
+    (the directories removed, those left)."""
     pattern = _leftover_pattern(out.name)
-    removed = []
+    removed: list[Path] = []
+    left: list[Path] = []
     try:
         entries = list(os.scandir(out.parent))
     except OSError:
-        return []
+        return [], []
     for entry in entries:
         m = pattern.match(entry.name)
         if m is None or _alive(int(m.group(1))):
@@ -140,9 +150,31 @@ def remove_leftovers(out: Path) -> list[Path]:
         path = Path(entry.path)
         if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
             continue  # never ours: we only make directories
+        if not _give_back(path, out):
+            left.append(path)
+            continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
-    return removed
+    return removed, left
+
+
+def _give_back(leftover: Path, out: Path) -> bool:
+    """Move the entries of `leftover` that are not a build's own into `out`; whether none is
+    left in it (an old directory of a swap holds only the previous build's own)."""
+    try:
+        theirs = [entry.name for entry in leftover.iterdir() if entry.name not in OWNED]
+    except OSError:
+        return False
+    if theirs and not is_dir(out):
+        return False
+    for name in theirs:
+        if os.path.lexists(out / name):
+            return False
+    try:
+        _move(theirs, leftover, out)
+    except OSError:
+        return False
+    return True
 
 
 def _target(out: Path) -> Path:
@@ -181,15 +213,16 @@ def _swap_into_place(staging: Path, out: Path, keep: list[str]) -> None:
     if not exists(out):
         staging.rename(out)
         return
-    moved: list[str] = []
     try:
-        for name in keep:
-            _move([name], out, staging)
-            moved.append(name)
+        _move(keep, out, staging)
         previous = _replace(staging, out)
     except BaseException:
+        # Every kept entry now in the staging directory goes back, whatever point the
+        # failure or the interrupt (Ctrl+C, SIGTERM) came at: between a rename and any
+        # record of it too.
+        moved = [name for name in keep if os.path.lexists(staging / name)]
         try:
-            _move(reversed(moved), staging, out)
+            _move(moved, staging, out)
         except OSError as exc:  # never lost: left where they are, and said so
             raise _Stranded(
                 f"build failed, and {', '.join(moved)} could not be moved back into "
@@ -228,6 +261,7 @@ def write_site(
     """Write `site` (and `extra` files) to `out` atomically (through a symlink `out`),
     keeping what the top of a previous build holds that is not the build's own."""
     out = _target(out.absolute())
+    _, stranded = remove_leftovers(out)  # before deciding what to keep: they may give some back
     keep: list[str] = []
     if exists(out):
         if not is_dir(out):
@@ -241,35 +275,56 @@ def write_site(
         keep = _not_owned(out) if previous else []
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        remove_leftovers(out)
         prefix = f".{out.name}.{STAGING}-{os.getpid()}."
         staging = Path(tempfile.mkdtemp(prefix=prefix, dir=out.parent))
     except OSError as exc:
         raise CatalogError(
             f"cannot create the build directory beside {path_text(out)}: {exc}"
         ) from exc
+    with _terminated_as_exit():
+        try:
+            count = size = 0
+            files = [*site_files(site), *extra]
+            files.append((MANIFEST, (json.dumps(manifest(site), indent=2) + "\n").encode()))
+            for rel, data in files:
+                _write(staging, rel, data)
+                if rel.startswith(f"{PUBLIC}/"):
+                    # nginx computes the ETag the manifest holds from it (contract/routes.py)
+                    mtime = etag_mtime(data)
+                    os.utime(staging / rel, (mtime, mtime))
+                count, size = count + 1, size + len(data)
+            staging.chmod(0o755)
+            _swap_into_place(staging, out, keep)
+        except _Stranded:
+            raise  # the staging directory holds the kept entries: not removed
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise CatalogError(f"build failed, {path_text(out)} left as it was: {exc}") from exc
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    return BuildResult(out, count, size, len(site.resources), tuple(keep), tuple(stranded))
+
+
+@contextlib.contextmanager
+def _terminated_as_exit() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `kill`) ends the build as Ctrl+C does: through the clean-up
+    above, `out` as it was, then exit 143; where a program embedding the build set a handler
+    of its own, or off the main thread, nothing changes."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    sigterm = getattr(signal, "SIGTERM", None)
+    main = threading.current_thread() is threading.main_thread()
+    if sigterm is None or not main or signal.getsignal(sigterm) is not signal.SIG_DFL:
+        yield
+        return
+    signal.signal(sigterm, stop)
     try:
-        count = size = 0
-        files = [*site_files(site), *extra]
-        files.append((MANIFEST, (json.dumps(manifest(site), indent=2) + "\n").encode()))
-        for rel, data in files:
-            _write(staging, rel, data)
-            if rel.startswith(f"{PUBLIC}/"):
-                # nginx computes the ETag the manifest holds from it (contract/routes.py)
-                mtime = etag_mtime(data)
-                os.utime(staging / rel, (mtime, mtime))
-            count, size = count + 1, size + len(data)
-        staging.chmod(0o755)
-        _swap_into_place(staging, out, keep)
-    except _Stranded:
-        raise  # the staging directory holds the kept entries: not removed
-    except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise CatalogError(f"build failed, {path_text(out)} left as it was: {exc}") from exc
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return BuildResult(out, count, size, len(site.resources), tuple(keep))
+        yield
+    finally:
+        signal.signal(sigterm, signal.SIG_DFL)
 
 
 def read_build(path: Path) -> Site:

@@ -51,6 +51,24 @@ def reload_timeout(seconds: float) -> tuple[str, ...]:
 
 RELOAD_TIMEOUT_1S = reload_timeout(1.0)
 
+# serve with a SIGHUP sent to itself while it loads the site, before it listens (as
+# `systemctl reload` right after `systemctl start` does to a large site).
+HANGUP_WHILE_LOADING = (
+    sys.executable,
+    "-c",
+    "import os, runpy, signal, sys\n"
+    "from catalogctl.sources.served import SiteInput\n"
+    "load, main = SiteInput.load, os.getpid()\n"
+    "def load_after_a_hangup(self, *args, **kw):\n"
+    "    if os.getpid() == main and not getattr(SiteInput, 'hung_up', False):\n"
+    "        SiteInput.hung_up = True\n"
+    "        os.kill(main, signal.SIGHUP)\n"
+    "    return load(self, *args, **kw)\n"
+    "SiteInput.load = load_after_a_hangup\n"
+    "sys.argv = ['catalogctl', *sys.argv[4:]]\n"
+    "runpy.run_module('catalogctl', run_name='__main__', alter_sys=True)\n",
+)
+
 
 def alive(pid: int) -> bool:
     """Whether process `pid` runs (Linux: a zombie, dead but not yet reaped, does not)."""

@@ -32,6 +32,7 @@ from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
 from tests.processes import Program, children, cli, port_answers, wait_until
 from tests.serve_process import (
     FAILING_WORKERS,
+    HANGUP_WHILE_LOADING,
     RELOAD_TIMEOUT_1S,
     ServeProcess,
     alive,
@@ -292,6 +293,22 @@ def test_serve_reload_renders_once_not_per_worker(tmp_path: Path) -> None:
         assert "21 games" in str(proc.wait_for("reloaded")["message"])
         assert {_games(proc.url) for _ in range(20)} == {21}
         assert sum("reloaded" in str(e.get("message")) for e in proc.events) == 1
+    finally:
+        assert proc.stop() == 0
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_a_reload_asked_while_it_starts_is_done_once_it_listens(
+    tmp_path: Path, workers: str
+) -> None:
+    """SIGHUP before serve's handlers are in place (`systemctl reload` right after a start,
+    while the site loads) no longer ends it by the signal's default action: it starts, and
+    then reloads."""
+    root = generate_catalog(tmp_path / "content", 3)
+    proc = ServeProcess(str(root), "--workers", workers, prefix=HANGUP_WHILE_LOADING)
+    try:
+        assert "3 games" in str(proc.wait_for("reloaded")["message"])
+        assert _games(proc.url) == 3
     finally:
         assert proc.stop() == 0
 

@@ -15,8 +15,10 @@ import datetime as dt
 import json
 import logging
 import os
+import signal
 import socket
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -45,6 +47,51 @@ def serve(
     on_ready: Callable[[Ready], None] | None = None,
 ) -> None:
     """Serve until SIGTERM/SIGINT. Raises `CatalogError` when it cannot start."""
+    hangup = EarlyHangup()  # a reload asked for while serve starts is done once it listens
+    try:
+        _serve(source, options, site, on_ready, hangup)
+    finally:
+        hangup.restore()
+
+
+class EarlyHangup:
+    """SIGHUP from the moment serve starts until its handlers are in place: remembered, where
+    its default action would end the process without a word (`systemctl reload` right after
+    `systemctl start`, while a large site loads). `replay` raises it again once the real
+    handlers listen for it; only from the main thread, where signals are handled."""
+
+    def __init__(self) -> None:
+        self.seen = False
+        self.previous: Any = None
+        main = threading.current_thread() is threading.main_thread()
+        if hasattr(signal, "SIGHUP") and main:
+            self.previous = signal.signal(signal.SIGHUP, self._hangup)
+
+    def _hangup(self, signum: int, frame: object) -> None:
+        self.seen = True
+
+    def replay(self) -> None:
+        if self.seen:
+            self.seen = False
+            signal.raise_signal(signal.SIGHUP)
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGHUP, self.previous)
+
+
+def _serve(
+    source: SiteInput,
+    options: ServeOptions,
+    site: Site | None,
+    on_ready: Callable[[Ready], None] | None,
+    hangup: EarlyHangup,
+) -> None:
+    def listening(ready: Ready) -> None:
+        if on_ready is not None:
+            on_ready(ready)
+        hangup.replay()
+
     check_system(options)
     open_files = raise_open_files_limit()  # every worker inherits it
     fingerprint = source.fingerprint()  # before loading: --watch sees edits made meanwhile
@@ -79,15 +126,13 @@ def serve(
         if options.workers > 1:
             from catalogctl.serve.supervisor import Supervisor  # POSIX only: it forks
 
-            Supervisor(table, setup).run(on_ready, ready)
+            Supervisor(table, setup).run(listening, ready)
             return
         counters.slot = counters.claim(os.getpid())
         worker = Worker(table, setup, reloads=True)
         loop = new_event_loop()
         try:
-            loop.run_until_complete(
-                worker.run(on_listening=(lambda: on_ready(ready)) if on_ready else None)
-            )
+            loop.run_until_complete(worker.run(on_listening=lambda: listening(ready)))
         finally:
             loop.close()
     finally:

@@ -410,6 +410,7 @@ class Supervisor:
         if self.setup.metrics_sock is not None:
             self._fork("metrics", self.table, 0)
         deadline = time.monotonic() + START_TIMEOUT
+        hangup = False  # a reload asked for while the workers start: done once they listen
         while not all(c.listening for c in self.children.values()):
             left = deadline - time.monotonic()
             if left <= 0:
@@ -419,6 +420,7 @@ class Supervisor:
             self._events()
             if signal.SIGTERM in received or signal.SIGINT in received:
                 return self._begin_stop()
+            hangup = hangup or signal.SIGHUP in received
             for pid in list(self.children):
                 with contextlib.suppress(ChildProcessError):
                     if os.waitpid(pid, os.WNOHANG)[0] == pid:
@@ -427,6 +429,8 @@ class Supervisor:
         self.counters.catalog(self.table.etag, self.table.games)
         if on_ready is not None:
             on_ready(ready)
+        if hangup:
+            signal.raise_signal(signal.SIGHUP)  # to the inbox: the loop reloads
         return None
 
     def _begin_stop(self) -> None:

@@ -683,10 +683,11 @@ def test_serve_out_of_descriptors_says_what_to_change_and_answers_once_some_free
         assert proc.stop() == 0
 
 
-def test_serve_short_of_descriptors_closes_idle_connections_for_new_ones() -> None:
-    """With a hard limit of 96 open files and 300 connections open that send nothing, new
-    clients are answered: connections that have waited a second or more for a request are
-    closed to make room."""
+@pytest.mark.parametrize("sent", [b"", b"G"], ids=["nothing", "a-byte-of-a-head"])
+def test_serve_short_of_descriptors_closes_idle_connections_for_new_ones(sent: bytes) -> None:
+    """With a hard limit of 96 open files and 300 connections open that send nothing (or the
+    first byte of a head, and no more), new clients are answered: connections that have
+    waited a second or more for a request are closed to make room."""
     proc = ServeProcess(
         str(SAMPLE),
         *("--workers", "2", "--keepalive-timeout", "60"),
@@ -695,6 +696,10 @@ def test_serve_short_of_descriptors_closes_idle_connections_for_new_ones() -> No
     idle: list[socket.socket] = []
     try:
         idle = _connect(proc.url, 300)
+        for sock in idle:
+            if sent:
+                sock.sendall(sent)
+        time.sleep(1.1)  # a second of waiting makes a connection closable
         assert [_get(proc.url) for _ in range(20)] == [200] * 20
         assert _closed_by_server(idle) > 0
         assert "idle ones closed to make room" in str(proc.wait_for("idle ones closed")["message"])

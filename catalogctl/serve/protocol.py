@@ -181,7 +181,8 @@ class Connections(Traffic):
         """Close up to `count` connections that have waited `IDLE_CLOSABLE` seconds or more
         for a request, those waiting longest first (to make room when descriptors run out);
         how many were closed."""
-        # A connection's deadline is the keep-alive timeout after it last had something.
+        # A connection's deadline is the keep-alive timeout after it last had an answer, or
+        # after the first byte of the head it is receiving.
         since = asyncio.get_running_loop().time() + self.limits.keepalive_timeout - IDLE_CLOSABLE
         idle = [conn for conn in self.open if conn.deadline <= since and conn.idle()]
         closing = heapq.nsmallest(count, idle, key=lambda conn: conn.deadline)
@@ -478,11 +479,12 @@ class HttpProtocol(asyncio.Protocol):
     # --- closing --------------------------------------------------------------------------
 
     def idle(self) -> bool:
-        """Waiting for a request: nothing of one received, nothing being written."""
+        """Waiting for a request (nothing of one received, or a head not yet whole: a client
+        that sends a byte now and then holds a descriptor as an idle one does), nothing
+        being written."""
         transport = self.transport
         return (
-            not self.buf
-            and not self.closing
+            not self.closing
             and self.pending is None
             and transport is not None
             and not transport.get_write_buffer_size()

@@ -193,3 +193,19 @@ def test_a_terminal_size_no_terminal_has_is_ignored(
     assert proc.returncode == code, proc.stderr
     assert "Traceback" not in proc.stderr
     assert max(len(line) for line in (proc.stdout + proc.stderr).splitlines()) <= 200
+
+
+def test_ctrl_c_while_the_command_loads_is_quiet() -> None:
+    """Ctrl+C in the first tenths of a second, while Python imports the command (typer,
+    rich): exit 130 as at any other moment, no KeyboardInterrupt traceback."""
+    code = (
+        "import catalogctl.cli.collector as collector\n"
+        "def interrupted():\n"
+        "    raise KeyboardInterrupt\n"
+        "collector.for_command = interrupted\n"
+        "from catalogctl.cli.entry import main\n"
+        "main()\n"
+    )
+    proc = run([sys.executable, "-c", code, "validate"])
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == ""

@@ -344,9 +344,10 @@ def read_build(path: Path) -> Site:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"])
+        said = f"{where}: {first['msg']}" if where else first["msg"]  # no member: not JSON
         raise InputError(
             f"the {MANIFEST} of the build in {path_text(path)} is not one catalogctl wrote "
-            f"({where}: {first['msg']}); build it again"
+            f"({said}); build it again"
         ) from None
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read the build in {path_text(path)}: {exc}") from exc

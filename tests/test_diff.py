@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -861,3 +862,42 @@ def test_diff_url_with_a_gzip_body(gzip_server: str) -> None:
     assert cut.returncode == 2, cut.stdout
     assert "ends in the middle of its compressed data" in cut.stderr
     assert "Traceback" not in cut.stderr
+
+
+@pytest.mark.parametrize("part", ["parameter", "name"])
+def test_diff_markdown_store_change_cannot_inject_lines(tmp_path: Path, part: str) -> None:
+    """A store's name, or an attribution parameter (percent-decoded: `%0A` is a line break),
+    is Markdown text of one line: a catalog cannot start a workflow command (`::error`) or
+    raw HTML in release notes."""
+    game = {
+        "id": "reef",
+        "name": "Reef",
+        "description": "A puzzle.",
+        "url": "https://games.example.com/games/reef/",
+        "platforms": ["Android"],
+        "genres": ["Puzzle"],
+        "icon": "https://games.example.com/icons/reef.png",
+        "stores": [
+            {
+                "name": "Google Play",
+                "url": "https://play.google.com/store/apps/details?id=com.example.reef"
+                "&utm_source=api",
+            }
+        ],
+    }
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"schemaVersion": 1, "games": [game]}))
+    hostile = "\r\n::error file=README.md,line=1::Injected\n<img src=x onerror=alert(1)>\x1b[2J"
+    store = game["stores"][0]  # type: ignore[index]
+    if part == "parameter":
+        store["url"] += "%0D%0A::error%20file=README.md,line=1::Injected%0A%3Cimg%20src=x%3E"
+    else:
+        store["name"] = "Google Play" + hostile
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps({"schemaVersion": 1, "games": [game]}))
+    proc = run_cli("diff", old, new, "--format", "markdown")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line for line in lines if line.startswith("::")] == []
+    assert re.search(r"(?<!\\)<img", proc.stdout) is None and "\x1b" not in proc.stdout
+    assert any("stores:" in line and "Injected" in line for line in lines)

@@ -93,21 +93,26 @@ def _set_change(change: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _store_lines(change: dict[str, Any], code: Callable[[str], str] = str) -> list[str]:
-    """Store changes as lines; `code` formats a URL (Markdown wraps it in backticks)."""
-    lines = [f"+{n}" for n in change["added"]] + [f"−{n}" for n in change["removed"]]
+def _store_lines(
+    change: dict[str, Any], code: Callable[[str], str] = str, text: Callable[[str], str] = str
+) -> list[str]:
+    """Store changes as lines; `code` formats a URL (Markdown wraps it in backticks), `text`
+    a store's name or an attribution parameter (Markdown escapes it: a parameter value is
+    percent-decoded, `%0A` is a line break)."""
+    lines = [f"+{text(n)}" for n in change["added"]] + [f"−{text(n)}" for n in change["removed"]]
     for c in change["changed"]:
         a, b = c["before"], c["after"]
+        name = text(str(c["name"]))
         if isinstance(a, str) and isinstance(b, str) and plain_store_url(a) == plain_store_url(b):
             pa, pb = attribution_params(a), attribution_params(b)
             params = [
-                f"{k} {pa.get(k, '(none)')} → {pb.get(k, '(none)')}"
+                f"{text(k)} {text(pa.get(k, '(none)'))} → {text(pb.get(k, '(none)'))}"
                 for k in dict.fromkeys([*pa, *pb])
                 if pa.get(k) != pb.get(k)
             ]
-            lines.append(f"{c['name']}: {', '.join(params) or 'parameter order changed'}")
+            lines.append(f"{name}: {', '.join(params) or 'parameter order changed'}")
         else:
-            lines.append(f"{c['name']}: {code(str(a))} → {code(str(b))}")
+            lines.append(f"{name}: {code(str(a))} → {code(str(b))}")
     return lines or ["order changed"]
 
 
@@ -169,7 +174,7 @@ def _md_field(name: str, change: dict[str, Any]) -> str:
     if name in SET_FIELDS:
         return md_text(_set_change(change))
     if name == "stores":
-        return "; ".join(_store_lines(change, code=md_code))
+        return "; ".join(_store_lines(change, code=md_code, text=md_text))
     if name == "description":
         return "".join(
             md_text(t) if op == "=" else _wrap(t, "~~" if op == "-" else "**", md_text)

@@ -8,9 +8,7 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import brotli
@@ -24,7 +22,7 @@ from catalogctl.site import build as build_module
 from catalogctl.site.build import read_build, write_site
 from catalogctl.site.render import render
 from tests.conftest import ContentFactory, game_yaml
-from tests.processes import run_cli
+from tests.processes import run, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMALL = FIXTURES / "small"
@@ -427,11 +425,11 @@ def test_build_gives_back_what_a_killed_build_left_beside_out(tmp_path: Path) ->
     again, leaves the directory and names it."""
     out = tmp_path / "dist"
     assert run_cli("build", SMALL, "--out", out).returncode == 0
-    gone = subprocess.Popen([sys.executable, "-c", ""])
-    gone.wait()  # a process that was, as the killed build
+    # A process that was, as the killed build.
+    gone = int(run([sys.executable, "-c", "import os; print(os.getpid())"]).stdout)
 
     def leftover(suffix: str, cname: str) -> Path:
-        left = tmp_path / f".dist.catalogctl-staging-{gone.pid}.{suffix}"
+        left = tmp_path / f".dist.catalogctl-staging-{gone}.{suffix}"
         (left / "public").mkdir(parents=True)  # the killed build's own: removed
         (left / ".git").mkdir()
         (left / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
@@ -466,9 +464,7 @@ def test_build_sigterm_goes_through_the_clean_up_and_exits_143(
     before = digest(out)
 
     def terminated(staging: Path, out: Path) -> Path:
-        os.kill(os.getpid(), signal.SIGTERM)
-        for _ in range(500):  # the handler runs between two bytecodes: at once
-            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before the next line
         raise AssertionError("SIGTERM did not stop the build")
 
     monkeypatch.setattr(build_module, "_replace", terminated)

@@ -4,6 +4,7 @@ the pages truly lack; it never replaces a site.toml without --force."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tomllib
 from pathlib import Path
@@ -672,3 +673,52 @@ def game_page(name: str, store: str) -> str:
         f"---\ntitle: {name}\ndescription: The {name} game.\nimage: /img/{name}.png\n"
         f"platforms: [iOS]\ngenres: [Puzzle]\nios: {store}\n---\n"
     )
+
+
+HOSTILE_INIT = {
+    "icon-comment": ('cover_photo: "\\n[api.v1]\\nstatus = \\"deprecated\\"#/img/a.png"\n', None),
+    "platforms-comment": (
+        'devices: [iOS, "Android\\n[api.v1]\\nstatus = \\"deprecated\\"#"]\n',
+        None,
+    ),
+    "folder-comment": ("", 'games\n[api.v1]\nstatus = "deprecated"#'),
+    "del-in-key": ('"play\\x7fstore": https://play.google.com/store/apps/details?id=x.y\n', None),
+    "dotted-key": ('"app.store": https://apps.apple.com/app/x/id7\n', None),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_INIT))
+def test_init_writes_what_it_says_whatever_the_pages_hold(tmp_path: Path, case: str) -> None:
+    """A value a comment quotes, a folder's name, a key with DEL or a dot: site.toml is valid
+    TOML holding only what init proposes (no table a page's value slipped in), and a key a
+    [fields] path would read as another (`app.store`) is not proposed."""
+    extra, folder = HOSTILE_INIT[case]
+    games = folder or "games"
+    files = {"hugo.toml": 'baseURL = "https://studio.example/"\ntitle = "Studio"\n'}
+    for i in (1, 2, 3):
+        page = game_page(f"G{i}", f"https://apps.apple.com/app/g{i}/id{i}")
+        files[f"content/{games}/g{i}.md"] = page.replace("---\n", "---\n" + extra, 1)
+    root = write(tmp_path / "site", files)
+    proc = run_cli("init", cwd=root)
+    assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr
+    written = tomllib.loads((root / "site.toml").read_text(encoding="utf-8"))
+    assert "api" not in written
+    assert "app.store" not in json.dumps(written)
+    check = run_cli("validate", cwd=root)
+    assert "Traceback" not in check.stderr and check.returncode in (0, 1)
+
+
+def test_init_refuses_a_games_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    write(root, {"hugo.toml": 'baseURL = "https://studio.example/"\n'})
+    games = os.fsencode(root / "content") + b"/g\xe9mes"  # a name no UTF-8 decoding gives
+    (root / "content" / os.fsdecode(b"g\xe9mes")).mkdir(parents=True)
+    for i in (1, 2):
+        page = game_page(f"G{i}", f"https://apps.apple.com/app/g{i}/id{i}")
+        fd = os.open(games + f"/g{i}.md".encode(), os.O_WRONLY | os.O_CREAT, 0o644)
+        os.write(fd, page.encode())
+        os.close(fd)
+    proc = run_cli("init", cwd=root)
+    assert proc.returncode == 2, proc.stderr
+    assert "not UTF-8" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (root / "site.toml").exists()

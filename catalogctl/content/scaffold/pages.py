@@ -10,6 +10,7 @@ judges the links of page bodies.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -125,14 +126,14 @@ def _walk(
         types.setdefault(path, set()).add(_kind(value))
     if isinstance(value, dict):
         for k, v in value.items():
-            if isinstance(k, str):
+            if _nameable(k):
                 _walk(v, (*path, k), seen, types, links, None)
     elif isinstance(value, list):
         for i, member in enumerate(value[:MAX_ITEMS]):
             inside = member if isinstance(member, dict) else None
             if inside is not None:
                 for k, v in member.items():
-                    if isinstance(k, str):
+                    if _nameable(k):
                         _walk(v, (*path, i, k), seen, types, links, inside)
             else:
                 _walk(member, (*path, i), seen, types, links, None)
@@ -145,6 +146,15 @@ def _walk(
                     k: v for k, v in item.items() if isinstance(k, str) and isinstance(v, str)
                 }
             links.append(FrontLink(path, store, url_host(value) or "", strings))
+
+
+# A key a [fields] path can name (`params.icon`): one with a dot, a space, `[`, `]` or `=`
+# would be read as another path (`"app.store"` as app → store), so it is never proposed.
+_NAMEABLE = re.compile(r"[^.\s\[\]=]+")
+
+
+def _nameable(key: object) -> bool:
+    return isinstance(key, str) and _NAMEABLE.fullmatch(key) is not None
 
 
 def _kind(value: Any) -> str:

@@ -11,7 +11,8 @@ from catalogctl.content.scaffold.pageurl import page_url
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.sections import astro_schema, schema_store
 from catalogctl.content.scaffold.stores import Store
-from catalogctl.text import plural
+from catalogctl.errors import InputError
+from catalogctl.text import clean, path_text, plural
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 # Parameters of contract §2.4 that are the same for every site (pt is the studio's own).
@@ -21,9 +22,22 @@ SPEC_PARAMS = {
 }
 
 
+# What JSON leaves as it is but a TOML string may not hold (DEL), or a reader should not meet
+# raw (C1 controls): written as escapes.
+_TOML_ESCAPES = re.compile("[\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a byte of a name that is not UTF-8
+
+
 def toml_str(value: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(value, ensure_ascii=False)
+    """A TOML basic string (JSON's escapes are TOML's, with DEL and C1 escaped too); a name
+    that is not UTF-8 (a folder's, read from the disk) has no TOML form: InputError."""
+    if _SURROGATE.search(value):
+        raise InputError(
+            f"site.toml cannot hold {path_text(value)}: a name in it is not UTF-8; rename that "
+            "folder or file in UTF-8"
+        )
+    text = json.dumps(value, ensure_ascii=False)
+    return _TOML_ESCAPES.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def toml_key(key: str) -> str:
@@ -57,7 +71,9 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
     lines += ["", "[content]", *_content_lines(p, notes)]
     lines += _field_lines(p)
     lines += _store_lines(root, p, notes)
-    return "\n".join(lines) + "\n", notes
+    # One line each: a value a comment quotes (a page's, a folder's name) cannot start a line
+    # of its own (values themselves are escaped, `toml_str`).
+    return "\n".join(clean(line) for line in lines) + "\n", notes
 
 
 def _content_lines(p: Proposal, notes: list[str]) -> list[str]:

@@ -16,9 +16,12 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import Any
 
-# C0 controls but TAB and LF, DEL, and C1 controls (ESC, BEL, CSI … start terminal sequences).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_LINE_BREAK = re.compile("\r\n?|\n")
+# C0 controls but TAB and LF, DEL, and C1 controls (ESC, BEL, CSI … start terminal sequences);
+# and the bidirectional controls, which reorder what a terminal, a pull request or an editor
+# shows (U+202E makes `trojan\u202edm.exe.md` read "trojanem.exe.md"): CVE-2021-42574.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Unicode's line and paragraph separators end a line too, where they are shown.
+_LINE_BREAK = re.compile("\r\n?|[\n\u2028\u2029]")
 # Lone surrogates (an undecodable file name) cannot be written as UTF-8; U+FFFE/U+FFFF are
 # not characters (XML refuses them).
 _NOT_TEXT = re.compile("[\ud800-\udfff\ufffe\uffff]")
@@ -30,8 +33,10 @@ def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
     Line breaks (CR, LF, CRLF) become one space unless `newlines` keeps them (as LF); a TAB
     stays unless `tabs` is False (then it becomes a space). Every other C0 or C1 control
     character (ESC, BEL, NUL, DEL, CSI, …) is removed, so text cannot move the cursor,
-    recolour the terminal, ring the bell or forge lines of a log or an annotation. A lone
-    surrogate (from a file name that is not UTF-8) becomes U+FFFD.
+    recolour the terminal, ring the bell or forge lines of a log or an annotation; so are the
+    bidirectional controls (U+202E …), so it cannot show itself in another order. U+2028 and
+    U+2029 are line breaks. A lone surrogate (from a file name that is not UTF-8) becomes
+    U+FFFD.
     """
     if text.isprintable():
         return text  # the common case: nothing to do

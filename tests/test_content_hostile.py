@@ -341,6 +341,22 @@ def test_control_characters_never_reach_the_terminal(make_content: ContentFactor
     assert "RED" in proc.stdout
 
 
+@pytest.mark.parametrize("fmt", ["table", "github", "markdown", "junit"])
+def test_bidirectional_controls_never_reorder_what_a_report_shows(
+    make_content: ContentFactory, fmt: str
+) -> None:
+    """U+202E in a file name or a value (CVE-2021-42574): a report people read shows the
+    text in the order it is stored; U+2028 does not start a line. (JSON and SARIF are data:
+    a file's name there is the file's, a SARIF uri percent-encodes it.)"""
+    root = make_content({"a": game_yaml("A", platforms='["i\u202eOS\u2028x", Android]')})
+    (root / "games" / "a.md").rename(root / "games" / "trojan\u202edm.exe.md")
+    proc = run_cli("validate", root, "--format", fmt)
+    assert proc.returncode == 1, proc.stderr
+    shown = proc.stdout + proc.stderr
+    assert "\u202e" not in shown and "\u2028" not in shown
+    assert "trojandm.exe.md" in shown
+
+
 # --- the worker pool ---------------------------------------------------------------------------
 
 # The start methods of this machine (Linux: fork, spawn and forkserver). catalogctl parses with

@@ -14,6 +14,23 @@ from catalogctl.links.result import LinkResult
 from catalogctl.paths import exists, is_dir
 
 _CACHE_KEY = "catalogctl-link-cache"
+_LATEST = 1e11  # seconds since 1970 (the year 5138): a later time is no time a check ran
+
+
+def _well_formed(entry: object) -> bool:
+    """An entry as `record` writes it: a time of check and the roles the link was checked
+    for (a cache edited by hand, or by another program, may hold anything: such an entry is
+    dropped, and the link checked again)."""
+    if not isinstance(entry, dict):
+        return False
+    checked, kinds = entry.get("checked"), entry.get("kinds", [])
+    return (
+        isinstance(checked, int | float)
+        and not isinstance(checked, bool)
+        and 0 <= checked <= _LATEST
+        and isinstance(kinds, list)
+        and all(isinstance(kind, str) for kind in kinds)
+    )
 
 
 class LinkCache:
@@ -79,22 +96,3 @@ class LinkCache:
 
 
 __all__ = ["LinkCache"]
-
-
-_LATEST = 1e11  # seconds since 1970 (the year 5138): a later time is no time a check ran
-
-
-def _well_formed(entry: object) -> bool:
-    """An entry as `record` writes it: a time of check and the roles the link was checked
-    for (a cache edited by hand, or by another program, may hold anything: such an entry is
-    dropped, and the link checked again)."""
-    if not isinstance(entry, dict):
-        return False
-    checked, kinds = entry.get("checked"), entry.get("kinds", [])
-    return (
-        isinstance(checked, int | float)
-        and not isinstance(checked, bool)
-        and 0 <= checked <= _LATEST
-        and isinstance(kinds, list)
-        and all(isinstance(kind, str) for kind in kinds)
-    )

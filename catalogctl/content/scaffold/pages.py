@@ -10,7 +10,6 @@ judges the links of page bodies.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -18,6 +17,7 @@ from typing import Any, NamedTuple
 from catalogctl.content.categories import in_category
 from catalogctl.content.discovery import discover, read_head
 from catalogctl.content.document import Problem
+from catalogctl.content.fields import parse_path
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.storehosts import KnownStore, known_store_of_url, url_host
 
@@ -148,13 +148,10 @@ def _walk(
             links.append(FrontLink(path, store, url_host(value) or "", strings))
 
 
-# A key a [fields] path can name (`params.icon`): one with a dot, a space, `[`, `]` or `=`
-# would be read as another path (`"app.store"` as app → store), so it is never proposed.
-_NAMEABLE = re.compile(r"[^.\s\[\]=]+")
-
-
 def _nameable(key: object) -> bool:
-    return isinstance(key, str) and _NAMEABLE.fullmatch(key) is not None
+    """A key a [fields] path names as one key: one the path grammar reads otherwise
+    (`"app.store"` as app → store, a space, `[x=y]`) is never proposed."""
+    return isinstance(key, str) and parse_path(key) == (key,)
 
 
 def _kind(value: Any) -> str:

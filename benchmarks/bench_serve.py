@@ -50,8 +50,9 @@ sockets: the same requests are fed to its protocol with a transport that drops w
 given, with and without the access log (to /dev/null), and the CPU time per request is
 printed (the median of --rounds runs of 200,000 requests); then the same for requests whose
 head the worker has not seen before, each with a header of its own (`X-Request-Id`, as a
-proxy or load balancer in front adds) or a query string of its own: such heads are read
-each time, where a head sent again is answered from memory.
+proxy or load balancer in front adds: looked up again without it) or a query string of its
+own (read each time), where a head sent again is answered from memory. Each case is a
+connection of its own.
 """
 
 from __future__ import annotations
@@ -372,9 +373,16 @@ def in_process(build: Path, rounds: int) -> None:
         null = os.open(os.devnull, os.O_WRONLY)
         print(f"# Python {platform.python_version()} · CPU time per request, median of {rounds}")
         for label, log in (("access log on", AccessLog(Sink(null))), ("--quiet", None)):
-            conn = HttpProtocol(Connections(table, Limits(), log))
-            conn.connection_made(_DroppingTransport())  # type: ignore[arg-type]
+            conns = Connections(table, Limits(), log)
+
+            def client(conns: Connections = conns) -> HttpProtocol:
+                """A connection of its own for each case, as each is a client of its own."""
+                conn = HttpProtocol(conns)
+                conn.connection_made(_DroppingTransport())  # type: ignore[arg-type]
+                return conn
+
             for path, data in requests.items():
+                conn = client()
                 runs = []
                 for _ in range(rounds):
                     started = time.process_time()
@@ -391,6 +399,7 @@ def in_process(build: Path, rounds: int) -> None:
                 b"Host: 127.0.0.1:8000\r\n\r\n",
             }
             for path, pattern in unseen.items():
+                conn = client()
                 runs = []
                 for r in range(rounds):
                     new = [pattern % (r, i) for i in range(count)]

@@ -39,6 +39,7 @@ from catalogctl.serve.options import ENGINES, AccessFormat, ServeOptions, Setup
 from catalogctl.serve.protocol import (
     HEAD_KEPT,
     HEADS_KEPT,
+    ID_FIELDS,
     Connections,
     HttpProtocol,
     HttptoolsEngine,
@@ -485,26 +486,48 @@ async def test_serve_reload_reaches_a_head_sent_before(make_content: ContentFact
         writer.close()
 
 
+class _Recording:
+    """A transport that keeps what the protocol writes, and notes a half-close or a close."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def get_extra_info(self, name: str) -> object:
+        return ("127.0.0.1", 40000) if name == "peername" else None
+
+    def can_write_eof(self) -> bool:
+        return True
+
+    def write_eof(self) -> None:
+        self.written.append(b"<eof>")
+
+    def close(self) -> None:
+        self.written.append(b"<close>")
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
 def test_serve_heads_remembered_are_bounded() -> None:
-    """A head is kept the second time it is answered (behind a proxy adding a request id,
-    none is); at most HEADS_KEPT heads are kept, each up to HEAD_KEPT bytes, and as many
+    """A head is kept the second time it is answered (a head with a field of its own each
+    time is not); at most HEADS_KEPT heads are kept, each up to HEAD_KEPT bytes, and as many
     seen once; a client sending a new head each time, or a long one, is answered the same."""
     table = Table(SiteInput.open(SAMPLE).load())
-    written: list[bytes] = []
-
-    class Transport:
-        def write(self, data: bytes) -> None:
-            written.append(data)
-
-        def get_extra_info(self, name: str) -> object:
-            return ("127.0.0.1", 40000) if name == "peername" else None
+    transport = _Recording()
+    written = transport.written
 
     async def run() -> Connections:
         conns = Connections(table, Limits(), None)
         conn = HttpProtocol(conns)
-        conn.connection_made(Transport())  # type: ignore[arg-type]
+        conn.connection_made(transport)  # type: ignore[arg-type]
         for i in range(100):
-            conn.data_received(_request("GET", "/api/v1", f"X-Request-Id: {i}"))
+            conn.data_received(_request("GET", "/api/v1", f"X-Session: {i}"))
         assert not conns.heads
         for i in range(HEADS_KEPT + 100):
             conn.data_received(_request("GET", f"/api/v1?n={i}") * 2)
@@ -517,6 +540,85 @@ def test_serve_heads_remembered_are_bounded() -> None:
     assert 0 < len(conns.heads) <= HEADS_KEPT and 0 < len(conns.seen) <= HEADS_KEPT
     assert len(written) == 100 + 2 * (HEADS_KEPT + 100) + 3
     assert all(w.startswith(b"HTTP/1.1 200 OK\r\n") for w in written)
+
+
+# Lines of request ids and traces, inserted into a head: those that are cut out when the head is
+# looked up among those remembered, then those that are not (the head is read, and answered as
+# read: refused where it must be).
+CUT = [
+    "X-Request-Id: 0f3c-77",
+    "x-request-id: 1",
+    "TRACEPARENT: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "traceparent: 00-a-b-01\r\ntracestate: congo=t61rcWkgMzE",
+    "X-Amzn-Trace-Id: Root=1-67891233-abcdef012345678912345678",
+    "X-Request-Id:",
+    "X-Request-Id: \t a b \t",
+    "b3: 80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-1",
+    "CF-Ray: 230b030023ae2822-SJC\r\nX-Request-Id: 7",
+]
+NOT_CUT = [
+    "X-Request-Id : 1",  # space before the colon: 400
+    "X-Request-Id: a\x00b",  # a NUL in the value: 400
+    "X-Request-Id: a\rb",  # a bare CR: 400
+    "X-Request-Id: a\x7f",  # DEL: 400
+    "X-Request-Id: caf\xc3\xa9",  # bytes outside ASCII: read (llhttp takes them)
+    "X-Request-Id: 1\r\n folded",  # obs-fold: 400
+    "X-Request-Id: " + "x" * 120,  # past --max-line-size (100 here): 431
+    "\r\n".join(f"X-Request-Id: {n}" for n in range(101)),  # 101 fields, past 100: 431
+    "X-Request-Idx: 1",  # another field: read
+]
+
+
+@pytest.mark.parametrize("lines", CUT + NOT_CUT)
+def test_serve_head_with_request_ids_answered_as_read(lines: str) -> None:
+    """A head not remembered as sent is looked up again with its request ids and traces cut
+    out (a proxy adds one of its own to every request): the answer is the one reading the
+    head gives, refusals included, wherever the lines stand; only well-formed lines of those
+    fields are cut."""
+    table = Table(SiteInput.open(SAMPLE).load())
+    etag = table.answer("GET", "/api/v1/games", "gzip", None).etag
+    remembered = [
+        _request("GET", "/api/v1"),
+        _request("GET", "/api/v1/games", "Accept-Encoding: gzip"),
+        _request("HEAD", "/api/v1/games", "Accept-Encoding: gzip", f"If-None-Match: {etag}"),
+        _request("GET", "/api/nothing", "User-Agent: a"),
+        _request("DELETE", "/api/v1"),
+    ]
+
+    def answer(conns: Connections, data: bytes) -> bytes:
+        transport = _Recording()
+        conn = HttpProtocol(conns)
+        conn.connection_made(transport)  # type: ignore[arg-type]
+        conn.data_received(data)
+        return re.sub(rb"\r\nDate: [^\r]*", b"", b"".join(transport.written))
+
+    async def run() -> None:
+        limits = Limits(max_line=100)
+        memory = Connections(table, limits, None)
+        for head in remembered:
+            assert answer(memory, head * 2).count(b"HTTP/1.1 ") == 2
+        cut = lines in CUT
+        for head in remembered:
+            line, _, rest = head.partition(b"\r\n")
+            for sent in (
+                line + b"\r\n" + lines.encode("latin-1") + b"\r\n" + rest,  # before Host
+                head[:-2] + lines.encode("latin-1") + b"\r\n\r\n",  # the last field
+            ):
+                assert (memory.without_ids(sent) == head) is cut
+                assert answer(memory, sent) == answer(Connections(table, limits, None), sent)
+
+    asyncio.run(run())
+
+
+def test_serve_request_id_fields_decide_nothing() -> None:
+    """What makes cutting them out safe: a request head reads none of `ID_FIELDS`."""
+    for name in ID_FIELDS:
+        head, plain = RequestHead(), RequestHead()
+        head.on_header(name.encode(), b"v")
+        plain.on_header(b"X-Other", b"v")
+        assert [getattr(head, slot) for slot in RequestHead.__slots__] == [
+            getattr(plain, slot) for slot in RequestHead.__slots__
+        ], name
 
 
 def test_request_head_copy_keeps_every_field() -> None:

@@ -16,7 +16,9 @@ references to prepared bytes) and nothing more is read.
 
 A head answered twice without closing the connection is remembered with its answer, per
 worker (`Connections.heads`): a client sends the same head again and again, byte for byte,
-and such a head is not read again (the performance page has the figures).
+and such a head is not read again. A proxy in front adds a request id or a trace of its own
+to each head (`ID_FIELDS`), which no answer depends on: a head not remembered as sent is
+looked up again with those lines cut out (the performance page has the figures).
 
 Why one module: finding a head's end, reading it, the heads remembered, and writing the
 answer in order are one path run on every request, and share the connection's state (the
@@ -70,6 +72,26 @@ _CR, _LF = 13, 10
 # HEAD_KEPT bytes is read each time. At most about 8 MB: each head remembered with its request
 # line and the values read from it, and each head seen once.
 HEADS_KEPT, HEAD_KEPT = 1024, 2048
+# Header fields that only tell one request from another: the request ids and trace contexts a
+# proxy, load balancer or tracing library adds to each request. No answer depends on them (the
+# request head reads none, `semantics.RequestHead`), so a head not remembered as sent is
+# looked up again with their lines cut out (`Connections.without_ids`).
+ID_FIELDS = (
+    "X-Request-Id",
+    "X-Correlation-Id",
+    "Request-Id",
+    "traceparent",
+    "tracestate",
+    "X-Amzn-Trace-Id",
+    "X-Cloud-Trace-Context",
+    "CF-Ray",
+    "X-B3-TraceId",
+    "X-B3-SpanId",
+    "X-B3-ParentSpanId",
+    "X-B3-Sampled",
+    "b3",
+    "Fly-Request-Id",
+)
 _UNKNOWN = -2  # HttpProtocol.sock before it is looked up
 LINGER = 2.0  # seconds a connection closed after an error keeps discarding what arrives
 # Seconds a connection must have waited for a request before it may be closed to make room
@@ -139,6 +161,7 @@ class Connections(Traffic):
         # A head answered twice without closing -> (the head as read, its line, the answer)
         self.heads: dict[bytes, tuple[RequestHead, bytes, Prepared]] = {}
         self.seen: set[bytes] = set()  # heads answered once without closing
+        self.ids = id_lines(limits.max_line)
         # Answers of SENDFILE_MIN bytes or more go out from this file (`memfile`).
         self.memfile = MemoryFile() if AVAILABLE else None
 
@@ -146,10 +169,22 @@ class Connections(Traffic):
         super().serve(table)
         self.heads.clear()  # their answers came from the previous table
 
+    def without_ids(self, raw: bytes) -> bytes:
+        """`raw` with the lines of its `ID_FIELDS` cut out; `raw` itself where it has none,
+        or where it has more header lines than allowed (it is read, and refused).
+
+        A head cut so is answered as the head it was cut from: the lines cut are fields
+        llhttp reads as any other (see `id_lines`), which nothing reads, within the line limit,
+        and the head, at most HEAD_KEPT bytes, within the header and head limits."""
+        parts = self.ids.split(raw)
+        if len(parts) == 1 or raw.count(b"\n") - 2 > self.limits.max_headers:
+            return raw
+        return b"".join(parts)
+
     def remember(self, raw: bytes, head: RequestHead, line: bytes, answer: Prepared) -> None:
-        """Keep a head the second time it is answered: behind a proxy that adds a header of
-        its own to each request (a request id, a trace), no head comes again, and a copy of
-        each would cost more than it saves."""
+        """Keep a head (as sent, or without its request ids) the second time it is answered:
+        a head that never comes again (a new target each time, say) would cost more to keep
+        than it saves."""
         seen = self.seen
         if raw not in seen:
             if len(seen) >= HEADS_KEPT:
@@ -199,6 +234,7 @@ class HttpProtocol(asyncio.Protocol):
         "deadline",
         "filling",
         "head",
+        "ids",
         "line",
         "line_checked",
         "loop",
@@ -231,6 +267,10 @@ class HttpProtocol(asyncio.Protocol):
         self.scanned = 0  # where the search for its end goes on
         self.line_checked = False  # its request line, once complete, has been checked
         self.line = b""  # the request line as received (the access log of a refused one)
+        # Heads not remembered as sent are looked up without their request ids
+        # (`Connections.without_ids`) until one has none: a connection from a proxy that adds
+        # them has them on every request.
+        self.ids = True
         self.started = 0
         self.paused = False  # the transport asked us to stop writing
         self.pending: deque[tuple[Prepared, bool, bytes]] | None = None
@@ -352,8 +392,15 @@ class HttpProtocol(asyncio.Protocol):
         """A whole head: read it, decide, answer; or the answer to the same bytes before."""
         self.line_checked = False
         conns = self.conns
+        key = raw  # what the head is remembered as
         if len(raw) <= HEAD_KEPT:
             known = conns.heads.get(raw)
+            if known is None and self.ids:
+                key = conns.without_ids(raw)
+                if key is raw:
+                    self.ids = False  # this client's heads are not searched for ids again
+                else:
+                    known = conns.heads.get(key)
             if known is not None:
                 self.head, self.line, answer = known
                 self._answer(answer, close=False)
@@ -390,7 +437,7 @@ class HttpProtocol(asyncio.Protocol):
         if not close and len(raw) <= HEAD_KEPT:
             # The same bytes get the same answer (decide reads nothing else), and llhttp,
             # at the end of a request without content, need not see them again.
-            conns.remember(raw, head, line, answer)
+            conns.remember(key, head, line, answer)
         self._answer(answer, close)
 
     # --- writing --------------------------------------------------------------------------
@@ -506,6 +553,16 @@ class HttpProtocol(asyncio.Protocol):
     def abort(self) -> None:
         if self.transport is not None:
             self.transport.abort()
+
+
+def id_lines(max_line: int) -> re.Pattern[bytes]:
+    """A line of one of `ID_FIELDS` with the line end before it, that does not go on to the
+    next line (obs-fold): the name as a token, a colon, then visible ASCII, spaces and tabs
+    (what llhttp takes in any field value), name and value within `max_line` bytes. Lines
+    ending in a bare LF, a bare CR or bytes outside ASCII are not cut: such heads are read."""
+    names = b"|".join(re.escape(name.encode("ascii")) for name in ID_FIELDS)
+    room = max(0, max_line - max(len(name) for name in ID_FIELDS) - 1)
+    return re.compile(rb"\r\n(?i:%s):[\t\x20-\x7e]{0,%d}(?=\r\n[^\t ])" % (names, room))
 
 
 def _skip_empty_lines(data: bytes, pos: int) -> int:

@@ -945,6 +945,42 @@ def test_a_manifest_catalogctl_did_not_write_is_refused_before_use(
     assert_usage_error(proc, "is not one catalogctl wrote", where, "build it again")
 
 
+def test_a_build_file_past_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    """A build file past MAX_BUILD_FILE (1 GiB: no file catalogctl writes comes near) is
+    refused by its size, not read into memory first (a sparse file: no disk is used)."""
+    from catalogctl.site.build import MAX_BUILD_FILE
+
+    build = _damaged_build(tmp_path, lambda manifest: None)
+    target = build / "public" / "openapi.json"
+    with target.open("r+b") as file:
+        file.truncate(MAX_BUILD_FILE + 1)
+    for args in (("diff", build, SAMPLE), ("check-links", "--offline", build)):
+        done = measure(cli(*args), timeout=60)
+        assert_usage_error(done.proc, "public/openapi.json", "is larger than 1024 MiB")
+        assert done.peak_mib < 300, f"peak RSS {done.peak_mib:.0f} MiB: the file was read"
+
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_a_build_file_at_the_size_limit_is_read_one_past_it_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, over: int
+) -> None:
+    """Both sides of MAX_BUILD_FILE, with the limit set to the size of a build's largest
+    file: at the limit the build loads, one byte under it (the file one past) it is refused."""
+    from catalogctl.errors import InputError
+    from catalogctl.site import build as build_module
+
+    build = _damaged_build(tmp_path, lambda manifest: None)
+    manifest = json.loads((build / "manifest.json").read_text(encoding="utf-8"))
+    named = [route["file"] for route in manifest["routes"].values()]
+    largest = max((build / name).stat().st_size for name in named)
+    monkeypatch.setattr(build_module, "MAX_BUILD_FILE", largest - over)
+    if over:
+        with pytest.raises(InputError, match="is larger than"):
+            build_module.read_build(build)
+    else:
+        assert build_module.read_build(build).resources
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a FIFO is a POSIX file")
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
 def test_a_build_file_that_is_not_a_regular_file_is_refused_not_read(

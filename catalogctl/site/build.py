@@ -365,20 +365,24 @@ _READ_FLAGS = (
 
 def _regular_file(path: Path, rel: str) -> bytes:
     """The bytes of a regular file: a FIFO, a device (/dev/zero) or a folder put in a build's
-    place is refused (ValueError), never read from."""
+    place is refused (ValueError), never read from; so is a file larger than MAX_BUILD_FILE
+    (by its size, unread; one that grows past it while read, once it has)."""
     fd = os.open(path, _READ_FLAGS)
     try:
-        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        info = os.fstat(fd)
     except BaseException:
         os.close(fd)
         raise
-    if not regular:
+    too_large = ValueError(f"{rel} is larger than {MAX_BUILD_FILE >> 20} MiB")
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BUILD_FILE:
         os.close(fd)
+        if stat.S_ISREG(info.st_mode):
+            raise too_large
         raise ValueError(f"{rel} is not a regular file")
     with os.fdopen(fd, "rb") as file:
         data = file.read(MAX_BUILD_FILE + 1)
     if len(data) > MAX_BUILD_FILE:
-        raise ValueError(f"{rel} is larger than {MAX_BUILD_FILE >> 20} MiB")
+        raise too_large
     return data
 
 

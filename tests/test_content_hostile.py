@@ -107,6 +107,45 @@ def test_fifo_is_a_finding_not_a_hang(make_content: ContentFactory) -> None:
     assert rc == 1 and rules_for(doc, "pipe.md") == {"not-a-file"}
 
 
+@pytest.mark.parametrize(
+    ("error", "fix"),
+    [
+        (PermissionError(13, "Permission denied"), "let catalogctl read it (chmod a+r)"),
+        (OSError(0, "not a regular file"), "replace it with a regular file"),
+        (OSError(5, "Input/output error"), "fix what the system reports"),
+    ],
+)
+def test_unreadable_file_finding_gives_the_fix_for_its_cause(
+    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch, error: OSError, fix: str
+) -> None:
+    """The fix follows the system's reason: permissions are fixed with chmod, a FIFO in a
+    file's place is replaced, anything else is the system's to explain; a page may also be
+    moved out of the tree, site.toml may not."""
+    root = make_content()
+
+    def refuse(path: str, limit: int) -> tuple[bytes, bool]:
+        raise error
+
+    monkeypatch.setattr(loader, "read_head", refuse)
+    findings = [f for f in loader.load(root).findings if f.rule == "unreadable-file"]
+    assert findings, "no unreadable-file finding"
+    for finding in findings:
+        assert fix in finding.message, finding.message
+        assert ("chmod" in finding.message) is ("chmod" in fix), finding.message
+        moved = "or move it out of the content tree" in finding.message
+        assert moved is (Path(finding.file).name != "site.toml"), finding.message
+
+
+def test_site_toml_fifo_is_a_finding_not_a_hang(make_content: ContentFactory) -> None:
+    root = make_content()
+    (root / "site.toml").unlink()
+    os.mkfifo(root / "site.toml")
+    rc, doc, _ = validate(root, timeout=30)
+    found = [f for f in doc["findings"] if Path(f["file"]).name == "site.toml"]
+    assert rc == 1 and [f["rule"] for f in found] == ["unreadable-file"]
+    assert "replace it with a regular file" in found[0]["message"]
+
+
 def test_non_utf8_file_name_is_a_finding(make_content: ContentFactory) -> None:
     root = make_content()
     name = os.fsencode(root / "games") + b"/caf\xe9\x1b.md"

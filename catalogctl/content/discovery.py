@@ -74,14 +74,22 @@ class Discovery:
 
 
 def unreadable(exc: OSError, *, folder: bool = False, what: str = "") -> str:
-    """What an `unreadable-file` finding says: the system's reason, and what to do."""
+    """What an `unreadable-file` finding says: the system's reason, and what to do about
+    that reason (permissions, a FIFO or device where a file belongs, anything else)."""
     reason = exc.strerror or str(exc)
+    denied = exc.errno in (errno.EACCES, errno.EPERM)
     if folder:
-        return f"the folder cannot be listed ({reason}); let catalogctl read it (chmod a+rx)"
-    return (
-        f"{what or 'the file'} cannot be read ({reason}); let catalogctl read it (chmod a+r), "
-        "or move it out of the content tree"
-    )
+        fix = "let catalogctl read it (chmod a+rx)" if denied else "move it out of the content tree"
+        return f"the folder cannot be listed ({reason}); {fix}"
+    if denied:
+        fix = "let catalogctl read it (chmod a+r)"
+    elif exc.errno == 0:  # read_head: a FIFO, socket or device put in a file's place
+        fix = "replace it with a regular file"
+    else:
+        fix = "fix what the system reports"
+    if what != "site.toml":
+        fix += ", or move it out of the content tree"
+    return f"{what or 'the file'} cannot be read ({reason}); {fix}"
 
 
 def safe_name(name: str) -> str:

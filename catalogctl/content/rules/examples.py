@@ -83,7 +83,9 @@ _DEEP = 70  # levels of nesting: over the limit of 64
 NO_EXAMPLE: Mapping[str, str] = {
     "unreadable-file": "A page the operating system refuses to read, e.g. after "
     "`chmod 000 content/games/moon-lander.md` (as a user other than root, who reads every "
-    "file): `cannot read: Permission denied`.",
+    "file): `the file cannot be read (Permission denied); let catalogctl read it (chmod "
+    "a+r), or move it out of the content tree`. A FIFO in the place of site.toml: `site.toml "
+    "cannot be read (not a regular file); replace it with a regular file`.",
     "parser-crash": "A page whose parser process is killed (out of memory) or runs for longer "
     "than 60 seconds: `the parser process ended with signal SIGKILL while reading this file`.",
 }

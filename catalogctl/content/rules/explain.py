@@ -67,9 +67,12 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "unreadable-file": _e(
         "A page, a folder or `site.toml` that the operating system refuses to read "
-        "(permissions, an I/O error).",
+        "(permissions, an I/O error), or a `site.toml` that is not a regular file (a FIFO, a "
+        "device).",
         "A page that cannot be read would silently leave its game out.",
-        "Fix the permissions (`chmod a+r`), or move the file out of the tree.",
+        "The message says which: fix the permissions (`chmod a+r`, `chmod a+rx` for a folder), "
+        "replace a FIFO or device with a regular file, or fix what the system reports; a page "
+        "or a folder may instead be moved out of the tree.",
     ),
     "encoding": _e(
         "A file whose bytes are not UTF-8 (a UTF-8 BOM at the start is accepted); a file "

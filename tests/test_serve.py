@@ -14,6 +14,7 @@ import errno
 import gzip
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -608,6 +609,59 @@ def test_serve_head_with_request_ids_answered_as_read(lines: str) -> None:
                 assert answer(memory, sent) == answer(Connections(table, limits, None), sent)
 
     asyncio.run(run())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_serve_heads_with_mutated_request_ids_answered_as_read(seed: int) -> None:
+    """Differential, on 2,000 heads per seed: request id lines (any of `ID_FIELDS`, any case)
+    with bytes inserted that a line may or may not hold (CR, LF, tab, space, colon, NUL, DEL,
+    0xFF), anywhere among the fields of remembered heads, under small and default limits:
+    a worker that remembers gets the answer a fresh read gives, every time."""
+    rng = random.Random(seed)
+    table = Table(SiteInput.open(SAMPLE).load())
+    remembered = [
+        _request("GET", "/api/v1"),
+        _request("GET", "/api/v1/games", "Accept-Encoding: gzip"),
+        _request("HEAD", "/api/nothing", "Connection: keep-alive", version="1.0"),
+    ]
+    inserted = b'\r\n\t :\x00\x7f\xffaZ-;,="\\/'
+
+    def id_line() -> bytes:
+        name = rng.choice(ID_FIELDS)
+        name = "".join(c.swapcase() if rng.random() < 0.3 else c for c in name)
+        value = "".join(rng.choice("abc123-=;") for _ in range(rng.randint(0, 20)))
+        line = f"{name}:{' ' * rng.randint(0, 2)}{value}".encode()
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            at = rng.randint(0, len(line))
+            line = line[:at] + bytes([rng.choice(inserted)]) + line[at:]
+        return line
+
+    def answer(conns: Connections, data: bytes) -> bytes:
+        transport = _Recording()
+        conn = HttpProtocol(conns)
+        conn.connection_made(transport)  # type: ignore[arg-type]
+        conn.data_received(data)
+        return re.sub(rb"\r\nDate: [^\r]*", b"", b"".join(transport.written))
+
+    async def run() -> int:
+        limits = Limits(max_line=rng.choice([40, 100, 8190]), max_headers=rng.choice([3, 100]))
+        memory = Connections(table, limits, None)
+        for head in remembered:
+            answer(memory, head * 2)
+        cut = 0
+        for _ in range(2000):
+            line, _, rest = rng.choice(remembered).partition(b"\r\n")
+            fields = rest[:-4].split(b"\r\n")
+            for _ in range(rng.randint(1, 3)):
+                fields.insert(rng.randint(0, len(fields)), id_line())
+            sent = line + b"\r\n" + b"\r\n".join(fields) + b"\r\n\r\n"
+            if b"\n\n" in sent[:-2] or b"\n\r\n" in sent[:-4]:
+                continue  # the head would end early: more than one request
+            cut += memory.without_ids(sent) in memory.heads
+            assert answer(memory, sent) == answer(Connections(table, limits, None), sent), sent
+        return cut
+
+    assert asyncio.run(run()) > 200, "too few heads were answered from memory to judge"
 
 
 def test_serve_request_id_fields_decide_nothing() -> None:

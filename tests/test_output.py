@@ -244,6 +244,27 @@ def test_validate_sarif_is_valid_sarif_2_1_0(defective: Path) -> None:
         assert physical["region"]["startLine"] >= 1
 
 
+@pytest.mark.skipif(os.sep == "\\", reason="a backslash separates folders on Windows")
+def test_validate_sarif_uri_names_the_file_whatever_its_characters(
+    make_content: ContentFactory,
+) -> None:
+    """SARIF's artifact URI percent-encodes what a URI path cannot hold as it is; a
+    backslash in a POSIX file name is a character of the name, not a folder separator."""
+    root = make_content()
+    name = "a b#c\\d%e.md"
+    (root / "games" / name).write_text("---\nname: Broken\n", encoding="utf-8")
+    proc = run_cli("validate", root, "--format", "sarif")
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    check_sarif(doc)
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in doc["runs"][0]["results"]
+        if "Broken" in r["message"]["text"] or r["ruleId"] == "front-matter"
+    ]
+    assert uris and all(u.endswith("/games/a%20b%23c%5Cd%25e.md") for u in uris), uris
+
+
 def test_check_links_and_diff_sarif_are_valid(tmp_path: Path, pair: tuple[Path, Path]) -> None:
     links = json.loads(
         run_cli("check-links", games_file(tmp_path), "--offline", "--format", "sarif").stdout

@@ -11,6 +11,7 @@ with the reason as a notification. May import: the base layer.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -34,8 +35,10 @@ def rule_name(rule_id: str) -> str:
 
 
 def artifact_uri(path: str) -> str:
-    """A file as a URI reference: relative paths stay relative (to the working directory)."""
-    posix = path.replace("\\", "/")
+    """A file as a URI reference: relative paths stay relative (to the working directory);
+    every character a URI path cannot hold as it is (a space, `#`, `%`, a backslash, which is
+    a character of the name on POSIX) percent-encoded."""
+    posix = path.replace(os.sep, "/") if os.sep != "/" else path
     if PurePosixPath(posix).is_absolute():
         return "file://" + quote(posix)
     return quote(posix.removeprefix("./"))

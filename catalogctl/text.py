@@ -71,12 +71,22 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&])")
+# GitHub turns `@name` into a mention that notifies that user or team, and `#12` into a link
+# that notes the reference in issue 12, after Markdown is read (a backslash does not stop
+# them): a zero-width space after the sign, as an entity, leaves the text as it reads.
+_MD_REFERENCE = re.compile(r"([@#])(?=[A-Za-z0-9])")
+# What starts a list item at the start of a line: `-`, `+`, `1.` or `1)`, then a space or the end.
+_MD_LIST = re.compile(r"^(\d{0,9})([-+.)])(?=[ \t]|$)")
 
 
 def md_text(text: str) -> str:
-    """Text for a Markdown paragraph or table cell: cleaned, one line, markup escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", clean(text, tabs=False))
+    """Text for a Markdown paragraph or table cell, read as written: cleaned, one line, markup
+    escaped (`&` too: `&lt;` stays as written), no list item or code block at the start of a
+    line, no `@mention` or `#12` reference made."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", clean(text, tabs=False).lstrip(" "))
+    escaped = _MD_LIST.sub(r"\1\\\2", escaped, count=1)
+    return _MD_REFERENCE.sub("\\1&#8203;", escaped)
 
 
 def md_code(text: str, *, cell: bool = False) -> str:

@@ -222,6 +222,52 @@ def test_list_rules_in_a_format_it_has_no_shape_for_is_a_usage_error() -> None:
     assert ET.fromstring(proc.stdout).find("testsuite/testcase/error") is not None
 
 
+# --- Markdown ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "@octocat and @org/team, fixed in #12 and GH-3 (mail a@b.com)",
+        "Tom &lt;3 &amp; &copy; &#8203;",
+        "*bold* _it_ [link](https://x) <img src=x onerror=alert(1)> ~~gone~~ | cell \\ back",
+        "# heading",
+        "1. first",
+        "12) twelfth",
+        "- item",
+        "+ item",
+        "    indented like code",
+        "> quoted",
+        "`code`",
+        "a - b 1. c",
+    ],
+)
+def test_markdown_text_reads_as_written_and_pings_no_one(text: str) -> None:
+    """Text from content in a Markdown report or release notes (a game's name, a message)
+    renders as the text itself, in a paragraph and in a table cell (CommonMark, with GitHub's
+    tables and strikethrough): no markup, list, code block or entity of its own, and no
+    `@mention` (GitHub notifies) or `#12` (GitHub links an issue)."""
+    import html
+    import re
+
+    from markdown_it import MarkdownIt
+
+    from catalogctl.text import clean, md_text
+
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    escaped = md_text(text)
+    for doc, wrapper in (
+        (escaped, {"p"}),
+        (f"| A |\n|---|\n| {escaped} |", {"table", "thead", "tbody", "tr", "th", "td"}),
+    ):
+        rendered = md.render(doc)
+        assert set(re.findall(r"</?([a-z]+)", rendered)) <= wrapper, rendered
+        shown = html.unescape(re.sub(r"<[^>]+>", " ", rendered)).replace("\u200b", "")
+        assert " ".join(clean(text, tabs=False).split()) in " ".join(shown.split()), rendered
+        visible = html.unescape(re.sub(r"<[^>]+>", " ", rendered))
+        assert re.search(r"[@#][A-Za-z0-9]", visible) is None, visible
+
+
 # --- SARIF ------------------------------------------------------------------------------------
 
 

@@ -74,8 +74,9 @@ def plural(n: int, word: str) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~&])")
 # GitHub turns `@name` into a mention that notifies that user or team, and `#12` into a link
 # that notes the reference in issue 12, after Markdown is read (a backslash does not stop
-# them): a zero-width space after the sign, as an entity, leaves the text as it reads.
-_MD_REFERENCE = re.compile(r"([@#])(?=[A-Za-z0-9])")
+# them): a zero-width space after the sign, as an entity, leaves the text as it reads. Not
+# after a letter, digit, `/` or `.`: `a@b.com`, `/@studio` and `page#2` are no references.
+_MD_REFERENCE = re.compile(r"(?<![\w/.])(?:@|\\#)(?=[A-Za-z0-9])")
 # What starts a list item at the start of a line: `-`, `+`, `1.` or `1)`, then a space or the end.
 _MD_LIST = re.compile(r"^(\d{0,9})([-+.)])(?=[ \t]|$)")
 
@@ -86,7 +87,7 @@ def md_text(text: str) -> str:
     line, no `@mention` or `#12` reference made."""
     escaped = _MD_SPECIAL.sub(r"\\\1", clean(text, tabs=False).lstrip(" "))
     escaped = _MD_LIST.sub(r"\1\\\2", escaped, count=1)
-    return _MD_REFERENCE.sub("\\1&#8203;", escaped)
+    return _MD_REFERENCE.sub("\\g<0>&#8203;", escaped)
 
 
 def md_code(text: str, *, cell: bool = False) -> str:

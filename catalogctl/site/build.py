@@ -374,11 +374,12 @@ def _regular_file(path: Path, rel: str) -> bytes:
         os.close(fd)
         raise
     too_large = ValueError(f"{rel} is larger than {MAX_BUILD_FILE >> 20} MiB")
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BUILD_FILE:
+    if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        if stat.S_ISREG(info.st_mode):
-            raise too_large
         raise ValueError(f"{rel} is not a regular file")
+    if info.st_size > MAX_BUILD_FILE:
+        os.close(fd)
+        raise too_large
     with os.fdopen(fd, "rb") as file:
         data = file.read(MAX_BUILD_FILE + 1)
     if len(data) > MAX_BUILD_FILE:

@@ -515,6 +515,15 @@ class _Recording:
         return 0
 
 
+def _answer(conns: Connections, data: bytes) -> bytes:
+    """What a new connection of `conns` writes for `data` (its Date fields taken out)."""
+    transport = _Recording()
+    conn = HttpProtocol(conns)
+    conn.connection_made(transport)  # type: ignore[arg-type]
+    conn.data_received(data)
+    return re.sub(rb"\r\nDate: [^\r]*", b"", b"".join(transport.written))
+
+
 def test_serve_heads_remembered_are_bounded() -> None:
     """A head is kept the second time it is answered (a head with a field of its own each
     time is not); at most HEADS_KEPT heads are kept, each up to HEAD_KEPT bytes, and as many
@@ -586,18 +595,11 @@ def test_serve_head_with_request_ids_answered_as_read(lines: str) -> None:
         _request("DELETE", "/api/v1"),
     ]
 
-    def answer(conns: Connections, data: bytes) -> bytes:
-        transport = _Recording()
-        conn = HttpProtocol(conns)
-        conn.connection_made(transport)  # type: ignore[arg-type]
-        conn.data_received(data)
-        return re.sub(rb"\r\nDate: [^\r]*", b"", b"".join(transport.written))
-
     async def run() -> None:
         limits = Limits(max_line=100)
         memory = Connections(table, limits, None)
         for head in remembered:
-            assert answer(memory, head * 2).count(b"HTTP/1.1 ") == 2
+            assert _answer(memory, head * 2).count(b"HTTP/1.1 ") == 2
         cut = lines in CUT
         for head in remembered:
             line, _, rest = head.partition(b"\r\n")
@@ -606,7 +608,7 @@ def test_serve_head_with_request_ids_answered_as_read(lines: str) -> None:
                 head[:-2] + lines.encode("latin-1") + b"\r\n\r\n",  # the last field
             ):
                 assert (memory.without_ids(sent) == head) is cut
-                assert answer(memory, sent) == answer(Connections(table, limits, None), sent)
+                assert _answer(memory, sent) == _answer(Connections(table, limits, None), sent)
 
     asyncio.run(run())
 
@@ -636,18 +638,11 @@ def test_serve_heads_with_mutated_request_ids_answered_as_read(seed: int) -> Non
             line = line[:at] + bytes([rng.choice(inserted)]) + line[at:]
         return line
 
-    def answer(conns: Connections, data: bytes) -> bytes:
-        transport = _Recording()
-        conn = HttpProtocol(conns)
-        conn.connection_made(transport)  # type: ignore[arg-type]
-        conn.data_received(data)
-        return re.sub(rb"\r\nDate: [^\r]*", b"", b"".join(transport.written))
-
     async def run() -> int:
         limits = Limits(max_line=rng.choice([40, 100, 8190]), max_headers=rng.choice([3, 100]))
         memory = Connections(table, limits, None)
         for head in remembered:
-            answer(memory, head * 2)
+            _answer(memory, head * 2)
         cut = 0
         for _ in range(2000):
             line, _, rest = rng.choice(remembered).partition(b"\r\n")
@@ -658,7 +653,7 @@ def test_serve_heads_with_mutated_request_ids_answered_as_read(seed: int) -> Non
             if b"\n\n" in sent[:-2] or b"\n\r\n" in sent[:-4]:
                 continue  # the head would end early: more than one request
             cut += memory.without_ids(sent) in memory.heads
-            assert answer(memory, sent) == answer(Connections(table, limits, None), sent), sent
+            assert _answer(memory, sent) == _answer(Connections(table, limits, None), sent), sent
         return cut
 
     assert asyncio.run(run()) > 200, "too few heads were answered from memory to judge"

@@ -93,6 +93,15 @@ CASES = [
         8,
         words="apps.apple.com",
     ),
+    Case(
+        "store-host",
+        {"a": g("A", extra="  itch: https://github.com/studio/a\n")},
+        "a.md",
+        10,
+        9,
+        site=SITE_TOML + '\n[stores.itch]\nname = "itch.io"\n',
+        words="'github.com' to [stores.itch] hosts",
+    ),
     Case("store-platform", {"a": g("A", android=None)}, "a.md", 4, 18, words="Google Play"),
     Case(
         "base-url",
@@ -309,6 +318,47 @@ def test_store_url_of_the_wrong_kind_is_published_without_attribution(tmp_path: 
     (game,) = load_catalog(root).games
     assert game["stores"][0] == {"name": "App Store", "url": url}
     assert "pt=" in game["stores"][1]["url"] or "utm_source=" in game["stores"][1]["url"]
+
+
+ITCH_AND_STEAM = (
+    SITE_TOML
+    + '\n[stores.itch]\nname = "itch.io"\n\n[stores.steam]\nname = "Steam"\n'
+    + '\n[fields.stores]\nitch = "externalUrl"\nsteam = "externalUrl"\n'
+)
+
+
+def test_a_link_on_another_known_stores_host_is_an_error(tmp_path: Path) -> None:
+    steam = "  itch: https://store.steampowered.com/app/1/A/\n"
+    site = SITE_TOML + '\n[stores.itch]\nname = "itch.io"\n'
+    root = make(tmp_path, Case("store-url", {"a": g("A", extra=steam)}, "a.md", 1, site=site))
+    (f,) = found(root, "store-url")
+    assert (f.line, f.column, f.field, f.severity) == (10, 9, "stores.itch", "error")
+    assert "links Steam (store.steampowered.com), not 'itch.io'" in f.message
+    assert "[stores.steam]" in f.message
+
+
+def test_a_key_shared_by_stores_gives_each_link_to_the_store_of_its_host(tmp_path: Path) -> None:
+    pages = {
+        "a": g("A", extra="externalUrl: https://studio.itch.io/a\n"),
+        "b": g("B", extra="externalUrl: https://store.steampowered.com/app/2/B/\n"),
+        "c": g("C", extra="externalUrl: https://github.com/studio/c\n"),
+    }
+    root = make(tmp_path, Case("store-host", pages, "c.md", 1, site=ITCH_AND_STEAM))
+    result = load(root)
+    (f,) = [f for f in result.findings if f.rule in ("store-host", "store-url")]
+    assert (f.rule, f.file.endswith("c.md"), f.line, f.field) == (
+        "store-host",
+        True,
+        10,
+        "externalUrl",
+    )
+    assert "store 'itch.io'" in f.message  # the first store reading the key
+    stores = {g["id"]: [s["name"] for s in g["stores"]] for g in load_catalog(root).games}
+    assert stores == {
+        "a": ["App Store", "Google Play", "itch.io"],
+        "b": ["App Store", "Google Play", "Steam"],
+        "c": ["App Store", "Google Play", "itch.io"],
+    }
 
 
 @pytest.mark.parametrize(

@@ -335,6 +335,64 @@ def test_init_maps_the_one_date_key_and_comments_schema_stores(tmp_path: Path) -
     }
 
 
+def hugo_game(name: str, link: str) -> str:
+    return (
+        f"---\ntitle: {name}\ndescription: A game.\nplatforms: [Windows]\ngenres: [Horror]\n"
+        f"icon: /{name.lower()}.png\nexternalUrl: {link}\n---\n"
+    )
+
+
+def test_init_gives_each_store_of_a_shared_key_its_own_links(tmp_path: Path) -> None:
+    """One key holding an itch.io link on one page and a Steam link on another is read by
+    two stores, each link published under the name of its own store."""
+    root = write(
+        tmp_path,
+        {
+            "hugo.toml": 'baseURL = "https://ex.example/"\ntitle = "Ex"\n',
+            "content/games/_index.md": "---\ntitle: Games\n---\n",
+            "content/games/a.md": hugo_game("A", "https://ex.itch.io/a"),
+            "content/games/b.md": hugo_game("B", "https://store.steampowered.com/app/1/B/"),
+            "content/games/c.md": hugo_game("C", "https://ex.itch.io/c"),
+        },
+    )
+    assert init_json(root)[0] == 0
+    text = (root / "site.toml").read_text("utf-8")
+    assert 'itch = "externalUrl"  # ex.itch.io links in 2 of 3 pages; each link goes' in text
+    assert 'steam = "externalUrl"  # store.steampowered.com links in 1 of 3 pages' in text
+    from catalogctl.content.loader import load_catalog
+
+    stores = {g["id"]: [s["name"] for s in g["stores"]] for g in load_catalog(root).games}
+    assert stores == {"a": ["itch.io"], "b": ["Steam"], "c": ["itch.io"]}
+
+
+@pytest.mark.parametrize(
+    ("homepage", "base_url"),
+    [
+        ("https://github.com/acme/acme.github.io#readme", "https://example.com"),
+        ("https://github.com/acme/site", "https://example.com"),
+        ("https://gitlab.com/acme/site", "https://example.com"),
+        ("https://games.acme.example/#top", "https://example.com"),
+        ("https://games.acme.example/", "https://games.acme.example"),
+    ],
+)
+def test_init_takes_no_repository_for_the_websites_address(
+    tmp_path: Path, homepage: str, base_url: str
+) -> None:
+    package = {"homepage": homepage, "devDependencies": {"@11ty/eleventy": "^2.0.1"}}
+    root = write(
+        tmp_path,
+        {
+            "package.json": json.dumps(package),
+            "src/games/a.md": hugo_game("A", "https://ex.itch.io/a"),
+        },
+    )
+    run_cli("init", cwd=root)
+    text = (root / "site.toml").read_text("utf-8")
+    assert tomllib.loads(text)["base_url"] == base_url
+    if base_url != "https://example.com":
+        assert "# from package.json's homepage" in text
+
+
 def test_init_chooses_the_games_over_a_blog_linking_the_same_stores(tmp_path: Path) -> None:
     root = bare_site("eleventy-games-json", tmp_path)
     proc = run_cli("init", "--format", "json", cwd=root)

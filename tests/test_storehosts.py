@@ -140,10 +140,17 @@ def test_every_known_store_is_found_by_its_own_key_name_and_hosts() -> None:
     for known in KNOWN_STORES:
         assert known_store(known.key, known.name) is known
         assert known_store(known.key) is known, known.key
+        path = "/moon-lander/dp/B0ABCDEFGH" if known.key == "amazon" else "/games/x"
         for host in known.hosts:
-            url = f"https://{host.replace('*', 'studio')}/games/x"
+            url = f"https://{host.replace('*', 'studio')}{path}"
             assert known_store_of_url(url) is known
     assert known_store_of_url("https://example.com/x") is None
+    # On amazon.com, only an app's page (its ASIN starts B0) is the Appstore's: not a book's.
+    assert known_store_of_url("https://www.amazon.com/dp/B0ABCDEFGH").key == "amazon"
+    assert known_store_of_url("https://www.amazon.com/gp/product/B0ABCDEFGH").key == "amazon"
+    assert known_store_of_url("https://www.amazon.com/gp/mas/dl/android?p=com.x.y")
+    assert known_store_of_url("https://www.amazon.com/Game-Coding/dp/1556220782") is None
+    assert known_store_of_url("https://www.amazon.com/s?k=moon+lander") is None
     assert known_store_of_url("https://play.date/games/chopter-copter/").key == "playdate"
     assert known_store_of_url("https://play.date/shop/") is None
     assert known_store_of_url("https://gamejolt.com/@studio") is None

@@ -39,6 +39,7 @@ __all__ = [
     "is_game_page",
     "is_store_host",
     "known_store",
+    "known_store_of_host",
     "known_store_of_url",
     "store_for_url",
     "store_hosts",
@@ -90,6 +91,8 @@ KNOWN_STORES: tuple[KnownStore, ...] = (
         "amazon",
         ("www.amazon.com", "amazon.com"),
         _w("amazon"),
+        # An app's page names its ASIN, which starts B0 (a book's is its ISBN).
+        r"(?!(?:/[^/]+)?/(?:dp|gp/product)/b0[a-z0-9]{8}(?:/.*)?$)(?!/gp/mas/dl/android).*",
     ),
     KnownStore(
         "other",
@@ -281,6 +284,11 @@ def known_store_of_url(url: str) -> KnownStore | None:
     host = url_host(url)
     if host is None or not is_game_page(url, host):
         return None
+    return known_store_of_host(host)
+
+
+def known_store_of_host(host: str) -> KnownStore | None:
+    """The known store one of whose hosts a (lowercased) host is, or None."""
     for store in KNOWN_STORES:
         if any(host_matches(host, p) for p in store.hosts):
             return store

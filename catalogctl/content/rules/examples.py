@@ -148,6 +148,14 @@ EXAMPLES: dict[str, Example] = {
             "https://chromewebstore.google.com/detail/moon-lander/abcdefgh",
         )
     ),
+    "store-host": _ex(
+        _site(add='[stores.itch]\nname = "itch.io"\n'),
+        _page(
+            "  android: https://play.google.com/store/apps/details?id=com.example.moonlander\n",
+            "  android: https://play.google.com/store/apps/details?id=com.example.moonlander\n"
+            "  itch: https://github.com/example/moon-lander\n",
+        ),
+    ),
     "store-platform": _ex(
         _page("  android: https://play.google.com/store/apps/details?id=com.example.moonlander\n")
     ),

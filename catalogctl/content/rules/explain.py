@@ -221,11 +221,25 @@ EXPLANATIONS: dict[str, Explanation] = {
     "store-url": _e(
         "A store link that does not fit its store's kind: an Apple link must be on "
         "`apps.apple.com` or `itunes.apple.com` with an `id<digits>` path segment; a Google "
-        "Play link on `play.google.com/store/apps/details` with one valid `id=` package.",
-        "A link of the wrong store would be published with that store's attribution "
-        "parameters and counted in its reports. Such a link is published without them.",
+        "Play link on `play.google.com/store/apps/details` with one valid `id=` package. And a "
+        "link of a store of kind `other` on the hosts of another store catalogctl knows: a "
+        "Steam link under a store named itch.io.",
+        "A link of the wrong store would be published under that store's name, with its "
+        "attribution parameters, and counted in its reports. Such a link is published "
+        "without them.",
         "Paste the store's own link for the app; or set the store's `kind` in `site.toml` "
-        'when the key and name mislead (`kind = "other"`).',
+        'when the key and name mislead (`kind = "other"`). Where pages keep the links of '
+        "several stores in one key (`externalUrl`), map that key to each of those stores in "
+        "`[fields.stores]`: each link goes to the store whose hosts it is on.",
+    ),
+    "store-host": _e(
+        "A link of a store of kind `other` whose hosts catalogctl knows (its `hosts`, or "
+        "those of the store its key or name names: Steam, itch.io, GOG, …) that is on none "
+        "of them: a GitHub page under a store named itch.io.",
+        "The catalog would publish the link under the store's name; a redirect of the "
+        "studio's own may be right, a project's source page is not a store.",
+        "Link the game's page on the store; or, if the host is the store's, add it to the "
+        "store's `hosts` in `site.toml`.",
     ),
     "store-platform": _e(
         "A page that lists `iOS` (or `iPadOS`) without a link to a store of kind `apple`, or "

@@ -25,6 +25,7 @@ from catalogctl.content.rules.values import (
     check_stores,
     check_vocabulary,
     read_body_links,
+    split_shared,
 )
 from catalogctl.content.settings import REQUIRED_KEYS, GamePage
 from catalogctl.urls import shown
@@ -146,6 +147,8 @@ def _game_page(
     assert fmap is not None
     found = extract(doc.data, fmap)
     data = found.values
+    if ctx.shared:
+        split_shared(data, ctx)
     from_body = read_body_links(data, ctx, out, body) if body is not None else {}
     # Jekyll leaves out a page with `published: false`; Hugo's `published` is a date.
     draft = data.get("draft") is True or doc.data.get("published") is False

@@ -63,7 +63,13 @@ RULES: dict[str, Rule] = {
         _r("duplicate-value", WARNING, True, "a platform or genre listed twice"),
         _r("invalid-url", ERROR, False, "not an absolute https URL (RFC 3986), or a bad site path"),
         _r("unknown-store", ERROR, False, "a store key that site.toml does not define"),
-        _r("store-url", ERROR, True, "a store URL that does not fit its store's kind"),
+        _r(
+            "store-url",
+            ERROR,
+            True,
+            "a store URL that does not fit its store's kind, or that is another known store's",
+        ),
+        _r("store-host", WARNING, True, "a store link on none of its store's hosts"),
         _r("store-platform", WARNING, True, "a platform without its store link, or the reverse"),
         _r(
             "body-links",

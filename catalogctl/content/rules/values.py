@@ -29,7 +29,13 @@ from catalogctl.content.rules.stores import (
 )
 from catalogctl.content.rules.suggest import Suggester
 from catalogctl.content.settings import CATALOG_KEYS, SiteSettings, validator
-from catalogctl.content.storehosts import HostTable
+from catalogctl.content.storehosts import (
+    HostTable,
+    host_matches,
+    known_store_of_host,
+    store_hosts,
+    url_host,
+)
 from catalogctl.paths import is_file
 from catalogctl.urls import MAX_URL_LENGTH, shown, url_problem
 
@@ -63,6 +69,7 @@ class PageContext:
         "fields",
         "game",
         "game_url",
+        "hosts",
         "icon_prefix",
         "invalid",
         "keys",
@@ -71,6 +78,7 @@ class PageContext:
         "now",
         "offered",
         "severities",
+        "shared",
         "site",
         "store_names",
         "stores",
@@ -116,6 +124,25 @@ class PageContext:
         self.stores = Suggester([*self.kinds, *self.broken_stores], min_length=1)
         # key -> published name, in site.toml order
         self.store_names = {k: s.name for k, s in stores.items()}
+        # The hosts of each store of kind `other` that has any: a link elsewhere is checked.
+        self.hosts = {
+            k: hosts
+            for k, s in stores.items()
+            if self.kinds[k] == "other" and (hosts := store_hosts(k, s))
+        }
+        # The stores read from one front-matter key (`externalUrl` for itch and steam): each
+        # page's link there belongs to the one whose hosts it is on.
+        self.shared: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
+        if fields is not None:
+            by_path: dict[Any, list[str]] = {}
+            for key, path in fields.store_paths.items():
+                if key in stores:
+                    by_path.setdefault(path, []).append(key)
+            self.shared = tuple(
+                tuple((k, store_hosts(k, stores[k])) for k in keys)
+                for keys in by_path.values()
+                if len(keys) > 1
+            )
         # With [content] body_links: the hosts of the stores whose links a body can give.
         self.body_hosts: HostTable | None = None
         if site is not None and site.content.body_links and "content" not in broken:
@@ -256,9 +283,64 @@ def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str,
         if problem:
             add("store-url", loc, f"{problem} ({KIND_NAMES[kind]} store {key!r})")
             passing[key] = url  # published without the store's attribution parameters
-        else:
-            passing[key] = with_params(url, site.stores[key].params) if site is not None else url
+            continue
+        if key in ctx.hosts and _off_hosts(key, url, ctx, add):
+            passing[key] = url  # published without the store's attribution parameters
+            continue
+        passing[key] = with_params(url, site.stores[key].params) if site is not None else url
     return passing
+
+
+def _off_hosts(key: str, url: str, ctx: PageContext, add: Add) -> bool:
+    """Whether the link of a store of kind `other` is on none of its hosts (reported): on
+    another known store's, it would be published under the wrong store's name."""
+    hosts = ctx.hosts[key]
+    host = url_host(url)
+    if host is None or any(host_matches(host, p) for p in hosts):
+        return False
+    name = ctx.store_names[key]
+    other = known_store_of_host(host)
+    on = ", ".join(hosts)
+    if other is not None:
+        add(
+            "store-url",
+            ("stores", key),
+            f"links {other.name} ({host}), not {name!r}, whose links are on {on}; add a "
+            f"store for {other.name} to site.toml ([stores.{other.key}]), mapped in "
+            "[fields.stores] to this same key if pages keep both stores' links in it (each "
+            f"link goes to the store of its host), or set {key!r}'s hosts if this truly is "
+            "its link",
+        )
+    else:
+        add(
+            "store-host",
+            ("stores", key),
+            f"is on {host}, none of the hosts of store {name!r} ({on}); if it is {name}'s "
+            f"link, add {host!r} to [stores.{key}] hosts in site.toml",
+        )
+    return True
+
+
+def split_shared(data: dict[str, Any], ctx: PageContext) -> None:
+    """A link read from a front-matter key that several stores share goes to the first of them
+    whose hosts it is on (else to the first, where the host check reports it)."""
+    stores = data.get("stores")
+    if not isinstance(stores, dict):
+        return
+    for group in ctx.shared:
+        given = [(k, hosts) for k, hosts in group if k in stores]
+        if len(given) < 2 or len({id(stores[k]) for k, _ in given}) > 1:
+            continue  # not one value of the shared key (a table gave one of them)
+        url = stores[given[0][0]]
+        host = url_host(url.strip()) if isinstance(url, str) else None
+        owner = given[0][0]
+        if host is not None:
+            owner = next(
+                (k for k, hosts in given if any(host_matches(host, p) for p in hosts)), owner
+            )
+        for k, _ in given:
+            if k != owner:
+                del stores[k]
 
 
 def read_body_links(

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from catalogctl.content.discovery import read_head
+from catalogctl.content.storehosts import url_host
 
 MAX_CONFIG = 256 * 1024  # of a configuration file, as much as is read
 
@@ -74,8 +75,18 @@ def first_file(root: Path, names: tuple[str, ...]) -> Path | None:
     return None
 
 
+# Hosts of code, not of websites: a `homepage` there is the project's repository.
+_CODE_HOSTS = frozenset(
+    ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "git.sr.ht", "npmjs.com")
+)
+
+
 def homepage(root: Path) -> str | None:
-    """package.json's `homepage`."""
+    """package.json's `homepage` where it is a website's address: an http(s) URL without a
+    fragment, not on a code host (`https://github.com/studio/site#readme` is the repository
+    a template's package.json names)."""
     if not (root / "package.json").is_file():
         return None
-    return text_value(read_json(root / "package.json").get("homepage"))
+    url = text_value(read_json(root / "package.json").get("homepage"))
+    host = url_host(url) if url is not None and "#" not in url else None
+    return None if host is None or host.removeprefix("www.") in _CODE_HOSTS else url

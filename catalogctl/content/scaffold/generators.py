@@ -47,6 +47,9 @@ def site_folder(value: Any, default: str) -> str:
     return path.as_posix()
 
 
+HOMEPAGE = "package.json's homepage"
+
+
 class Generator(NamedTuple):
     """A website's generator and what its settings say (None: not found)."""
 
@@ -59,6 +62,7 @@ class Generator(NamedTuple):
     language: str | None  # the language published, when the site has several
     search: tuple[str, ...]  # folders (relative to the root) where its pages live
     settings: dict[str, Any]  # the parsed configuration, for page URLs
+    base_from: str | None = None  # where base_url was read, when not from `config`
 
     @property
     def site(self) -> str:
@@ -185,6 +189,7 @@ def _eleventy(root: Path, deps: set[str]) -> Generator | None:
         _str(meta.get("language")),
         (input_dir,),
         {},
+        None if _str(meta.get("url")) else HOMEPAGE,
     )
 
 
@@ -205,6 +210,7 @@ def _astro(root: Path, deps: set[str]) -> Generator | None:
         None,
         ("src/content", "src"),
         {},
+        None if m else HOMEPAGE,
     )
 
 
@@ -222,4 +228,5 @@ def _nextjs(root: Path, deps: set[str]) -> Generator | None:
         None,
         (".",),
         {},
+        HOMEPAGE,
     )

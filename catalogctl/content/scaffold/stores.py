@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 from catalogctl.content.scaffold.pages import PageKeys
 from catalogctl.content.storehosts import KnownStore
+from catalogctl.text import plural
 
 STORE_ORDER = {"apple": 0, "google-play": 1}  # then the others, as the pages link them
 _SELECT_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]*")
@@ -41,9 +42,15 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
         if link.item is None and len(where) > 1 and _only_links(keys, where[:-1]):
             tables[where[:-1]] += 1
     table = tables.most_common(1)[0][0] if tables else None
+    # A key that holds links of two or more stores (`externalUrl`: itch.io, Steam) is read
+    # by a store of each: validate gives each link to the store of its host.
+    stores_of: dict[tuple[Any, ...], set[str]] = {}
+    for link in keys.links:
+        if link.item is None:
+            stores_of.setdefault(link.where, set()).add(link.store.key)
     found: dict[str, tuple[KnownStore, str | None]] = {}  # key -> store, path
     links: Counter[str] = Counter()
-    hosts: dict[str, str] = {}
+    hosts: dict[str, Counter[str]] = {}
     for link in keys.links:
         where, usual = link.where, link.store.key
         key: str | None = None
@@ -55,14 +62,22 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
         elif table is not None and where[:-1] == table:
             key = str(where[-1])
         elif all(isinstance(p, str) for p in where):
-            key, path = _store_key(str(where[-1]), usual), dotted(where)
+            shared = len(stores_of[where]) > 1
+            key, path = (usual if shared else _store_key(str(where[-1]), usual)), dotted(where)
         if key is not None:
             found.setdefault(key, (link.store, path))
             links[key] += 1
-            hosts.setdefault(key, link.host)
+            hosts.setdefault(key, Counter())[link.host] += 1
     names = Counter(store.name for store, _ in found.values())
     stores = [
-        Store(key, _name(key, store, names[store.name]), store.kind, path, links[key], hosts[key])
+        Store(
+            key,
+            _name(key, store, names[store.name]),
+            store.kind,
+            path,
+            links[key],
+            _hosts_shown(hosts[key]),
+        )
         for key, (store, path) in found.items()
     ]
     # Two stores under one name cannot be told apart by a client: the key tells them apart.
@@ -92,6 +107,12 @@ def with_body_stores(
         first = hosts[0] if hosts else ""
         out.append(Store(known.key, known.name, known.kind, None, 0, first, True, tuple(hosts)))
     return out
+
+
+def _hosts_shown(hosts: Counter[str]) -> str:
+    """The host of a store's links, or the most linked and how many others."""
+    (first, _), *others = hosts.most_common()
+    return first if not others else f"{first} and {plural(len(others), 'other host')}"
 
 
 def _only_links(keys: PageKeys, parent: tuple[Any, ...]) -> bool:

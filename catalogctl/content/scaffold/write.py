@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 from catalogctl.content.scaffold.choose import Candidate
@@ -54,7 +55,8 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
         "# Each setting says what it rests on; check the guesses, then run `catalogctl validate`.",
     ]
     if gen.base_url:
-        lines.append(f"base_url = {toml_str(gen.base_url.rstrip('/'))}  # from {gen.config}")
+        source = gen.base_from or gen.config
+        lines.append(f"base_url = {toml_str(gen.base_url.rstrip('/'))}  # from {source}")
     else:
         lines.append('base_url = "https://example.com"  # guess: no address found; set yours')
         notes.append("set base_url to the website's address (none was found in its settings)")
@@ -164,10 +166,12 @@ def _store_lines(root: Path, p: Proposal, notes: list[str]) -> list[str]:
     per_store = [s for s in p.stores if s.path is not None]
     if per_store:
         lines += ["", "[fields.stores]  # where each store's link is"]
+        paths = Counter(s.path for s in per_store)
         for s in per_store:
+            shared = "; each link goes to the store of its host" if paths[s.path] > 1 else ""
             lines.append(
                 f"{toml_key(s.key)} = {toml_str(s.path or '')}  # {s.host} links in "
-                f"{s.links} of {plural(n, 'page')}"
+                f"{s.links} of {plural(n, 'page')}{shared}"
             )
     lines += _unused_schema_stores(root, p)
     if not p.stores:

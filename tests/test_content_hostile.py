@@ -560,6 +560,18 @@ def test_hundred_thousand_bad_platforms_stay_linear(make_content: ContentFactory
     assert done.seconds < 60 and done.peak_mib < 800, (done.seconds, done.peak_mib)
 
 
+def test_unknown_store_keys_name_a_few_of_many_stores(make_content: ContentFactory) -> None:
+    """A page's findings grow with the page: each unknown store key names ten of site.toml's
+    500 stores, not all of them (2,000 such keys would otherwise make a 100 MB report)."""
+    stores = "".join(f'\n[stores.s{i:03d}{"x" * 95}]\nname = "S{i}"\n' for i in range(498))
+    keys = "".join(f"  typo{i}: https://example.com/{i}\n" for i in range(2_000))
+    root = make_content({"a": game_yaml("A", extra=keys)}, site=SITE_TOML + stores)
+    found = [f for f in loader.load(root).findings if f.rule == "unknown-store"]
+    assert len(found) == 2_000
+    assert all(len(f.message) < 1_500 for f in found), max(len(f.message) for f in found)
+    assert "ios, android, s000" in found[0].message and " and 490 more" in found[0].message
+
+
 def test_memory_of_a_child_is_what_getrusage_reports() -> None:
     # The bound above is meaningful: a child that allocates 200 MiB shows it.
     done = measure(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -246,6 +246,17 @@ def check_vocabulary(vocab_name: str, values: list[str], ctx: PageContext, add: 
             )
 
 
+MAX_NAMED = 10  # names a message lists (a site may define hundreds of stores)
+
+
+def _some(names: Iterable[str]) -> str:
+    """Names for a message: the first `MAX_NAMED`, and how many more. A page's findings grow
+    with its own text, not with site.toml's lists times the page's mistakes."""
+    listed = list(names)
+    shown = ", ".join(listed[:MAX_NAMED])
+    return f"{shown} and {len(listed) - MAX_NAMED} more" if len(listed) > MAX_NAMED else shown
+
+
 def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str, str]:
     """The store links that may be published (key -> URL, with attribution parameters)."""
     site = ctx.site
@@ -255,7 +266,7 @@ def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str,
         known = key in ctx.kinds
         if ctx.stores_known and not known and key not in ctx.broken_stores:
             close = ctx.stores(key)
-            defined = ", ".join(ctx.kinds) or "none"
+            defined = _some(ctx.kinds) or "none"
             hint = (
                 f"did you mean {close!r}?"
                 if close
@@ -300,7 +311,7 @@ def _off_hosts(key: str, url: str, ctx: PageContext, add: Add) -> bool:
         return False
     name = ctx.store_names[key]
     other = known_store_of_host(host)
-    on = ", ".join(hosts)
+    on = _some(hosts)
     if other is not None:
         add(
             "store-url",
@@ -358,7 +369,7 @@ def read_body_links(
     found, cut_at = body.links(table, wanted)
     if cut_at is not None and len(found) < len(wanted):
         keys = {link.store for link in found}
-        missed = ", ".join(k for k in wanted if k not in keys)
+        missed = _some([k for k in wanted if k not in keys])
         out.add(
             "body-links",
             f"the page's body is longer than {MAX_BODY_BYTES // 1024:,} KiB, the most read for "

@@ -5,8 +5,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import socket
 import sys
+import tempfile
 import textwrap
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +24,98 @@ SAMPLE = ROOT / "content"
 
 # CI sets this to 1: a test that needs a missing system program fails instead of skipping.
 REQUIRE_SYSTEM_TESTS = "CATALOGCTL_REQUIRE_SYSTEM_TESTS"
+
+
+# --- what the operating system lacks -------------------------------------------------------
+# A test that needs a facility of the system (not a program: see `require_program`) carries one
+# of these marks; it skips where the system lacks it, saying what is missing. These skips are
+# never turned into failures by CATALOGCTL_REQUIRE_SYSTEM_TESTS: no install can add them.
+# docs/contributing.md lists the tests each one skips and where.
+
+WINDOWS = sys.platform == "win32"
+LINUX = sys.platform.startswith("linux")
+
+
+def _probe(make: Callable[[Path], bool]) -> bool:
+    """Whether `make` succeeds in a fresh folder of the temporary folder, where tmp_path is."""
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            return make(Path(folder))
+        except (OSError, UnicodeError, ValueError, NotImplementedError):
+            return False
+
+
+def _symlink(folder: Path) -> bool:
+    (folder / "link").symlink_to(folder / "target")
+    return (folder / "link").is_symlink()
+
+
+def _bytes_name(folder: Path) -> bool:
+    name = os.fsencode(folder) + b"/caf\xe9.md"  # Latin-1, not UTF-8
+    os.close(os.open(name, os.O_WRONLY | os.O_CREAT, 0o644))
+    return [entry.name for entry in folder.iterdir()] == [os.fsdecode(b"caf\xe9.md")]
+
+
+def _case_sensitive(folder: Path) -> bool:
+    (folder / "Gull-Patrol.md").write_bytes(b"")
+    return not (folder / "gull-patrol.md").exists()
+
+
+def _nfc_and_nfd(folder: Path) -> bool:
+    nfc, nfd = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+    (folder / nfc).write_bytes(b"")
+    (folder / nfd).write_bytes(b"")
+    return sorted(entry.name for entry in folder.iterdir()) == sorted([nfc, nfd])
+
+
+needs_posix_signals = pytest.mark.skipif(
+    WINDOWS,
+    reason="Windows has no SIGHUP, SIGKILL, SIGSTOP, SIGCONT or SIGQUIT (os.kill terminates)",
+)
+needs_fork = pytest.mark.skipif(
+    WINDOWS, reason="Windows has no os.fork: serve refuses --workers above 1, no fork pool"
+)
+needs_unix_sockets = pytest.mark.skipif(
+    not hasattr(socket, "AF_UNIX"),
+    reason=f"{sys.platform}'s Python has no socket.AF_UNIX: serve refuses --unix",
+)
+needs_fifos = pytest.mark.skipif(WINDOWS, reason="Windows has no FIFOs (os.mkfifo)")
+needs_rlimits = pytest.mark.skipif(
+    WINDOWS,
+    reason="Windows has no resource module: no open-file limit (ulimit), no getrusage",
+)
+needs_pty = pytest.mark.skipif(
+    WINDOWS, reason="Windows has no pseudo-terminals (pty, termios): the console is not one"
+)
+needs_proc = pytest.mark.skipif(
+    not LINUX,
+    reason=f"reads /proc (processes' children, states, sockets), which {sys.platform} lacks",
+)
+needs_linux = pytest.mark.skipif(
+    not LINUX, reason=f"Linux only (systemd, prctl, /proc): {sys.platform} lacks it"
+)
+needs_symlinks = pytest.mark.skipif(
+    not _probe(_symlink),
+    reason="this system lets this user make no symlink (Windows: without Developer Mode)",
+)
+needs_bytes_file_names = pytest.mark.skipif(
+    not _probe(_bytes_name),
+    reason="this file system refuses file names that are not UTF-8 (NTFS, APFS)",
+)
+needs_case_sensitive_fs = pytest.mark.skipif(
+    not _probe(_case_sensitive),
+    reason="this file system ignores case (macOS and Windows by default): "
+    "Gull-Patrol.md and gull-patrol.md cannot both exist",
+)
+needs_nfc_and_nfd = pytest.mark.skipif(
+    not _probe(_nfc_and_nfd),
+    reason="this file system normalises file names (macOS HFS+): café in NFC and NFD is one",
+)
+emulates_another_system = pytest.mark.skipif(
+    not LINUX,
+    reason="tests/posixless emulates Windows and macOS by taking facilities away from Linux's "
+    f"Python: on {sys.platform} the real system runs the suite",
+)
 
 
 def pytest_report_header() -> str:

@@ -273,8 +273,20 @@ def port_answers(port: int, host: str = "127.0.0.1") -> bool:
     return True
 
 
+def require_proc(what: str) -> None:
+    """Raise, naming `what`, where there is no /proc to read (macOS, Windows): a helper that
+    reads it would otherwise answer "none" or "dead" there, and the test pass for nothing.
+    A test that uses one carries tests/conftest.py's `needs_proc` mark."""
+    if not Path("/proc/self/stat").is_file():
+        raise NotImplementedError(
+            f"{what} reads /proc, which {sys.platform} lacks: mark the test `needs_proc`"
+        )
+
+
 def children(pid: int) -> set[int]:
-    """The processes `pid` has started and not yet reaped (Linux); none once it is gone."""
+    """The processes `pid` has started and not yet reaped (Linux); none once it is gone.
+    Elsewhere (no /proc) it raises NotImplementedError."""
+    require_proc("children()")
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
         return {int(child) for task in tasks for child in (task / "children").read_text().split()}
@@ -322,6 +334,8 @@ class Program:
             stderr=stderr,
             text=True,
             start_new_session=True,
+            # Windows: its own console process group, so Ctrl+Break reaches it alone (`signal`).
+            creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0),
             pass_fds=tuple(pass_fds),
             preexec_fn=preexec_fn,  # noqa: PLW1509 (a dup2 before exec, as systemd does)
         )
@@ -413,6 +427,10 @@ class Program:
             raise AssertionError(f"{failed}; {self.describe()}") from None
 
     def signal(self, sig: int) -> None:
+        """Send `sig`; on Windows, where SIGTERM or SIGINT sent to another process would
+        terminate it on the spot, a stop is Ctrl+Break (SIGBREAK, which serve stops on)."""
+        if sys.platform == "win32" and sig in (signal.SIGTERM, signal.SIGINT):
+            sig = signal.CTRL_BREAK_EVENT
         self.proc.send_signal(sig)
 
     def wait(self, *, timeout: float = TIMEOUT) -> int:
@@ -431,7 +449,7 @@ class Program:
         it left behind in its group and close the pipes. The exit code."""
         try:
             if not self._ended:
-                self.proc.send_signal(sig)
+                self.signal(sig)
             return self.wait(timeout=timeout)
         finally:
             self.kill()

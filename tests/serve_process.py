@@ -8,14 +8,16 @@ import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from tests.processes import Arg, Server, children, cli, wait_until
+from tests.processes import Arg, Server, children, cli, require_proc, wait_until
 
 START_TIMEOUT = 60.0
 
 
 def loading_process(parent: int, timeout: float = 30.0) -> int:
     """The pid of the process `parent` spawned to load a catalog for a reload (Linux: read from
-    /proc), once it exists; each reload loads in one (catalogctl/sources/isolated.py)."""
+    /proc), once it exists; each reload loads in one (catalogctl/sources/isolated.py).
+    Elsewhere (no /proc) it raises NotImplementedError."""
+    require_proc("loading_process()")
     found: list[int] = []
 
     def started() -> bool:
@@ -71,7 +73,9 @@ HANGUP_WHILE_LOADING = (
 
 
 def alive(pid: int) -> bool:
-    """Whether process `pid` runs (Linux: a zombie, dead but not yet reaped, does not)."""
+    """Whether process `pid` runs (Linux: a zombie, dead but not yet reaped, does not).
+    Elsewhere (no /proc) it raises NotImplementedError, rather than say "dead"."""
+    require_proc("alive()")
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except (FileNotFoundError, ProcessLookupError):
@@ -81,7 +85,9 @@ def alive(pid: int) -> bool:
 
 def connections_per_process(where: int | Path, pids: Iterable[int]) -> dict[int, int]:
     """How many connections to `where` (a local TCP port, or a Unix socket's path) each of
-    `pids` holds (Linux: read from /proc, as `ss -tnp` or `ss -xp` does)."""
+    `pids` holds (Linux: read from /proc, as `ss -tnp` or `ss -xp` does). Elsewhere (no
+    /proc) it raises NotImplementedError, rather than say "none"."""
+    require_proc("connections_per_process()")
     sockets = set()
     if isinstance(where, Path):
         with contextlib.suppress(FileNotFoundError):

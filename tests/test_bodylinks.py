@@ -16,7 +16,7 @@ from catalogctl.content.bodylinks import MAX_BODY_BYTES, links
 from catalogctl.content.loader import load
 from catalogctl.findings import Finding
 from tests.catalogs import SITE_TOML
-from tests.conftest import ContentFactory
+from tests.conftest import ContentFactory, needs_pty
 from tests.processes import run_cli
 
 BODY_SITE = SITE_TOML.replace(
@@ -476,6 +476,7 @@ def test_validate_json_without_body_links_is_as_before(make_content: ContentFact
     assert "body_links" not in doc
 
 
+@needs_pty
 def test_validate_table_names_each_link_read_from_a_body(make_content: ContentFactory) -> None:
     root = report_tree(make_content)
     piped = run_cli("validate", root)

@@ -21,7 +21,7 @@ from catalogctl.errors import CatalogError
 from catalogctl.site import build as build_module
 from catalogctl.site.build import read_build, write_site
 from catalogctl.site.render import render
-from tests.conftest import ContentFactory, game_yaml
+from tests.conftest import ContentFactory, game_yaml, needs_posix_signals
 from tests.processes import run, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -418,7 +418,7 @@ def test_build_kept_entries_survive_an_interrupt_between_two_renames(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist")]
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX: a leftover's process is gone")
+@needs_posix_signals
 def test_build_gives_back_what_a_killed_build_left_beside_out(tmp_path: Path) -> None:
     """A build killed outright (SIGKILL) mid-swap leaves kept entries in its staging
     directory: the next build moves them back into --out, or, where --out has the same name
@@ -452,7 +452,7 @@ def test_build_gives_back_what_a_killed_build_left_beside_out(tmp_path: Path) ->
     assert (out / "CNAME").read_text() == "games.example.com\n"
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="a POSIX signal")
+@needs_posix_signals
 def test_build_sigterm_goes_through_the_clean_up_and_exits_143(
     tmp_path: Path, make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,14 +5,19 @@ tests."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import sys
 import tomllib
 from typing import Any
 
+import pytest
 import yaml
 from packaging.specifiers import SpecifierSet
 
 from tests.conftest import ROOT
+from tests.processes import run
 
 WORKFLOW = ROOT / ".github" / "workflows" / "ci.yml"
 CI_RUN = ROOT / ".ci" / "run"
@@ -108,3 +113,39 @@ def test_pyproject_and_readme_name_the_systems_ci_tests() -> None:
     setup = readme.split("## Set up", 1)[1].split("\n## ", 1)[0]
     assert "Linux, macOS and Windows" in setup
     assert ".venv\\Scripts\\activate" in setup and ".venv\\Scripts\\Activate.ps1" in setup
+
+
+HARNESS = ROOT / "tests" / "posixless" / "sitecustomize.py"
+# Python as Windows has it: no POSIX-only signal (the harness must not reach for one), and
+# `sys.platform` as the system says; then the harness, as Python imports it at start-up.
+SHIM = """
+import ctypes, json, mmap, multiprocessing, os, runpy, signal, socket, sys  # imported as here
+for name in ("SIGKILL", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGSTOP", "SIGCONT"):
+    if hasattr(signal, name):
+        delattr(signal, name)
+sys.platform = sys.argv[1]
+kill = os.kill
+runpy.run_path(sys.argv[2], run_name="sitecustomize")
+print(json.dumps({"kill": os.kill is kill, "CTRL_C_EVENT": hasattr(signal, "CTRL_C_EVENT")}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("platform", "system", "emulated"),
+    [("linux", "windows", True), ("win32", "windows", False), ("darwin", "macos", False)],
+)
+def test_posixless_harness_imports_where_signal_lacks_sigkill(
+    platform: str, system: str, emulated: bool
+) -> None:
+    """CI runs the suite on the real Windows and macOS with tests/posixless on no path, but the
+    harness must never break a start-up there: without SIGKILL or SIGHUP it imports cleanly,
+    emulating on Linux only and leaving the real system as it is."""
+    proc = run(
+        [sys.executable, "-c", SHIM, platform, str(HARNESS)],
+        env={**os.environ, "CATALOGCTL_TEST_SYSTEM": system},  # the shim runs the harness
+        check=True,
+    )
+    assert json.loads(proc.stdout.splitlines()[-1]) == {
+        "kill": not emulated,  # Windows' os.kill, on Linux only
+        "CTRL_C_EVENT": emulated or sys.platform == "win32",
+    }

@@ -17,6 +17,7 @@ from catalogctl import __version__
 from catalogctl.cli.app import app
 from catalogctl.cli.collector import COMMAND_THRESHOLDS, PYTHON_THRESHOLDS, for_command
 from catalogctl.cli.completion import describe
+from tests.conftest import needs_posix_signals
 from tests.processes import cli, run, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,6 +105,7 @@ def test_cli_serve_collects_garbage_at_pythons_pace(
     assert seen == [PYTHON_THRESHOLDS]
 
 
+@needs_posix_signals
 def test_cli_ctrl_c_while_the_interpreter_shuts_down_is_quiet() -> None:
     """A SIGINT after the command returned, while Python joins a thread at exit (as after a
     parallel parse), ends the process by the signal, with no traceback."""

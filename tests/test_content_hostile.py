@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import resource
 import signal
 import sys
 import threading
@@ -25,8 +24,22 @@ from catalogctl.content import discovery, loader
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.pool import parallel_map
-from tests.conftest import SITE_TOML, ContentFactory, game_yaml, generate_catalog
+from tests.conftest import (
+    SITE_TOML,
+    ContentFactory,
+    game_yaml,
+    generate_catalog,
+    needs_bytes_file_names,
+    needs_fifos,
+    needs_posix_signals,
+    needs_proc,
+    needs_rlimits,
+    needs_symlinks,
+)
 from tests.processes import Program, children, cli, measure, run_cli
+
+if sys.platform != "win32":
+    import resource  # getrusage (`needs_rlimits`)
 
 ESC = "\x1b"
 
@@ -46,6 +59,7 @@ def rules_for(doc: dict[str, Any], name: str) -> set[str]:
 # --- escape from the tree ---------------------------------------------------------------------
 
 
+@needs_symlinks
 def test_symlink_out_of_the_tree_is_not_read(make_content: ContentFactory, tmp_path: Path) -> None:
     secret = tmp_path / "secret.md"
     secret.write_text(game_yaml("Secret"), encoding="utf-8")
@@ -57,6 +71,7 @@ def test_symlink_out_of_the_tree_is_not_read(make_content: ContentFactory, tmp_p
     assert doc["summary"]["games"] == 2
 
 
+@needs_symlinks
 def test_symlink_out_of_the_tree_through_a_folder(
     make_content: ContentFactory, tmp_path: Path
 ) -> None:
@@ -69,6 +84,7 @@ def test_symlink_out_of_the_tree_through_a_folder(
     assert rc == 1 and rules_for(doc, "more") == {"symlink-outside"}
 
 
+@needs_symlinks
 def test_symlink_inside_the_tree_is_read(make_content: ContentFactory) -> None:
     root = make_content()
     (root / "drafts").mkdir()
@@ -79,6 +95,7 @@ def test_symlink_inside_the_tree_is_read(make_content: ContentFactory) -> None:
     assert doc["summary"]["games"] == 3
 
 
+@needs_symlinks
 def test_dangling_symlink_is_a_finding(make_content: ContentFactory) -> None:
     root = make_content()
     (root / "games" / "gone.md").symlink_to(root / "nowhere.md")
@@ -86,6 +103,7 @@ def test_dangling_symlink_is_a_finding(make_content: ContentFactory) -> None:
     assert rc == 1 and rules_for(doc, "gone.md") == {"broken-symlink"}
 
 
+@needs_symlinks
 def test_self_loop_symlink_is_a_finding(make_content: ContentFactory) -> None:
     root = make_content()
     (root / "games" / "loop.md").symlink_to(root / "games" / "loop.md")
@@ -93,6 +111,7 @@ def test_self_loop_symlink_is_a_finding(make_content: ContentFactory) -> None:
     assert rc == 1 and rules_for(doc, "loop.md") == {"broken-symlink"}
 
 
+@needs_symlinks
 def test_folder_symlink_loop_is_a_finding(make_content: ContentFactory) -> None:
     root = make_content()
     (root / "games" / "again").symlink_to(root / "games")
@@ -100,6 +119,7 @@ def test_folder_symlink_loop_is_a_finding(make_content: ContentFactory) -> None:
     assert rc == 1 and rules_for(doc, "again") == {"broken-symlink"}
 
 
+@needs_fifos
 def test_fifo_is_a_finding_not_a_hang(make_content: ContentFactory) -> None:
     root = make_content()
     os.mkfifo(root / "games" / "pipe.md")
@@ -136,6 +156,7 @@ def test_unreadable_file_finding_gives_the_fix_for_its_cause(
         assert moved is (Path(finding.file).name != "site.toml"), finding.message
 
 
+@needs_fifos
 def test_site_toml_fifo_is_a_finding_not_a_hang(make_content: ContentFactory) -> None:
     root = make_content()
     (root / "site.toml").unlink()
@@ -146,6 +167,7 @@ def test_site_toml_fifo_is_a_finding_not_a_hang(make_content: ContentFactory) ->
     assert "replace it with a regular file" in found[0]["message"]
 
 
+@needs_bytes_file_names
 def test_non_utf8_file_name_is_a_finding(make_content: ContentFactory) -> None:
     root = make_content()
     name = os.fsencode(root / "games") + b"/caf\xe9\x1b.md"
@@ -419,6 +441,7 @@ def _set_offset(value: int) -> None:
     _OFFSET[0] = value
 
 
+@needs_posix_signals
 @pytest.mark.parametrize("method", METHODS)
 def test_pool_names_the_item_whose_worker_died_or_hung(
     monkeypatch: pytest.MonkeyPatch, method: str
@@ -455,6 +478,7 @@ def _terminate_parent(x: int) -> int:
     return x
 
 
+@needs_posix_signals
 @pytest.mark.parametrize("method", METHODS)
 def test_pool_ends_on_sigterm_and_leaves_no_worker(method: str) -> None:
     """SIGTERM mid-run: the pool's workers die at once, parallel_map raises SystemExit(143)
@@ -504,6 +528,7 @@ def _check_or_die(page: Any) -> Any:
     return _CHECK_ONE(page)
 
 
+@needs_posix_signals
 @pytest.mark.parametrize("method", METHODS)
 def test_validate_names_the_page_whose_parser_died(
     generated: Callable[[int], Path], monkeypatch: pytest.MonkeyPatch, method: str
@@ -526,6 +551,7 @@ def three_thousand(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate_catalog(tmp_path_factory.mktemp("generated") / "generated-3000", 3000)
 
 
+@needs_proc
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_ends_a_parallel_validate_at_once(three_thousand: Path, sig: int) -> None:
     with Program(cli("validate", three_thousand)) as proc:
@@ -542,6 +568,7 @@ def test_signal_ends_a_parallel_validate_at_once(three_thousand: Path, sig: int)
 # --- linear in the size of the input, findings included -----------------------------------------
 
 
+@needs_rlimits
 def test_ten_thousand_unknown_keys_stay_linear(make_content: ContentFactory) -> None:
     keys = "".join(f"nme{i}: x\n" if i % 2 else f"genre{i}: x\n" for i in range(10_000))
     root = make_content({"a": game_yaml("A", extra=keys)})
@@ -550,6 +577,7 @@ def test_ten_thousand_unknown_keys_stay_linear(make_content: ContentFactory) -> 
     assert done.seconds < 30 and done.peak_mib < 600, (done.seconds, done.peak_mib)
 
 
+@needs_rlimits
 def test_hundred_thousand_bad_platforms_stay_linear(make_content: ContentFactory) -> None:
     platforms = "[" + ", ".join(f"P{i}" for i in range(100_000)) + "]"
     root = make_content({"a": game_yaml("A", platforms=platforms)})
@@ -572,6 +600,7 @@ def test_unknown_store_keys_name_a_few_of_many_stores(make_content: ContentFacto
     assert "ios, android, s000" in found[0].message and " and 490 more" in found[0].message
 
 
+@needs_rlimits
 def test_memory_of_a_child_is_what_getrusage_reports() -> None:
     # The bound above is meaningful: a child that allocates 200 MiB shows it.
     done = measure(

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from catalogctl.text import path_text
+from tests.conftest import needs_bytes_file_names, needs_pty
 from tests.processes import run_cli
 from tests.serve_process import ServeProcess
 
@@ -234,6 +235,7 @@ def test_a_console_gets_ascii_for_our_symbols_and_escapes_for_the_rest(
     assert err.startswith("OK 0 errors, 0 warnings")  # ✓
 
 
+@needs_pty
 def test_c_locale_terminal_gets_the_tables_in_ascii(work: Path) -> None:
     proc = run_cli("validate", "site", env=environment("c-locale"), cwd=work, terminal=100)
     assert proc.returncode == 0, proc.stderr
@@ -256,9 +258,8 @@ def test_c_locale_reads_file_names_by_their_bytes(work: Path) -> None:
     assert ("id-style", "site/games/café.md", 1, "(front matter)") in mine
 
 
+@needs_bytes_file_names
 def test_c_locale_still_reports_a_name_that_is_not_utf8(tmp_path: Path) -> None:
-    if sys.platform in ("win32", "darwin"):
-        pytest.skip("NTFS and APFS keep no file name that is not Unicode")
     root = write_site(tmp_path / "site", {"moon-lander.md": PAGES["moon-lander.md"]})
     fd = os.open(os.fsencode(root / "games") + b"/caf\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
     os.close(fd)

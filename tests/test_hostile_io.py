@@ -27,6 +27,7 @@ from aiohttp import web
 
 from catalogctl.contract.values import cache_control_problem, listen_problem, user_agent_problem
 from catalogctl.urls import base_url_problem, url_problem
+from tests.conftest import needs_fifos, needs_posix_signals, needs_rlimits, needs_symlinks
 from tests.processes import Arg, Program, cli, measure, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -413,6 +414,7 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 # --- diff: bounded reads of a URL source --------------------------------------------------------
 
 
+@needs_rlimits
 def test_diff_gzip_bomb_is_cut_at_the_limit(hostile: HostileServer) -> None:
     code, err, seconds, peak = measured(
         "diff", f"{hostile.base}/bomb", SAMPLE, "--max-body", "16MiB"
@@ -444,12 +446,14 @@ def test_diff_gzip_cut_off_midway_is_refused(hostile: HostileServer) -> None:
     )
 
 
+@needs_rlimits
 def test_diff_gzip_bomb_with_the_default_limit(hostile: HostileServer) -> None:
     code, err, _, peak = measured("diff", f"{hostile.base}/bomb", SAMPLE)
     assert code == 2 and "inflates to more than 64 MiB" in err, err
     assert peak < 400, f"peak RSS {peak:.0f} MiB"
 
 
+@needs_rlimits
 def test_diff_endless_body_is_cut_at_the_limit(hostile: HostileServer) -> None:
     code, err, seconds, peak = measured(
         "diff", f"{hostile.base}/endless", SAMPLE, "--max-body", "8MiB"
@@ -461,6 +465,7 @@ def test_diff_endless_body_is_cut_at_the_limit(hostile: HostileServer) -> None:
     assert seconds < 30
 
 
+@needs_rlimits
 def test_diff_declared_length_over_the_limit_is_refused_unread(hostile: HostileServer) -> None:
     code, err, seconds, _ = measured("diff", f"{hostile.base}/huge", SAMPLE, "--timeout", "30")
     assert code == 2, err
@@ -468,6 +473,7 @@ def test_diff_declared_length_over_the_limit_is_refused_unread(hostile: HostileS
     assert seconds < 20  # refused from the header, not after the server's 60 s stall
 
 
+@needs_rlimits
 def test_diff_slow_drip_ends_at_the_total_deadline(hostile: HostileServer) -> None:
     code, err, seconds, _ = measured("diff", f"{hostile.base}/drip", SAMPLE, "--timeout", "2")
     assert code == 2, err
@@ -559,6 +565,7 @@ def links_file(tmp_path: Path, base: str, pages: list[str]) -> Path:
     return path
 
 
+@needs_rlimits
 def test_check_links_never_reads_bodies(hostile: HostileServer, tmp_path: Path) -> None:
     b = hostile.base
     path = links_file(tmp_path, b, [f"{b}/endless-get", f"{b}/bomb-get"])
@@ -569,6 +576,7 @@ def test_check_links_never_reads_bodies(hostile: HostileServer, tmp_path: Path) 
     assert seconds < 20
 
 
+@needs_rlimits
 def test_check_links_slow_head_ends_at_the_deadline(hostile: HostileServer, tmp_path: Path) -> None:
     b = hostile.base
     path = links_file(tmp_path, b, [f"http://127.0.0.1:{hostile.raw_port}/drip"])
@@ -580,6 +588,7 @@ def test_check_links_slow_head_ends_at_the_deadline(hostile: HostileServer, tmp_
     assert seconds < 15  # a header byte every 50 ms never trips a per-read timeout
 
 
+@needs_rlimits
 def test_check_links_header_flood_is_a_failed_link(hostile: HostileServer, tmp_path: Path) -> None:
     b = hostile.base
     path = links_file(tmp_path, b, [f"http://127.0.0.1:{hostile.raw_port}/flood"])
@@ -666,6 +675,7 @@ def leftovers(parent: Path, name: str) -> list[Path]:
     return sorted(parent.glob(f".{name}.catalogctl-*"))
 
 
+@needs_symlinks
 def test_build_out_symlink_is_followed_never_replaced(tmp_path: Path) -> None:
     real = tmp_path / "releases" / "current"
     assert run_cli("build", SAMPLE, "--out", real).returncode == 0
@@ -680,6 +690,7 @@ def test_build_out_symlink_is_followed_never_replaced(tmp_path: Path) -> None:
     assert leftovers(real.parent, real.name) == []
 
 
+@needs_symlinks
 @pytest.mark.parametrize("kind", ["dangling", "file"])
 def test_build_out_symlink_to_nothing_or_a_file_exit_2(tmp_path: Path, kind: str) -> None:
     target = tmp_path / "elsewhere"
@@ -789,6 +800,7 @@ write_site(site, Path(sys.argv[2]), extra=files())
 """
 
 
+@needs_posix_signals
 def test_killed_build_leaves_nothing_the_next_build_keeps(tmp_path: Path) -> None:
     out = tmp_path / "dist"
     assert run_cli("build", SAMPLE, "--out", out).returncode == 0
@@ -836,6 +848,7 @@ def web_root(path: Path, games: list[dict[str, Any]], openapi: Any = None) -> Pa
     return path
 
 
+@needs_rlimits
 def test_diff_many_games_with_one_name_is_linear(tmp_path: Path) -> None:
     """Every removed and added game shares name and store URL: the rename pass stays linear."""
     n = 20_000
@@ -945,6 +958,7 @@ def test_a_manifest_catalogctl_did_not_write_is_refused_before_use(
     assert_usage_error(proc, "is not one catalogctl wrote", where, "build it again")
 
 
+@needs_rlimits
 def test_a_build_file_past_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
     """A build file past MAX_BUILD_FILE (1 GiB: no file catalogctl writes comes near) is
     refused by its size, not read into memory first (a sparse file: no disk is used)."""
@@ -981,7 +995,8 @@ def test_a_build_file_at_the_size_limit_is_read_one_past_it_is_not(
         assert build_module.read_build(build).resources
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a FIFO is a POSIX file")
+@needs_fifos
+@needs_symlinks
 @pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
 def test_a_build_file_that_is_not_a_regular_file_is_refused_not_read(
     tmp_path: Path, kind: str

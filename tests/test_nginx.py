@@ -22,7 +22,7 @@ from catalogctl.site.build import read_build
 from catalogctl.site.nginx import MAX_ESCAPED, catalog_conf, nginx_conf, quote
 from catalogctl.site.render import render
 from tests.conformance import Reply, request
-from tests.conftest import SAMPLE, ContentFactory, game_yaml
+from tests.conftest import SAMPLE, ContentFactory, game_yaml, needs_proc
 from tests.http_cases import choose_coding
 from tests.nginx_process import NginxProcess, free_port, nginx, write_build
 from tests.processes import run, run_cli
@@ -390,6 +390,7 @@ def _workers(master: int) -> set[int]:
     return found
 
 
+@needs_proc
 def test_nginx_reload_after_a_rebuild_serves_matching_etag_and_body(
     tmp_path: Path, make_content: ContentFactory
 ) -> None:

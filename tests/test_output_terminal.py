@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ContentFactory, game_yaml
+from tests.conftest import ContentFactory, game_yaml, needs_pty
 from tests.processes import run_cli
 
 STYLE = re.compile("\x1b\\[[0-9;]*m")
@@ -53,6 +53,7 @@ def test_validate_piped_is_one_finding_a_line_at_any_width(
     assert "┃" not in proc.stdout and "\x1b" not in proc.stdout
 
 
+@needs_pty
 def test_validate_on_a_terminal_keeps_its_table(defective: Path) -> None:
     proc = run_cli("validate", defective, terminal=120)
     assert proc.returncode == 1
@@ -61,6 +62,7 @@ def test_validate_on_a_terminal_keeps_its_table(defective: Path) -> None:
     assert max(len(line) for line in text.splitlines()) <= 120
 
 
+@needs_pty
 def test_validate_on_a_narrow_terminal_wraps_each_finding_at_spaces(
     defective: Path,
 ) -> None:
@@ -105,6 +107,7 @@ def test_diff_piped_is_one_change_a_line(make_content: ContentFactory) -> None:
                for line in lines)  # fmt: skip
 
 
+@needs_pty
 def test_diff_tables_fold_to_a_narrow_layout_at_80_columns(make_content: ContentFactory) -> None:
     old = make_content({"a": game_yaml("A"), "b": game_yaml("Bee"), "c": game_yaml("C")})
     new = make_content(
@@ -124,6 +127,7 @@ def test_diff_tables_fold_to_a_narrow_layout_at_80_columns(make_content: Content
         assert text in narrow
 
 
+@needs_pty
 def test_validate_lists_many_findings_instead_of_a_table(make_content: ContentFactory) -> None:
     """Past 200 findings even a wide terminal gets the list (a table that long helps nobody
     and takes rich seconds to lay out), and every finding is in it."""

@@ -7,6 +7,9 @@ reproduce) and compares it with the normal run: the same findings, reports and b
 POSIX (`--workers` more than 1, `--unix`, SIGHUP) is refused with the alternative named. The
 macOS case keeps fork but has no prctl: a supervisor's workers must notice themselves that it
 died.
+
+These tests emulate Windows and macOS on Linux: elsewhere (the real Windows or macOS, as in CI)
+the emulated cases skip (`emulates_another_system`), and the real system runs the suite.
 """
 
 from __future__ import annotations
@@ -28,13 +31,22 @@ import pytest
 from catalogctl.serve.memfile import SENDFILE_MIN
 from tests import conformance
 from tests.catalogs import generate_catalog
-from tests.conftest import SAMPLE
+from tests.conftest import (
+    SAMPLE,
+    emulates_another_system,
+    needs_fork,
+    needs_posix_signals,
+)
 from tests.posixless import SYSTEMS, System, environment
 from tests.processes import Program, cli, port_answers, run, run_cli, wait_until
 from tests.serve_process import ServeProcess
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 DEFECTS, DEFECTS_NEXT = FIXTURES / "defects", FIXTURES / "defects-next"
+
+# Each system the harness emulates, as a parameter that skips off Linux.
+EMULATED = [pytest.param(system, marks=emulates_another_system, id=system) for system in SYSTEMS]
+WINDOWS, MACOS = EMULATED
 
 PROBE = """
 import json, mmap, multiprocessing, os, signal, socket
@@ -53,7 +65,7 @@ print(json.dumps({
 """
 
 
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system", EMULATED)
 def test_posixless_harness_takes_away_what_the_system_lacks(system: System) -> None:
     """The harness is in force in the processes the tests start (else every other test here
     would pass for nothing)."""
@@ -85,7 +97,7 @@ print("imported")
 """
 
 
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system", EMULATED)
 def test_posixless_every_module_imports(system: System) -> None:
     """No module reaches for a POSIX-only facility as it is imported (the supervisor's signals,
     `resource`, `fcntl`): what needs one looks for it when it runs."""
@@ -112,7 +124,7 @@ COMMANDS = [
 ]
 
 
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system", EMULATED)
 @pytest.mark.parametrize(
     "args", COMMANDS, ids=lambda a: " ".join(x.name if isinstance(x, Path) else x for x in a)
 )
@@ -132,7 +144,7 @@ def _tree(path: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system", EMULATED)
 def test_posixless_build_is_byte_identical(tmp_path: Path, system: System) -> None:
     """The same build, written twice (the second replaces the first without renameat2)."""
     builds = {}
@@ -146,6 +158,7 @@ def test_posixless_build_is_byte_identical(tmp_path: Path, system: System) -> No
     assert sorted(p.name for p in (tmp_path / system).iterdir()) == ["dist"]  # nothing left
 
 
+@emulates_another_system
 def test_posixless_windows_build_keeps_a_running_builds_staging(tmp_path: Path) -> None:
     """Windows' os.kill(pid, 0) sends Ctrl+C instead of asking whether a build still runs:
     a staging folder beside --out (here one of this test's own pid, a live process) is left
@@ -178,7 +191,7 @@ def _metrics(url: str) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system", EMULATED)
 def test_posixless_serve_watch_reloads_in_one_process(
     tmp_path: Path, system: System, stop: str
 ) -> None:
@@ -214,6 +227,7 @@ def test_posixless_serve_watch_reloads_in_one_process(
 DEPLOY_DOCS = Path(__file__).resolve().parent.parent / "docs" / "deploy" / "serve.md"
 
 
+@emulates_another_system
 def test_posixless_windows_serve_refuses_workers_and_unix(tmp_path: Path) -> None:
     """Each refusal exits 2 naming what to use instead, in the words the docs show; both at
     once when both are asked for; nothing is served."""
@@ -235,7 +249,7 @@ def test_posixless_windows_serve_refuses_workers_and_unix(tmp_path: Path) -> Non
     assert not (tmp_path / "s.sock").exists()
 
 
-@pytest.mark.parametrize("system", [None, *SYSTEMS])
+@pytest.mark.parametrize("system", [None, *EMULATED])
 def test_posixless_serve_large_answers_as_the_normal_run(
     tmp_path: Path, system: System | None
 ) -> None:
@@ -284,7 +298,7 @@ def _read_answer(sock: socket.socket) -> bytes:
     return body
 
 
-@pytest.mark.parametrize("system", [None, "windows"])
+@pytest.mark.parametrize("system", [pytest.param(None, marks=needs_posix_signals), WINDOWS])
 def test_posixless_serve_says_how_to_reload_without_sighup(system: System | None) -> None:
     """Without SIGHUP, serve (without --watch) says at start how to serve a changed catalog;
     where SIGHUP exists it says nothing of the kind."""
@@ -298,7 +312,7 @@ def test_posixless_serve_says_how_to_reload_without_sighup(system: System | None
     assert ("no SIGHUP" in proc.printed()) == bool(system)
 
 
-@pytest.mark.parametrize("system", SYSTEMS)
+@pytest.mark.parametrize("system", EMULATED)
 def test_posixless_serve_access_log_on_a_pipe(system: System) -> None:
     """The access log on standard output, a pipe: no descriptor of its own there (no /proc,
     and Windows has no O_NONBLOCK), each line still arrives."""
@@ -310,6 +324,7 @@ def test_posixless_serve_access_log_on_a_pipe(system: System) -> None:
         assert json.loads(line)["status"] == 200
 
 
+@emulates_another_system
 def test_posixless_serve_access_log_on_a_socket_without_msg_dontwait() -> None:
     """Standard output a socket (as the systemd journal gives), on a system without
     MSG_DONTWAIT: written as a file is, every line arrives."""
@@ -331,7 +346,9 @@ def test_posixless_serve_access_log_on_a_socket_without_msg_dontwait() -> None:
         ours.close()
 
 
-@pytest.mark.parametrize("system", [None, "macos"])
+@pytest.mark.parametrize(
+    "system", [pytest.param(None, marks=[needs_fork, needs_posix_signals]), MACOS]
+)
 def test_posixless_workers_stop_when_the_supervisor_is_killed(system: System | None) -> None:
     """--workers 2 --metrics with fork but, on macOS, no prctl: SIGHUP reloads as on Linux, and
     when the supervisor dies by SIGKILL its workers and the metrics process stop (Linux: the

@@ -54,7 +54,7 @@ from catalogctl.site.render import render
 from catalogctl.sources.served import SiteInput
 from tests import conformance
 from tests.catalogs import generate_catalog
-from tests.conftest import SAMPLE, ContentFactory, game_yaml
+from tests.conftest import SAMPLE, ContentFactory, game_yaml, needs_posix_signals, needs_proc
 from tests.processes import run_cli, wait_until_async
 from tests.serve_process import loading_process
 
@@ -1338,6 +1338,8 @@ async def test_serve_reload_log_words_one_game_in_the_singular(
         logger.removeHandler(caplog.handler)
 
 
+@needs_posix_signals
+@needs_proc
 async def test_serve_abandons_a_reload_that_hangs(
     make_content: ContentFactory, caplog: pytest.LogCaptureFixture
 ) -> None:

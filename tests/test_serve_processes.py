@@ -11,12 +11,12 @@ import datetime as dt
 import itertools
 import json
 import os
-import resource
 import select
 import shlex
 import shutil
 import signal
 import socket
+import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -28,7 +28,18 @@ from catalogctl.content.loader import PARALLEL_THRESHOLD
 from catalogctl.serve.options import ENGINES
 from tests import conformance
 from tests.catalogs import add_slow_pages
-from tests.conftest import SAMPLE, game_yaml, generate_catalog, require_program
+from tests.conftest import (
+    SAMPLE,
+    game_yaml,
+    generate_catalog,
+    needs_fork,
+    needs_linux,
+    needs_posix_signals,
+    needs_proc,
+    needs_rlimits,
+    needs_unix_sockets,
+    require_program,
+)
 from tests.processes import Program, children, cli, port_answers, wait_until
 from tests.serve_process import (
     FAILING_WORKERS,
@@ -40,6 +51,9 @@ from tests.serve_process import (
     loading_process,
     reload_timeout,
 )
+
+if sys.platform != "win32":
+    import resource  # the open-file limits (`needs_rlimits`)
 
 
 def _games(url: str) -> int:
@@ -86,6 +100,9 @@ def _metrics(url: str) -> dict[str, float]:
     }
 
 
+@needs_fork
+@needs_posix_signals
+@needs_proc
 @pytest.mark.parametrize("engine", ENGINES)
 def test_serve_workers_reload_as_one(tmp_path: Path, engine: str) -> None:
     """--workers 3 --watch, on each engine: after an edit, 50 new connections all get the new
@@ -152,6 +169,7 @@ def test_serve_workers_reload_as_one(tmp_path: Path, engine: str) -> None:
         assert proc.stop() == 0
 
 
+@needs_fork
 def test_serve_sigterm_with_clients_that_never_read(tmp_path: Path) -> None:
     """50 clients pipeline requests and never read: the server still exits within
     --shutdown-timeout (plus a second's grace), with status 0."""
@@ -215,6 +233,7 @@ def test_serve_graceful_stop_finishes_the_answer_in_flight(tmp_path: Path) -> No
     assert code == 0
 
 
+@needs_unix_sockets
 def test_serve_unix_socket(tmp_path: Path) -> None:
     path = tmp_path / "http.sock"
     proc = ServeProcess(str(SAMPLE), listen=("--unix", str(path)), access_log=tmp_path / "a.log")
@@ -247,6 +266,7 @@ def _listening_socket() -> socket.socket:
     return sock
 
 
+@needs_linux
 def test_serve_socket_activation_with_systemd_socket_activate() -> None:
     """systemd-socket-activate listens, and starts serve (which takes over the socket) on
     the first connection."""
@@ -263,6 +283,7 @@ def test_serve_socket_activation_with_systemd_socket_activate() -> None:
         assert proc.stop() == 0
 
 
+@needs_linux
 def test_serve_socket_passed_as_systemd_does(tmp_path: Path) -> None:
     """The sd_listen_fds protocol by hand: the socket as descriptor 3, LISTEN_FDS=1 and
     LISTEN_PID naming the server's own process."""
@@ -283,6 +304,8 @@ def test_serve_socket_passed_as_systemd_does(tmp_path: Path) -> None:
         assert proc.stop() == 0
 
 
+@needs_fork
+@needs_posix_signals
 def test_serve_reload_renders_once_not_per_worker(tmp_path: Path) -> None:
     """SIGHUP: one load for all workers (a game added is served by every one at once)."""
     root = generate_catalog(tmp_path / "content", 20)
@@ -297,6 +320,7 @@ def test_serve_reload_renders_once_not_per_worker(tmp_path: Path) -> None:
         assert proc.stop() == 0
 
 
+@needs_posix_signals
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_serve_a_reload_asked_while_it_starts_is_done_once_it_listens(
     tmp_path: Path, workers: str
@@ -313,6 +337,9 @@ def test_serve_a_reload_asked_while_it_starts_is_done_once_it_listens(
         assert proc.stop() == 0
 
 
+@needs_fork
+@needs_posix_signals
+@needs_proc
 def test_serve_workers_abandon_a_reload_that_hangs(tmp_path: Path) -> None:
     """A reload whose loading hangs (stopped here, as on a disk that stops answering) is
     abandoned after the reload timeout: the log says so, the loading process is killed, and
@@ -332,6 +359,9 @@ def test_serve_workers_abandon_a_reload_that_hangs(tmp_path: Path) -> None:
         assert proc.stop() == 0
 
 
+@needs_fork
+@needs_posix_signals
+@needs_proc
 def test_serve_workers_keep_the_catalog_when_new_workers_die_at_start(tmp_path: Path) -> None:
     """A reload whose new workers die before they listen is abandoned: the log says why, and
     the old workers go on serving the previous catalog."""
@@ -353,7 +383,7 @@ def test_serve_workers_keep_the_catalog_when_new_workers_die_at_start(tmp_path: 
         assert proc.stop() == 0
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize("workers", ["1", pytest.param("2", marks=needs_fork)])
 def test_serve_reports_ready_with_catalog_etag(workers: str) -> None:
     proc = ServeProcess(str(SAMPLE), "--workers", workers)
     try:
@@ -371,7 +401,7 @@ SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
     ("site", "workers", "edits"),
     [
         # site.toml at the root, games under content/games: bundles, sections, nested bundles.
-        (
+        pytest.param(
             "hugo-bundles",
             "2",
             [
@@ -391,6 +421,7 @@ SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
                     '"title": "Kelp Garden Deluxe"',
                 ),
             ],
+            marks=needs_fork,
         ),
         # [content] games = "_posts": a Jekyll blog's posts, .markdown pages.
         (
@@ -441,6 +472,7 @@ def _reload_outcome(proc: ServeProcess) -> str:
             return message
 
 
+@needs_posix_signals
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_serve_reloads_a_catalog_parsed_in_parallel(
     above_threshold: Path, tmp_path: Path, workers: str
@@ -474,6 +506,9 @@ def _loading_pool(proc: ServeProcess) -> tuple[int, set[int]]:
     return loader, children(loader)
 
 
+@needs_fork
+@needs_posix_signals
+@needs_proc
 @pytest.mark.parametrize(
     ("workers", "end"),
     [("2", "SIGKILL"), ("1", "SIGTERM"), ("2", "timeout")],
@@ -580,6 +615,9 @@ def _get(url: str, sock: socket.socket | None = None) -> int:
     return conformance._read_reply(sock, head=False, name="GET /api/v1").status
 
 
+@needs_fork
+@needs_rlimits
+@needs_proc
 def test_serve_holds_4000_idle_connections_started_with_a_soft_limit_of_1024(
     many_files: int,
 ) -> None:
@@ -605,6 +643,10 @@ def test_serve_holds_4000_idle_connections_started_with_a_soft_limit_of_1024(
         assert proc.stop() == 0
 
 
+@needs_fork
+@needs_unix_sockets
+@needs_rlimits
+@needs_proc
 def test_serve_shares_connections_evenly_on_a_unix_socket(tmp_path: Path, many_files: int) -> None:
     """On a Unix socket, where the kernel does not say how many connections wait, the workers
     still share 1,000 idle connections opened at once (fewer than the listen queue holds)
@@ -630,6 +672,8 @@ def test_serve_shares_connections_evenly_on_a_unix_socket(tmp_path: Path, many_f
         assert proc.stop() == 0
 
 
+@needs_fork
+@needs_rlimits
 @pytest.mark.parametrize("engine", ENGINES)
 def test_serve_out_of_descriptors_says_what_to_change_and_answers_once_some_free_up(
     engine: str,
@@ -683,6 +727,8 @@ def test_serve_out_of_descriptors_says_what_to_change_and_answers_once_some_free
         assert proc.stop() == 0
 
 
+@needs_fork
+@needs_rlimits
 @pytest.mark.parametrize("sent", [b"", b"G"], ids=["nothing", "a-byte-of-a-head"])
 def test_serve_short_of_descriptors_closes_idle_connections_for_new_ones(sent: bytes) -> None:
     """With a hard limit of 96 open files and 300 connections open that send nothing (or the
@@ -708,6 +754,9 @@ def test_serve_short_of_descriptors_closes_idle_connections_for_new_ones(sent: b
         assert proc.stop() == 0
 
 
+@needs_fork
+@needs_posix_signals
+@needs_proc
 def test_serve_a_stopped_worker_holds_no_connection_up() -> None:
     """A worker that does not accept (stopped here, as one stuck on a disk would be) holds
     up no connection: the other worker takes them, beyond its share."""
@@ -731,6 +780,7 @@ def test_serve_a_stopped_worker_holds_no_connection_up() -> None:
         assert proc.stop() == 0
 
 
+@needs_rlimits
 def test_serve_start_up_line_names_a_low_open_file_limit() -> None:
     """A hard limit of 256 open files stays: the start-up lines say so, and what to change."""
     serve = cli("serve", SAMPLE, "--port", "0", "--quiet")

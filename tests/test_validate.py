@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.conftest import (
+    SITE_TOML,
+    ContentFactory,
+    game_yaml,
+    needs_bytes_file_names,
+    needs_fifos,
+    needs_symlinks,
+)
 from tests.processes import run_cli
 
 # (case id, file name, file content, expected field or None, expected words in the message)
@@ -282,6 +289,9 @@ body_links = true
 [stores.kong]
 name = "Kongregate"
 
+[stores.itch]
+name = "itch.io"
+
 [stores.ios]
 name = "App Store"
 params = { pt = "12ab", ct = "service_api_game_catalog" }
@@ -296,6 +306,9 @@ status = "deprecated"
 """
 
 
+@needs_fifos
+@needs_symlinks
+@needs_bytes_file_names
 def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None:
     import os
 
@@ -331,6 +344,7 @@ def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None
         "icon": game_yaml("Icon", icon="http://cdn.example/i.png"),
         "steam": game_yaml("Steam").replace("  ios:", "  steam:"),
         "ios-only": game_yaml("Ios only", android=None),
+        "github": game_yaml("Github", extra="  itch: https://github.com/studio/github\n"),
     }
     for name, text in pages.items():
         path = games / f"{name}.md"

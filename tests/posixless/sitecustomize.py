@@ -50,6 +50,11 @@ from a terminal (Windows delivers a console control event to every process on th
 and there is no Ctrl+Break); the console-close event, services and SO_EXCLUSIVEADDRUSE have
 no counterpart. What this does not reproduce of macOS: kqueue, SO_REUSEPORT's semantics (no
 balancing between sockets), HFS+/APFS names (NFD, case-insensitive), launchd.
+
+It emulates on Linux only: where `sys.platform` is not "linux" (the real Windows or macOS, as
+in CI) it takes nothing away, whatever CATALOGCTL_TEST_SYSTEM says, and the tests that use it
+skip (tests/conftest.py, `emulates_another_system`). It reads no attribute the real system may
+lack (`signal.SIGKILL` is looked for, not assumed), so it imports cleanly everywhere.
 """
 
 from __future__ import annotations
@@ -209,7 +214,8 @@ def _without_fork_contexts() -> None:
 def _windows_kill() -> None:
     """`os.kill` as on Windows: 0 and 1 are console events, anything else terminates."""
     real_kill = os.kill
-    kill_signal = signal.SIGKILL
+    # SIGKILL is there on Linux, where this runs; SIGTERM is the fallback, never needed here.
+    kill_signal = getattr(signal, "SIGKILL", signal.SIGTERM)
 
     def kill(pid: int, sig: int) -> None:
         if sig in (CTRL_C_EVENT, CTRL_BREAK_EVENT):
@@ -296,9 +302,11 @@ def macos() -> None:
     _without_proc()
 
 
-if SYSTEM == "windows":
+if SYSTEM not in ("", "windows", "macos"):
+    raise SystemExit(f"CATALOGCTL_TEST_SYSTEM={SYSTEM!r}: expected windows or macos")
+if sys.platform != "linux":
+    pass  # the real system: nothing is emulated (see above)
+elif SYSTEM == "windows":
     windows()
 elif SYSTEM == "macos":
     macos()
-elif SYSTEM:
-    raise SystemExit(f"CATALOGCTL_TEST_SYSTEM={SYSTEM!r}: expected windows or macos")

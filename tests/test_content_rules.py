@@ -473,6 +473,7 @@ def test_read_summary_counts_every_kind_of_page(tmp_path: Path) -> None:
         "translations": 1,
         "sections": 1,
         "resources": 0,
+        "excluded": 0,
         "ignored": 1,
         "ignored_by_extension": {".txt": 1},
     }

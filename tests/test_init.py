@@ -393,6 +393,69 @@ def test_init_takes_no_repository_for_the_websites_address(
         assert "# from package.json's homepage" in text
 
 
+PRIVACY = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"
+
+
+def test_init_takes_no_legal_page_for_a_game(tmp_path: Path) -> None:
+    """A games folder holding only its legal pages (the games are cards in its section page)
+    has no game pages: init says so, naming what it left out."""
+    root = write(
+        tmp_path,
+        {
+            "config.toml": 'base_url = "https://ex.example"\ntitle = "Ex"\n',
+            "content/games/_index.md": '+++\ntitle = "Games"\n+++\n<a href="/games/x/">X</a>\n',
+            "content/games/legal/_index.md": '+++\ntitle = "Legal"\n+++\n',
+            "content/games/legal/privacy.md": PRIVACY,
+            "content/games/legal/terms.md": PRIVACY.replace("Privacy policy", "Terms"),
+        },
+    )
+    proc = run_cli("init", cwd=root)
+    assert proc.returncode == 2
+    assert "2 legal pages left out: content/games/legal/privacy.md" in proc.stderr
+    assert not (root / "site.toml").exists()
+
+
+def test_init_excludes_a_games_own_pages_and_reads_a_game_kept_in_its_section(
+    tmp_path: Path,
+) -> None:
+    """Hugo: `brick/_index.md` (linking its store) beside `brick/privacy-policy.md` is the game;
+    a Jekyll-like `<game>/mechanics/*.md` are the game's own pages. init writes `sections`
+    and the `exclude` patterns, and validate reads exactly the games."""
+    play = "https://play.google.com/store/apps/details?id=com.ex."
+    game = (
+        "---\ntitle: {0}\ndescription: A game.\nplatforms: [Android]\ngenres: [Arcade]\n"
+        "icon: /{1}.png\n---\n[Get it on Google Play]({2}{1})\n"
+    )
+    root = write(
+        tmp_path,
+        {
+            "hugo.toml": 'baseURL = "https://ex.example/"\ntitle = "Ex"\n',
+            "content/games/_index.md": "---\ntitle: Games\n---\n",
+            "content/games/brick/_index.md": game.format("Brick", "brick", play),
+            "content/games/brick/privacy-policy.md": PRIVACY,
+            "content/games/tiles/_index.md": game.format("Tiles", "tiles", play),
+            "content/games/tiles/privacy-policy.md": PRIVACY,
+            "content/games/mokosh/mokosh.md": game.format("Mokosh", "mokosh", play),
+            "content/games/mokosh/mechanics/doors.md": "---\ntitle: Doors\n---\n",
+            "content/games/mokosh/mechanics/menus.md": "---\ntitle: Menus\n---\n",
+        },
+    )
+    code, report = init_json(root)
+    assert code == 0, report
+    text = (root / "site.toml").read_text("utf-8")
+    content = tomllib.loads(text)["content"]
+    assert content["sections"] is True and content["body_links"] is True
+    assert content["exclude"] == ["privacy-policy.md", "*/mechanics/*"]
+    assert '"privacy-policy.md",  # legal: content/games/brick/privacy-policy.md' in text
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    assert proc.returncode == 0, proc.stdout
+    checked = json.loads(proc.stdout)
+    assert checked["summary"]["read"]["excluded"] == 4
+    from catalogctl.content.loader import load_catalog
+
+    assert [g["id"] for g in load_catalog(root).games] == ["brick", "mokosh", "tiles"]
+
+
 def test_init_chooses_the_games_over_a_blog_linking_the_same_stores(tmp_path: Path) -> None:
     root = bare_site("eleventy-games-json", tmp_path)
     proc = run_cli("init", "--format", "json", cwd=root)

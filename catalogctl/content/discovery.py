@@ -4,9 +4,13 @@ Next.js lay them out.
 - `<id>.md`, `<id>.markdown`, `<id>.mdx` at any depth (sections are folders); a Jekyll-style
   `YYYY-MM-DD-<id>.md` name gives the id and, unless the page sets one, the date;
 - `<id>/index.md` is a leaf bundle: the id is the folder's name, its other files are resources;
-- `_index.md` (a section's own page) is skipped and counted;
+- `_index.md` (a section's own page) is skipped and counted; with `[content] sections`, one
+  below the games folder is a game named by its folder (`<id>/_index.md`: a game with pages
+  of its own);
 - `<id>.<lang>.md` and `index.<lang>.md` are translations: only `[content] language` is read (an
   untagged page is in that language), the others are skipped and counted;
+- pages that `[content] exclude` names (a privacy policy, a game's own sub-pages) are counted,
+  not read;
 - files whose names start with `.` or `_` (templates, drafts kept aside), repository files
   (README, LICENSE, CHANGELOG, CONTRIBUTING, AUTHORS) and files that are not pages are ignored,
   and counted by extension.
@@ -24,9 +28,11 @@ tree, and each finding is made where the walk meets the file it names.
 """
 
 import errno
+import fnmatch
 import os
 import re
 import stat
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES
@@ -58,13 +64,22 @@ class TreeProblem(NamedTuple):
 class Discovery:
     """The pages found under a games folder, and what was skipped."""
 
-    __slots__ = ("ignored", "pages", "problems", "resources", "sections", "translations")
+    __slots__ = (
+        "excluded",
+        "ignored",
+        "pages",
+        "problems",
+        "resources",
+        "sections",
+        "translations",
+    )
 
     def __init__(self) -> None:
         self.pages: list[PageFile] = []
         self.problems: list[TreeProblem] = []
         self.translations = 0
         self.sections = 0
+        self.excluded = 0  # pages that [content] exclude names
         self.ignored: dict[str, int] = {}  # extension (".png", "" for none) -> files
         self.resources = 0
 
@@ -139,9 +154,19 @@ def _inside(real: str, root_real: str) -> bool:
 
 
 class _Walker:
-    def __init__(self, root_real: str, language: str) -> None:
+    def __init__(
+        self,
+        root_real: str,
+        language: str,
+        excluded: Callable[[str], bool] | None = None,
+        top: str = "",
+        sections: bool = False,
+    ) -> None:
         self.root_real = root_real
         self.language = language.lower().replace("_", "-")
+        self.excluded = excluded
+        self.sections = sections
+        self.top = top.rstrip("/") + "/"  # how findings name the games folder, and a `/`
         self.found = Discovery()
         self.visited: set[tuple[int, int]] = set()
 
@@ -220,6 +245,12 @@ class _Walker:
                     self.page(names[name], name, shown, bundle_id)
                 found.resources += len(entries) - len(index)
                 return []
+        # With [content] sections, a section's own page below the games folder is a game
+        # named by its folder (a game with pages of its own: its privacy policy).
+        section_id = None
+        if depth > 0 and self.sections:
+            base = os.path.basename(folder)
+            section_id = name_text(base) or safe_name(base)
         subdirs: list[tuple[str, str, int]] = []
         prefix = shown if shown.endswith("/") else shown + "/"  # a child's name follows
         for entry in entries:
@@ -245,7 +276,7 @@ class _Walker:
                 if stat.S_ISDIR(target[1].st_mode):
                     self.subdir(target[0], target[1], child, depth, subdirs)
                 else:
-                    self.page(entry, name, shown, None, target, child)
+                    self.page(entry, name, shown, None, target, child, section_id)
                 continue
             if is_dir:
                 try:
@@ -255,7 +286,7 @@ class _Walker:
                 except OSError as exc:
                     self.problem("unreadable-file", child, unreadable(exc))
                 continue
-            self.page(entry, name, shown, None, None, child)
+            self.page(entry, name, shown, None, None, child, section_id)
         return subdirs
 
     def subdir(
@@ -294,6 +325,7 @@ class _Walker:
         bundle_id: str | None,
         target: tuple[str, os.stat_result] | None = None,
         child: str = "",  # how findings name it, when the caller has it already
+        section_id: str | None = None,  # the id a section's own page gives (`sections`)
     ) -> None:
         found = self.found
         child = child or f"{shown}/{name}"
@@ -303,14 +335,19 @@ class _Walker:
             return
         stem, lang = split
         if stem == "_index":
-            found.sections += 1
-            return
+            if section_id is None:
+                found.sections += 1
+                return
+            bundle_id = section_id
         if bundle_id is None and (stem.startswith("_") or stem == "index"):
             # `index.md` directly in the games folder is the folder's own page, like `_index.md`.
             if stem == "index":
                 found.sections += 1
             else:
                 found.ignore(name)
+            return
+        if self.excluded is not None and self.excluded(child.removeprefix(self.top)):
+            found.excluded += 1
             return
         if lang is not None and lang != self.language:
             found.translations += 1
@@ -381,10 +418,36 @@ class _Walker:
         return None
 
 
-def discover(games_dir: str, shown: str, root: str, language: str) -> Discovery:
-    """The pages under `games_dir` (inside the content tree `root`), and what was skipped."""
-    walker = _Walker(os.path.realpath(root), language)
+def discover(
+    games_dir: str,
+    shown: str,
+    root: str,
+    language: str,
+    exclude: Sequence[str] = (),
+    sections: bool = False,
+) -> Discovery:
+    """The pages under `games_dir` (inside the content tree `root`), and what was skipped;
+    `exclude`: `[content] exclude`, the patterns of pages that are not games; `sections`:
+    `[content] sections`, a section's own page below the games folder is a game."""
+    walker = _Walker(os.path.realpath(root), language, excluder(exclude), shown, sections)
     return walker.walk(games_dir, shown)
+
+
+def excluder(patterns: Sequence[str]) -> Callable[[str], bool] | None:
+    """Whether a page (its path from the games folder, `/` between folders) is excluded: a
+    pattern without `/` matches its file name or the name of a folder it is in, one with `/`
+    its whole path (`*` matching `/` too). None without patterns."""
+    if not patterns:
+        return None
+    names = [re.compile(fnmatch.translate(p)) for p in patterns if "/" not in p]
+    paths = [re.compile(fnmatch.translate(p.strip("/"))) for p in patterns if "/" in p]
+
+    def excluded(path: str) -> bool:
+        if any(r.match(path) for r in paths):
+            return True
+        return any(r.match(part) for part in path.split("/") for r in names)
+
+    return excluded
 
 
 _READ_FLAGS = (

@@ -419,7 +419,14 @@ def _discover(
     games_shown = posixpath.normpath(
         posixpath.join(posixpath.dirname(sitefile.file), path_text(games_name))
     )
-    if broken & {"content", "content.games", "content.language", "content.category"}:
+    if broken & {
+        "content",
+        "content.games",
+        "content.language",
+        "content.category",
+        "content.exclude",
+        "content.sections",
+    }:
         return Discovery()  # where the pages are, or which of them are games, is not known
     if any(f.rule == "games-folder" for f in findings):
         return Discovery()
@@ -440,7 +447,15 @@ def _discover(
             file=games_shown,
         )
     else:
-        found = discover(games_dir, games_shown, str(root), language)
+        content = site.content if site is not None else None
+        found = discover(
+            games_dir,
+            games_shown,
+            str(root),
+            language,
+            content.exclude if content is not None else (),
+            content is not None and content.sections,
+        )
     for p in found.problems:
         sitefile.add(p.rule, p.message, file=p.file)
     return found
@@ -490,6 +505,7 @@ def _summary(
         translations=found.translations,
         sections=found.sections,
         resources=found.resources,
+        excluded=found.excluded,
         ignored=tuple(sorted(found.ignored.items())),
         outside=outside,
         category=category,

@@ -125,6 +125,25 @@ class ContentSettings:
             "shortcode and component arguments; not in code blocks or comments)."
         ),
     ] = False
+    exclude: Annotated[
+        list[Annotated[str, Field(min_length=1)]],
+        Field(
+            description="Pages of the games folder that are not games (a privacy policy, a "
+            "game's own sub-pages): counted, not read. Shell patterns (`*`, `?`, `[…]`); one "
+            "without `/` is matched against the page's file name and each folder it is in "
+            "(`privacy*`, `legal`), one with `/` against its path from the games folder "
+            "(`*/mechanics/*`).",
+        ),
+    ] = field(default_factory=list)
+    sections: Annotated[
+        bool,
+        Field(
+            description="Read a section's own page below the games folder as a game, named "
+            "by its folder: `<id>/_index.md`, a game with pages of its own (Hugo and Zola "
+            "branch bundles, a privacy policy beside the game). The games folder's own "
+            "`_index.md` stays its section's."
+        ),
+    ] = False
     category: Annotated[
         str | None,
         Field(

@@ -56,6 +56,12 @@ NOTES: dict[str, Note] = {
     "content.language": Note("0.1.0", '[content]\nlanguage = "fr"'),
     "content.own_keys": Note("0.1.0", '[content]\nown_keys = ["platform"]'),
     "content.body_links": Note("0.1.0", "[content]\nbody_links = true"),
+    "content.exclude": Note(
+        "0.1.0", '[content]\ngames = "_games"\nexclude = ["privacy*", "*/mechanics/*"]'
+    ),
+    "content.sections": Note(
+        "0.1.0", '[content]\ngames = "content/games"\nsections = true\nexclude = ["privacy*"]'
+    ),
     "content.category": Note("0.1.0", '[content]\ngames = "_posts"\ncategory = "game"'),
     "fields": Note(
         "0.1.0",

@@ -24,6 +24,7 @@ class ReadSummary(NamedTuple):
     translations: int = 0  # pages in other languages, skipped
     sections: int = 0  # _index.md section pages, skipped
     resources: int = 0  # files of leaf bundles besides their index.md
+    excluded: int = 0  # pages that `[content] exclude` names: not read
     ignored: tuple[tuple[str, int], ...] = ()  # other files by extension (".png", "" for none)
     outside: int = 0  # pages not of `[content] category`: read, not games
     category: str | None = None  # `[content] category`
@@ -53,6 +54,7 @@ class ReadSummary(NamedTuple):
                 (self.translations, "translation"),
                 (self.sections, "section page"),
                 (self.resources, "bundle resource"),
+                (self.excluded, "excluded page"),
             )
             if n
         ]
@@ -78,6 +80,7 @@ class ReadSummary(NamedTuple):
             "translations": self.translations,
             "sections": self.sections,
             "resources": self.resources,
+            "excluded": self.excluded,
             "ignored": self.ignored_files,
             "ignored_by_extension": dict(self.ignored),
         }

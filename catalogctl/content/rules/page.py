@@ -16,17 +16,14 @@ from catalogctl.content.document import Document, Path
 from catalogctl.content.fields import Extracted, extract
 from catalogctl.content.rules.keys import check_duplicates, dotted
 from catalogctl.content.rules.registry import Findings
-from catalogctl.content.rules.validation import pydantic_findings
-from catalogctl.content.rules.values import (
-    Add,
-    PageContext,
-    check_icon,
+from catalogctl.content.rules.storelinks import (
     check_store_platforms,
     check_stores,
-    check_vocabulary,
     read_body_links,
     split_shared,
 )
+from catalogctl.content.rules.validation import pydantic_findings
+from catalogctl.content.rules.values import Add, PageContext, check_icon, check_vocabulary
 from catalogctl.content.settings import REQUIRED_KEYS, GamePage
 from catalogctl.urls import shown
 

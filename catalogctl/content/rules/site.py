@@ -98,8 +98,11 @@ def check_site(doc: Document, out: Findings) -> SiteCheck:
     return SiteCheck(site, site, frozenset())
 
 
-# The lists and tables whose entries are names (a platform, a genre, a front-matter key path).
-_NAME_LISTS = frozenset({("platforms",), ("genres",), ("content", "own_keys"), ("fields",)})
+# The lists and tables whose entries are names (a platform, a genre, a front-matter key path,
+# a pattern of pages).
+_NAME_LISTS = frozenset(
+    {("platforms",), ("genres",), ("content", "own_keys"), ("content", "exclude"), ("fields",)}
+)
 
 
 def _within_limits(doc: Document, out: Findings) -> tuple[dict[str, Any], frozenset[str]]:
@@ -125,7 +128,7 @@ def _within_limits(doc: Document, out: Findings) -> tuple[dict[str, Any], frozen
         elif isinstance(value, str):
             named = path[:-1] in _NAME_LISTS or path[:2] == ("fields", "stores")
             limit, what = (
-                (MAX_SITE_NAME, "a name (a platform, a genre, a key path)")
+                (MAX_SITE_NAME, "a name (a platform, a genre, a key path, a pattern)")
                 if named
                 else (MAX_SITE_TEXT, "a text")
             )

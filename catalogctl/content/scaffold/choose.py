@@ -11,6 +11,9 @@ Each folder of pages the walk (`survey`) read is weighed on:
 - a game category: pages whose `categories`, `category` or `tags` say game (Jekyll `_posts`);
 - page shape: pages sharing a title, an image and a description key.
 
+Legal pages (a privacy policy, terms of use) are left out before any folder is weighed: a
+folder holding only them is no games folder (`notgames`).
+
 With no store link, no game name, no game category and no game collection anywhere, there is
 nothing to go on: init names the folders it saw and asks for `--games`. Every file it could not
 read, and every bound it reached, is reported.
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from catalogctl.content.scaffold.generators import Generator
+from catalogctl.content.scaffold.notgames import without_legal
 from catalogctl.content.scaffold.sections import declared_folders
 from catalogctl.content.scaffold.survey import PageInfo, Scan, scan
 from catalogctl.content.storehosts import KNOWN_STORES, KnownStore, url_host
@@ -76,7 +80,7 @@ def _inside(page_folder: str, folder: str) -> bool:
 
 def choose(root: Path, gen: Generator) -> Choice:
     """The games folder of the website at `root`, and every folder weighed."""
-    found = scan(root, gen.search)
+    found = without_legal(scan(root, gen.search), GAME_NAMES)
     declared = declared_folders(root, gen)
     folders: set[str] = set()
     for page in found.pages:

@@ -11,6 +11,7 @@ judges the links of page bodies.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -77,9 +78,16 @@ def read_front_matter(path: str, shown: str) -> dict[str, Any] | None:
         return None
 
 
-def read_keys(root: Path, games: str, language: str, category: str | None = None) -> PageKeys:
+def read_keys(
+    root: Path,
+    games: str,
+    language: str,
+    category: str | None = None,
+    exclude: Sequence[str] = (),
+    sections: bool = False,
+) -> PageKeys:
     """Every key path of the pages `validate` would read in `games`."""
-    found = discover(str(root / games), games, str(root), language)
+    found = discover(str(root / games), games, str(root), language, exclude, sections)
     paths: Counter[tuple[str, ...]] = Counter()
     types: dict[tuple[str, ...], set[str]] = {}
     links: list[FrontLink] = []

@@ -25,6 +25,8 @@ class Proposal(NamedTuple):
     body_pages: int  # pages linking their stores in the body only
     category: str | None  # [content] category: the label of the game pages, when written
     unmapped: list[str]  # required catalog keys no key of the pages was mapped to
+    exclude: list[tuple[str, str]]  # [content] exclude: (pattern, why)
+    sections: list[str]  # the section pages read as games ([content] sections), when any
     text: str  # the site.toml
     notes: list[str]  # what the user should check or add by hand
 

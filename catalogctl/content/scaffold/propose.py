@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from catalogctl.content.scaffold.choose import (
+    GAME_NAMES,
     Choice,
     Scan,
     at,
@@ -19,6 +20,7 @@ from catalogctl.content.scaffold.choose import (
 )
 from catalogctl.content.scaffold.generators import detect
 from catalogctl.content.scaffold.mapping import map_fields, own_keys
+from catalogctl.content.scaffold.notgames import not_games, without_legal
 from catalogctl.content.scaffold.pages import read_keys
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.stores import STORE_ORDER, front_stores, with_body_stores
@@ -50,10 +52,15 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
             "folder of the game pages, relative to the website's root"
         )
     else:
-        found = scan(root, (games,))
+        found = without_legal(scan(root, (games,)), GAME_NAMES)
     inside = pages_of(games, found)
+    others = not_games(inside, pages_of(games, found._replace(pages=list(found.legal))), games)
+    if others.sub_pages:
+        inside = [p for p in inside if p not in others.sub_pages]
+    exclude = [pattern for pattern, _ in others.patterns]
+    sections = [p.file for p in inside if p.section]
     category = game_category(games, inside, shown)
-    keys = read_keys(root, games, gen.language or "en", category.label)
+    keys = read_keys(root, games, gen.language or "en", category.label, exclude, bool(sections))
     if keys.pages == 0:
         raise InputError(f"no page in {games} could be read: run `catalogctl validate` after init")
     fields, guesses = map_fields(keys)
@@ -79,6 +86,8 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
         body_pages=body,
         category=category.label,
         unmapped=[k for k in REQUIRED if k not in fields],
+        exclude=others.patterns,
+        sections=sections,
         text="",
         notes=[],
     )
@@ -132,10 +141,12 @@ def _named(files: list[str]) -> str:
 
 def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     seen = [c for c in choice.candidates if c.folder != "."][:5]
+    legal = [p.file for p in choice.scan.legal]
+    left_out = f" ({plural(len(legal), 'legal page')} left out: {_named(legal)})" if legal else ""
     if not seen:
         return (
-            f"no pages found in {path_text(root)} to take for game pages: name the games "
-            "folder with --games FOLDER"
+            f"no pages found in {path_text(root)} to take for game pages{left_out}: name the "
+            "games folder with --games FOLDER"
         )
     shown = "; ".join(
         f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"

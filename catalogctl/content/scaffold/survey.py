@@ -71,6 +71,7 @@ class PageInfo(NamedTuple):
     shape: bool  # a title, an image and a description key
     game_labels: tuple[str, ...]  # its categories, category or tags that say game, as written
     other_hosts: tuple[str, ...] = ()  # the hosts of its body's links to no known store
+    section: bool = False  # a section's own page (`<game>/_index.md`) that links a store
 
     @property
     def game_category(self) -> bool:
@@ -81,6 +82,10 @@ class Scan(NamedTuple):
     pages: list[PageInfo]
     unread: list[tuple[str, str]]  # file or folder, why it was not read
     bounds: list[str]  # each bound the walk reached
+    legal: tuple[PageInfo, ...] = ()  # legal pages, taken out of `pages` (`notgames`)
+    # Section pages below a top folder that link a store, each of the folder above (as a
+    # bundle's page is): a game with pages of its own, perhaps (`notgames`).
+    sections: tuple[PageInfo, ...] = ()
 
 
 def _looks_like_image(value: Any) -> bool:
@@ -150,6 +155,7 @@ def _other_hosts(text: str) -> tuple[str, ...]:
 def scan(root: Path, search: tuple[str, ...]) -> Scan:
     """Every page under the generator's content folders, bounded in pages, folders and depth."""
     pages: list[PageInfo] = []
+    sections: list[PageInfo] = []
     unread: list[tuple[str, str]] = []
     bounds: list[str] = []
     real_root = root.resolve()
@@ -173,7 +179,7 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
             listed += 1
             if listed > MAX_SCAN_DIRS:
                 bounds.append(f"more than {MAX_SCAN_DIRS:,} folders: the rest were not listed")
-                return Scan(pages, unread, bounds)
+                return Scan(pages, unread, bounds, sections=tuple(sections))
             dirs[:] = _subfolders(Path(folder), rel, dirs, unread, bounds)
             names = [n for n in sorted(files) if _is_page(n)]
             bundle = any(_index(n) for n in names)
@@ -181,7 +187,7 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
                 shown = _join(rel, name)
                 if len(pages) >= MAX_SCAN_PAGES:
                     bounds.append(f"more than {MAX_SCAN_PAGES:,} pages: the rest were not read")
-                    return Scan(pages, unread, bounds)
+                    return Scan(pages, unread, bounds, sections=tuple(sections))
                 path = Path(folder, name)
                 if path.is_symlink():
                     unread.append((shown, "a symlink, not followed"))
@@ -192,7 +198,13 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
                     continue
                 page_dir = str(Path(rel).parent.as_posix()) if bundle and _index(name) else rel
                 pages.append(_page_info(page_dir, shown, read))
-    return Scan(pages, unread, bounds)
+            if "_index.md" in files and start != Path(folder) and not bundle:
+                shown = _join(rel, "_index.md")
+                read = _read(str(Path(folder, "_index.md")), shown)
+                info = _page_info(str(Path(rel).parent.as_posix()), shown, read)
+                if read.data is not None and (info.front_link or info.body):
+                    sections.append(info._replace(section=True))
+    return Scan(pages, unread, bounds, sections=tuple(sections))
 
 
 def _subfolders(

@@ -98,6 +98,16 @@ def _content_lines(p: Proposal, notes: list[str]) -> list[str]:
                 + "; ".join(_weighed(c) for c in others)
                 + ": check [content] games"
             )
+    if p.sections:
+        shown = ", ".join(p.sections[:2]) + (", …" if len(p.sections) > 2 else "")
+        lines.append(
+            f"sections = true  # a game with pages of its own keeps its text in its section's "
+            f"page: {shown}"
+        )
+    if p.exclude:
+        lines.append("exclude = [  # pages of the games folder that are not games")
+        lines += [f"  {toml_str(pattern)},  # {why}" for pattern, why in p.exclude]
+        lines.append("]")
     if p.category is not None:
         held, pages = p.keys.pages, p.keys.pages + p.keys.outside
         lines.append(

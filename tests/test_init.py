@@ -393,6 +393,34 @@ def test_init_takes_no_repository_for_the_websites_address(
         assert "# from package.json's homepage" in text
 
 
+def labelled_links(name: str, project: str) -> str:
+    return (
+        f"---\ntitle: {name}\ndescription: A game.\ntags: [puzzle]\nlinks:\n"
+        f"- label: Play\n  url: https://studio.itch.io/{name.lower()}\n"
+        f"- label: Project\n  url: {project}\n---\n"
+    )
+
+
+def test_init_makes_no_store_of_a_label_whose_links_are_mostly_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """`links[label=Project].url` is an itch.io page in one game of three, a source
+    repository in the others: no store; `links[label=Play].url` is itch.io in each."""
+    root = write(
+        tmp_path,
+        {
+            "_config.yml": 'title: Ex\nurl: "https://ex.example"\ncollections:\n  games: {}\n',
+            "_games/a.md": labelled_links("A", "https://studio.itch.io/a-devlog"),
+            "_games/b.md": labelled_links("B", "https://github.com/studio/b"),
+            "_games/c.md": labelled_links("C", "https://github.com/studio/c"),
+        },
+    )
+    assert init_json(root)[0] in (0, 1)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["fields"]["stores"] == {"play": "links[label=Play].url"}
+    assert list(site["stores"]) == ["play"]
+
+
 PRIVACY = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"
 
 

@@ -48,7 +48,10 @@ class PageKeys(NamedTuple):
     files: list[str]
     # key path -> its values, one per page (a sample), for guessing what the key holds
     values: dict[tuple[str, ...], list[Any]]
-    outside: int = 0  # pages left out: not of the category
+    outside: int  # pages left out: not of the category
+    # Items of lists of objects, by (list path, key, its value lowercased, URL key): how many
+    # items name themselves so (`links: [{label: Play, url: …}]`), store link or not.
+    items: Counter[tuple[Any, ...]]
 
 
 def front_store(value: Any) -> KnownStore | None:
@@ -91,6 +94,7 @@ def read_keys(
     paths: Counter[tuple[str, ...]] = Counter()
     types: dict[tuple[str, ...], set[str]] = {}
     links: list[FrontLink] = []
+    items: Counter[tuple[Any, ...]] = Counter()
     game_pages = outside = 0
     files: list[str] = []
     values: dict[tuple[str, ...], list[Any]] = {}
@@ -105,12 +109,13 @@ def read_keys(
         game_pages += has_store_link(data)
         seen: set[tuple[str, ...]] = set()
         _walk(data, (), seen, types, links, None)
+        _count_items(data, (), items, 0)
         paths.update(seen)
         for path in seen:
             kept = values.setdefault(path, [])
             if len(kept) < MAX_VALUES:
                 kept.append(_value_at(data, path))
-    return PageKeys(len(files), game_pages, paths, types, links, files, values, outside)
+    return PageKeys(len(files), game_pages, paths, types, links, files, values, outside, items)
 
 
 def _value_at(data: Any, path: tuple[str, ...]) -> Any:
@@ -154,6 +159,32 @@ def _walk(
                     k: v for k, v in item.items() if isinstance(k, str) and isinstance(v, str)
                 }
             links.append(FrontLink(path, store, url_host(value) or "", strings))
+
+
+MAX_ITEM_KEYS = 20  # keys of a list's item looked at for what names it
+
+
+def _count_items(
+    value: Any, path: tuple[str, ...], items: Counter[tuple[Any, ...]], depth: int
+) -> None:
+    """Count each item of a list of objects under each name it gives itself: (list path,
+    key, value, URL key) for every text key and every other key holding text or nothing."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str):
+                _count_items(v, (*path, k), items, depth + 1)
+    elif isinstance(value, list) and path:
+        for member in value[:MAX_ITEMS]:
+            if not isinstance(member, dict) or len(member) > MAX_ITEM_KEYS:
+                continue
+            texts = {k: v for k, v in member.items() if isinstance(k, str) and isinstance(v, str)}
+            for url_key, url in member.items():
+                if isinstance(url_key, str) and (url is None or isinstance(url, str)):
+                    for key, text in texts.items():
+                        if key != url_key:
+                            items[(path, key, text.strip().lower(), url_key)] += 1
 
 
 def _nameable(key: object) -> bool:

@@ -154,8 +154,8 @@ def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     )
     return (
         f"no folder of {path_text(root)} looks like the games section (no store link, no games "
-        f"or apps folder, no game category or collection); folders of pages seen: {shown}; "
-        "name the games folder with --games FOLDER"
+        f"or apps folder, no game category or collection); folders of pages seen: {shown}"
+        f"{left_out}; name the games folder with --games FOLDER"
     )
 
 

@@ -14,6 +14,7 @@ from catalogctl.text import plural
 
 STORE_ORDER = {"apple": 0, "google-play": 1}  # then the others, as the pages link them
 _SELECT_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]*")
+_SELECTOR = re.compile(r"\[([^=\]]+)=([^\]]*)\]")
 # The keys that usually name an item of a list of links.
 _NAMERS = ("platform", "store", "name", "type", "site", "label", "title", "id")
 
@@ -57,7 +58,7 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
         path: str | None = None
         if link.item is not None:
             entry = _list_entry(where, usual, link.item)
-            if entry is not None:
+            if entry is not None and _mostly_links(keys, where, entry[1]):
                 key, path = entry
         elif table is not None and where[:-1] == table:
             key = str(where[-1])
@@ -149,6 +150,26 @@ def _list_entry(where: tuple[Any, ...], usual: str, item: dict[str, str]) -> tup
             path = f"{dotted(tuple(list_path))}[{namer}={value}].{url_key}"
             return _store_key(value, usual), path
     return None
+
+
+def _mostly_links(keys: PageKeys, where: tuple[Any, ...], path: str) -> bool:
+    """Whether the items a list entry picks (`links[label=Project].url`) link a store in at
+    least half of the pages that have one: a label whose links are mostly a project's
+    source or a web page is no store's."""
+    m = _SELECTOR.search(path)
+    if m is None:  # pragma: no cover - _list_entry wrote it
+        return True
+    list_path = tuple(p for p in where[:-2])
+    items = keys.items[(list_path, m.group(1), m.group(2).strip().lower(), where[-1])]
+    links = sum(
+        1
+        for link in keys.links
+        if link.item is not None
+        and link.where[:-2] == where[:-2]
+        and link.where[-1] == where[-1]
+        and (link.item.get(m.group(1)) or "").strip().lower() == m.group(2).strip().lower()
+    )
+    return links * 2 >= items
 
 
 def _name(key: str, store: KnownStore, same: int) -> str:

@@ -421,6 +421,47 @@ def test_init_makes_no_store_of_a_label_whose_links_are_mostly_elsewhere(
     assert list(site["stores"]) == ["play"]
 
 
+@pytest.mark.parametrize(
+    ("files", "source"),
+    [
+        (
+            {
+                "config/_default/hugo.toml": 'baseURL = "https://ex.example/"\n',
+                "config/_default/languages.en.toml": "title = 'Rooster Syndicate'\n"
+                "[params]\ndescription = 'I like to make games!'\n",
+            },
+            "config/_default/languages.en.toml",
+        ),
+        (
+            {
+                "config/_default/hugo.toml": 'baseURL = "https://ex.example/"\n'
+                'defaultContentLanguage = "fr"\n',
+                "config/_default/languages.toml": "[en]\ntitle = 'Wrong'\n"
+                "[fr]\ntitle = 'Rooster Syndicate'\n[fr.params]\n"
+                "description = 'I like to make games!'\n",
+            },
+            "config/_default/languages.toml",
+        ),
+        (
+            {
+                "hugo.toml": 'baseURL = "https://ex.example/"\ntitle = "Site"\n'
+                "[languages.en]\ntitle = 'Rooster Syndicate'\n"
+                "[languages.en.params]\ndescription = 'I like to make games!'\n"
+            },
+            "hugo.toml",
+        ),
+    ],
+)
+def test_init_reads_the_title_of_a_hugo_sites_language(
+    tmp_path: Path, files: dict[str, str], source: str
+) -> None:
+    root = write(tmp_path, {**files, "content/games/a.md": hugo_game("A", "https://ex.itch.io/a")})
+    run_cli("init", cwd=root)
+    text = (root / "site.toml").read_text("utf-8")
+    assert f'title = "Rooster Syndicate"  # from {source}' in text
+    assert f'description = "I like to make games!"  # from {source}' in text
+
+
 PRIVACY = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"
 
 

@@ -63,6 +63,8 @@ class Generator(NamedTuple):
     search: tuple[str, ...]  # folders (relative to the root) where its pages live
     settings: dict[str, Any]  # the parsed configuration, for page URLs
     base_from: str | None = None  # where base_url was read, when not from `config`
+    title_from: str | None = None  # where title was read, when not from `config`
+    description_from: str | None = None  # where description was read, when not from `config`
 
     @property
     def site(self) -> str:
@@ -113,7 +115,7 @@ def _hugo_or_zola(root: Path, _deps: set[str]) -> Generator | None:
         return None
     data = read_config(path)
     keys = {k.lower(): k for k in data}
-    shown = str(path.relative_to(root))
+    shown = path.relative_to(root).as_posix()
     if "base_url" in data and "baseurl" not in keys:
         language = _str(data.get("default_language"))
         return Generator(
@@ -132,17 +134,64 @@ def _hugo_or_zola(root: Path, _deps: set[str]) -> Generator | None:
     params = data.get(keys.get("params", ""), {})
     description = _str(params.get("description")) if isinstance(params, dict) else None
     content_dir = site_folder(data.get(keys.get("contentdir", "")), "content")
+    language = _str(data.get(keys.get("defaultcontentlanguage", "")))
+    title, title_from = _str(data.get(keys.get("title", ""))), None
+    description_from = None
+    # The language's own title and description come first, as Hugo shows them: in the
+    # configuration's [languages.<lang>], or in config/_default/languages(.<lang>).toml.
+    for own, source in _hugo_language(root, path, data, keys, language or "en"):
+        own_keys = {k.lower(): k for k in own}
+        own_params = own.get(own_keys.get("params", ""), {})
+        own_title = _str(own.get(own_keys.get("title", "")))
+        if own_title and title_from is None:
+            title, title_from = own_title, source
+        own_description = (
+            _str(own_params.get("description")) if isinstance(own_params, dict) else None
+        )
+        if own_description and description_from is None:
+            description, description_from = own_description, source
+    if description is None and path.parent.name == "_default":
+        names = ("params.toml", "params.yaml", "params.yml", "params.json")
+        found = first_file(path.parent, names)
+        description = _str(read_config(found).get("description")) if found else None
+        if description is not None and found is not None:
+            description_from = found.relative_to(root).as_posix()
     return Generator(
         "hugo",
         "Hugo",
         shown,
         _str(data.get(keys.get("baseurl", ""))),
-        _str(data.get(keys.get("title", ""))),
+        title,
         description,
-        _str(data.get(keys.get("defaultcontentlanguage", ""))),
+        language,
         (content_dir,),
         data,
+        None,
+        title_from,
+        description_from,
     )
+
+
+def _hugo_language(
+    root: Path, path: Path, data: dict[str, Any], keys: dict[str, str], language: str
+) -> list[tuple[dict[str, Any], str]]:
+    """The settings of the published language, with the file they are in: the
+    configuration's [languages.<lang>], config/_default/languages.<lang>.toml, and
+    config/_default/languages.toml's [<lang>]."""
+    found: list[tuple[dict[str, Any], str]] = []
+    languages = data.get(keys.get("languages", ""))
+    if isinstance(languages, dict) and isinstance(languages.get(language), dict):
+        found.append((languages[language], path.relative_to(root).as_posix()))
+    if path.parent.name == "_default":
+        exts = ("toml", "yaml", "yml", "json")
+        own = first_file(path.parent, tuple(f"languages.{language}.{e}" for e in exts))
+        if own is not None:
+            found.append((read_config(own), own.relative_to(root).as_posix()))
+        every = first_file(path.parent, tuple(f"languages.{e}" for e in exts))
+        table = read_config(every) if every is not None else {}
+        if every is not None and isinstance(table.get(language), dict):
+            found.append((table[language], every.relative_to(root).as_posix()))
+    return found
 
 
 def _jekyll(root: Path, deps: set[str]) -> Generator | None:

@@ -60,10 +60,12 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
     else:
         lines.append('base_url = "https://example.com"  # guess: no address found; set yours')
         notes.append("set base_url to the website's address (none was found in its settings)")
-    from_config = f"  # from {gen.config}" if gen.title else "  # guess: the folder's name"
+    said = gen.title_from or gen.config
+    from_config = f"  # from {said}" if gen.title else "  # guess: the folder's name"
     lines.append(f"title = {toml_str(site_name)}{from_config}")
     if gen.description:
-        lines.append(f"description = {toml_str(gen.description)}  # from {gen.config}")
+        said = gen.description_from or gen.config
+        lines.append(f"description = {toml_str(gen.description)}  # from {said}")
     else:
         lines.append(f"description = {toml_str(f'Games by {site_name}.')}  # guess: one line")
     url = page_url(gen, root, p.games)

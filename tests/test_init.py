@@ -462,6 +462,58 @@ def test_init_reads_the_title_of_a_hugo_sites_language(
     assert f'description = "I like to make games!"  # from {source}' in text
 
 
+ASTRO_SCHEMA = """import { defineCollection, z } from "astro:content";
+const gamesCollection = defineCollection({
+  type: 'content',
+  schema: z.object({
+    title: z.string(),
+    description: z.string().optional(),
+    steam: z.string().optional(),
+    gamejolt: z.string().optional(),
+    team: z.array(z.object({ name: z.string() })),
+  })
+})
+export const collections = { games: gamesCollection };
+"""
+ASTRO_ROUTE = """---
+import { getCollection } from "astro:content";
+export async function getStaticPaths() {
+  const entries = await getCollection("games");
+  return entries.map((entry) => ({ params: { slug: entry.slug }, props: { entry } }));
+}
+---
+"""
+
+
+def test_init_on_an_astro_site_follows_its_route_and_its_schema(tmp_path: Path) -> None:
+    """The collection's pages are served by src/pages/gry/[...slug].astro: game_url follows
+    it; `team` beside `steam` is the site's own key; the schema's `gamejolt`, empty in the
+    page, waits as a comment."""
+    page = (
+        '---\ntitle: "Turbo"\ndescription: "A racing game"\n'
+        'steam: "https://store.steampowered.com/app/3633880/Turbo/"\ngamejolt: ""\n'
+        "team:\n  - name: Kacper\n---\nText.\n"
+    )
+    root = write(
+        tmp_path,
+        {
+            "astro.config.mjs": 'export default { site: "https://ex.example" };\n',
+            "src/content/config.ts": ASTRO_SCHEMA,
+            "src/content/games/turbo.md": page,
+            "src/pages/gry/[...slug].astro": ASTRO_ROUTE,
+            "src/pages/gry/index.astro": "---\n---\n",
+        },
+    )
+    run_cli("init", cwd=root)
+    text = (root / "site.toml").read_text("utf-8")
+    site = tomllib.loads(text)
+    assert site["game_url"] == "{base_url}/gry/{id}/"
+    assert site["content"]["own_keys"] == ["team"]
+    assert '# gamejolt = "gamejolt"  (and a [stores.gamejolt] table)' in text
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    assert not [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "unknown-key"]
+
+
 PRIVACY = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"
 
 

@@ -3,6 +3,8 @@ generator's keys, then by what the values look like (`values`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from catalogctl.content.scaffold import values
 from catalogctl.content.scaffold.pages import PageKeys
 
@@ -105,23 +107,32 @@ def map_fields(keys: PageKeys) -> tuple[dict[str, tuple[str, int]], dict[str, st
     return out, guesses
 
 
-def own_keys(keys: PageKeys, fields: dict[str, tuple[str, int]]) -> list[str]:
-    """Keys half the pages use that `validate` would take for a misspelled catalog key (a
-    Jekyll site's `platform`): the site's own, listed so they are not reported."""
+def own_keys(
+    keys: PageKeys, fields: dict[str, tuple[str, int]], stores: dict[str, str] | None = None
+) -> list[str]:
+    """Keys that `validate` would take for a misspelled catalog or store key (a Jekyll site's
+    `platform`, an Astro page's `team` beside its `steam`): the site's own, listed so they are
+    not reported. A key is the site's own when half the pages use it, or when the pages have
+    the key it resembles too (`stores`: store key -> its front-matter path)."""
     from catalogctl.content.fields import FieldMap
     from catalogctl.content.rules.keys import KeyChecker
 
-    fmap = FieldMap.from_settings({k: path for k, (path, _) in fields.items()})
+    mapping: dict[str, Any] = {k: path for k, (path, _) in fields.items()}
+    if stores:
+        mapping["stores"] = stores
+    fmap = FieldMap.from_settings(mapping)
     checker = KeyChecker(fmap.used())
     names, suggest = checker.levels[()]
-    return sorted(
-        path[0]
-        for path, n in keys.paths.items()
-        if len(path) == 1
-        and path[0] not in names
-        and n >= max(2, keys.pages // 2)
-        and suggest(path[0]) is not None
-    )
+    own = []
+    for path, n in keys.paths.items():
+        if len(path) != 1 or path[0] in names:
+            continue
+        close = suggest(path[0])
+        if close is None:
+            continue
+        if n >= max(2, keys.pages // 2) or keys.paths.get((close,), 0) > 0:
+            own.append(path[0])
+    return sorted(own)
 
 
 __all__ = ["CANDIDATES", "map_fields", "own_keys"]

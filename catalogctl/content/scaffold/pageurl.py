@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from catalogctl.content.scaffold.configs import read_json
+from catalogctl.content.scaffold.configs import read_json, read_text
 from catalogctl.content.scaffold.configs import text_value as _str
 from catalogctl.content.scaffold.generators import Generator
 from catalogctl.paths import is_dir
@@ -42,11 +42,42 @@ def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
             path = re.sub(r"\{\{\s*page\.fileSlug\s*\}\}", "{id}", permalink)
             return PageUrl("/" + path.strip("/") + "/", f"the permalink of {games}'s data file")
         return PageUrl(f"/{last}/{{id}}/", f"Eleventy's URL of a page in {games}")
+    if gen.name == "astro":
+        route = _astro_route(root, last)
+        if route is not None:
+            return PageUrl(f"/{route}/{{id}}/", f"the route src/pages/{route} of the collection")
     if gen.name in ("astro", "nextjs"):
         for pages in ("src/pages", "pages", "app", "src/app"):
             if is_dir(root / pages / last):
                 return PageUrl(f"/{last}/{{id}}/", f"the route folder {pages}/{last}")
     return PageUrl(f"/{last}/{{id}}/", "the name of the games folder")
+
+
+MAX_ROUTE_FILES = 500  # files of src/pages looked at for a collection's route
+_DYNAMIC_ROUTE = re.compile(r"\[(?:\.\.\.)?[A-Za-z_][A-Za-z0-9_]*\]\.astro")
+
+
+def _astro_route(root: Path, collection: str) -> str | None:
+    """The folder of src/pages whose dynamic route (`[slug].astro`, `[...slug].astro`) lists
+    the collection (`getCollection("games")`): `gry` for src/pages/gry/[...slug].astro."""
+    pages = root / "src" / "pages"
+    if not is_dir(pages):
+        return None
+    wanted = re.compile(rf"""getCollection\s*\(\s*["']{re.escape(collection)}["']""")
+    seen = 0
+    for folder, dirs, files in os.walk(pages):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            seen += 1
+            if seen > MAX_ROUTE_FILES:
+                return None
+            if not _DYNAMIC_ROUTE.fullmatch(name):
+                continue
+            text = read_text(Path(folder, name)) or ""
+            rel = Path(folder).relative_to(pages).as_posix()
+            if rel != "." and wanted.search(text):
+                return rel
+    return None
 
 
 def _jekyll_url(gen: Generator, last: str) -> PageUrl:

@@ -79,7 +79,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
         fields=fields,
         stores=stores,
         stores_table=table,
-        own_keys=own_keys(keys, fields),
+        own_keys=own_keys(keys, fields, {s.key: s.path for s in stores if s.path is not None}),
         choice=choice,
         guesses=guesses,
         body_links=body_links,

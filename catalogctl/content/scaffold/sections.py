@@ -10,7 +10,7 @@ from pathlib import Path
 from catalogctl.content.scaffold.configs import first_file, read_json, read_text
 from catalogctl.content.scaffold.configs import text_value as _str
 from catalogctl.content.scaffold.generators import Generator, site_folder
-from catalogctl.content.storehosts import KnownStore, known_store
+from catalogctl.content.storehosts import KNOWN_STORES, KnownStore, known_store
 from catalogctl.paths import is_dir
 
 # The words of a camelCase, snake_case or kebab-case key: `googlePlayURL` -> google, Play, URL.
@@ -147,11 +147,12 @@ def schema_stores(source: str) -> list[str]:
 
 def schema_store(key: str) -> KnownStore | None:
     """The known store a schema key names by its words (`steamUrl`, `googlePlayURL`,
-    `app_store_link`), when it ends in url, link or href."""
+    `app_store_link`), when it ends in url, link or href; or by its usual key alone
+    (`steam`, `gamejolt`, `itch`)."""
     words = [w.lower() for w in _CAMEL.findall(key)]
-    if len(words) < 2 or words[-1] not in ("url", "link", "href"):
-        return None
-    return known_store(" ".join(words[:-1]))
+    if len(words) >= 2 and words[-1] in ("url", "link", "href"):
+        return known_store(" ".join(words[:-1]))
+    return next((s for s in KNOWN_STORES if s.key == key.lower()), None)
 
 
 def astro_schema(root: Path) -> tuple[str, list[str]] | None:

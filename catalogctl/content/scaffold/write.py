@@ -160,10 +160,11 @@ def _unused_schema_stores(root: Path, p: Proposal) -> list[str]:
         return []
     config, names = schema
     used = {s.path for s in p.stores}
-    waiting = [k for k in names if (k,) not in p.keys.paths and k not in used]
+    # Not linked by any page yet: absent, or empty (`gamejolt: ""`).
+    waiting = [k for k in names if k not in used]
     if not waiting:
         return []
-    lines = ["", f"# {config}'s schema has store keys no page has yet; when a page links one:"]
+    lines = ["", f"# {config}'s schema has store keys no page links yet; when a page links one:"]
     for name in waiting:
         store = schema_store(name)
         key = store.key if store is not None else name

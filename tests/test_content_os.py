@@ -259,3 +259,16 @@ def test_diff_reads_games_json_with_a_bom(tmp_path: Path) -> None:
     proc = run_cli("diff", tmp_path / "old.json", tmp_path / "new.json")
     assert proc.returncode == 0, proc.stderr
     assert "no differences (13 games)" in proc.stderr
+
+
+def test_a_builds_manifest_and_a_link_cache_are_read_with_a_bom(tmp_path: Path) -> None:
+    sample = Path(__file__).resolve().parent.parent / "content"
+    assert run_cli("build", sample, "--out", tmp_path / "dist").returncode == 0
+    with_bom(tmp_path / "dist" / "manifest.json")
+    proc = run_cli("diff", tmp_path / "dist", sample)
+    assert proc.returncode == 0, proc.stderr
+    assert "no differences (13 games)" in proc.stderr
+    cache = tmp_path / "links.json"
+    cache.write_bytes(BOM + b'{"catalogctl-link-cache": {}}')  # as a text editor saves it
+    proc = run_cli("check-links", "--offline", tmp_path / "dist", "--cache", cache)
+    assert proc.returncode == 0, proc.stderr

@@ -228,7 +228,7 @@ def test_a_console_gets_ascii_for_our_symbols_and_escapes_for_the_rest(
 ) -> None:
     mine = text_of(ran("validate", "site", console="cp932-pipe", cwd=work).out, "cp932-pipe")
     assert "gull-patrol.md:5:10: warning vocabulary - genres.0: 'Rhythm \\U0001f3b5'" in mine
-    assert "caf\\xe9.md:1:1: warning id-style - " in mine  # cp932 has no é
+    assert "caf\\u00e9.md:1:1: warning id-style - " in mine  # cp932 has no é
     assert "波の音.md" in mine  # and has these
     plain = write_site(tmp_path / "plain", {"moon-lander.md": PAGES["moon-lander.md"]})
     err = text_of(ran("validate", plain, console="c-locale").err, "c-locale")
@@ -242,8 +242,31 @@ def test_c_locale_terminal_gets_the_tables_in_ascii(work: Path) -> None:
     assert "Traceback" not in proc.stderr
     assert proc.stdout.isascii(), proc.stdout
     shown = re.sub("\x1b\\[[0-9;]*m", "", proc.stdout)
-    assert "| site/games/caf\\xe9.md " in shown  # rich draws ASCII boxes (+--+)
+    assert "| site/games/caf\\u00e9.md " in shown  # rich draws ASCII boxes (+--+)
     assert "'Rhythm \\U0001f3b5'" in shown
+
+
+@needs_bytes_file_names
+def test_a_console_tells_a_character_from_a_byte_and_keeps_a_pages_own_dash(
+    tmp_path: Path,
+) -> None:
+    """é (U+00E9) is escaped `\\u00e9`; the byte 0xE9 of a name that is not UTF-8 `\\xe9`, as
+    every report shows it. An en dash of a page's own text is escaped too, not made a hyphen:
+    'Co–op' is not the 'Co-op' it is told to use."""
+    site = SITE_TOML.replace('genres = ["Rhythm", "Puzzle"]', 'genres = ["Co-op", "Puzzle"]')
+    root = write_site(tmp_path / "site", {"café.md": page("Café", "A game.", "Co–op", 1)}, site)
+    fd = os.open(os.fsencode(root / "games") + b"/caf\xe9-latin.md", os.O_WRONLY | os.O_CREAT)
+    os.close(fd)
+    mine = text_of(ran("validate", root, console="cp932-pipe").out, "cp932-pipe")
+    assert "games/caf\\u00e9.md:5:10: warning vocabulary" in mine
+    assert "'Co\\u2013op' is not in the genres of site.toml; did you mean 'Co-op'?" in mine
+    assert "games/caf\\xe9-latin.md: error file-name" in mine
+
+
+def test_the_escapes_tell_a_character_from_a_byte() -> None:
+    import catalogctl.output.console  # noqa: F401 - registers the error handler
+
+    assert "é\udce9 → 🎵".encode("ascii", "catalogctl") == b"\\u00e9\\xe9 -> \\U0001f3b5"
 
 
 # --- file names under a C locale ----------------------------------------------------------

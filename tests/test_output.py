@@ -19,7 +19,7 @@ from catalogctl.links.result import LinkReport, LinkResult
 from catalogctl.output import console
 from catalogctl.output.github import escape_data, escape_property
 from catalogctl.output.reports import report_links
-from tests.conftest import ContentFactory, game_yaml
+from tests.conftest import ContentFactory, game_yaml, needs_bytes_file_names
 from tests.processes import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -310,6 +310,26 @@ def test_validate_sarif_uri_names_the_file_whatever_its_characters(
         if "Broken" in r["message"]["text"] or r["ruleId"] == "front-matter"
     ]
     assert uris and all(u.endswith("/games/a%20b%23c%5Cd%25e.md") for u in uris), uris
+
+
+@needs_bytes_file_names
+def test_validate_sarif_uri_of_a_name_that_is_not_utf8_is_its_bytes(
+    make_content: ContentFactory,
+) -> None:
+    """A name holding the byte 0xE9 (Latin-1) is shown `caf\\xe9.md`; its URI is `caf%E9.md`,
+    the file on disk."""
+    root = make_content()
+    fd = os.open(os.fsencode(root / "games") + b"/caf\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.close(fd)
+    proc = run_cli("validate", root, "--format", "sarif")
+    doc = json.loads(proc.stdout)
+    check_sarif(doc)
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in doc["runs"][0]["results"]
+        if r["ruleId"] == "file-name"
+    ]
+    assert len(uris) == 1 and uris[0].endswith("/games/caf%E9.md"), uris
 
 
 def test_check_links_and_diff_sarif_are_valid(tmp_path: Path, pair: tuple[Path, Path]) -> None:

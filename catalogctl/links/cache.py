@@ -12,6 +12,7 @@ from catalogctl.errors import InputError
 from catalogctl.links.catalog import Link
 from catalogctl.links.result import LinkResult
 from catalogctl.paths import exists, is_dir
+from catalogctl.text import path_text
 
 _CACHE_KEY = "catalogctl-link-cache"
 _LATEST = 1e11  # seconds since 1970 (the year 5138): a later time is no time a check ran
@@ -45,17 +46,24 @@ class LinkCache:
     def open(cls, path: Path, max_age: float) -> LinkCache:
         if not exists(path):
             if not is_dir(path.parent):  # found out now, not after every link is checked
-                raise InputError(f"cannot write the link cache {path}: no directory {path.parent}")
+                raise InputError(
+                    f"cannot write the link cache {path_text(path)}: no directory "
+                    f"{path_text(path.parent)}"
+                )
             return cls(path, max_age, {})
         try:
-            doc = json.loads(path.read_bytes())
+            doc = json.loads(path.read_bytes().removeprefix(b"\xef\xbb\xbf"))  # a BOM too
         except OSError as exc:
-            raise InputError(f"cannot read the link cache {path}: {exc.strerror or exc}") from None
+            raise InputError(
+                f"cannot read the link cache {path_text(path)}: {exc.strerror or exc}"
+            ) from None
         except ValueError:
             doc = None
         if not isinstance(doc, dict) or not isinstance(doc.get(_CACHE_KEY), dict):
             # Never overwrite a file that is not ours (a mistyped --cache content/site.toml).
-            raise InputError(f"{path} is not a catalogctl link cache; choose another --cache file")
+            raise InputError(
+                f"{path_text(path)} is not a catalogctl link cache; choose another --cache file"
+            )
         entries = {k: v for k, v in doc[_CACHE_KEY].items() if _well_formed(v)}
         return cls(path, max_age, entries)
 
@@ -92,7 +100,9 @@ class LinkCache:
                 fh.write(data)
             Path(tmp).replace(self.path)
         except OSError as exc:
-            raise InputError(f"cannot write the link cache {self.path}: {exc}") from None
+            raise InputError(
+                f"cannot write the link cache {path_text(self.path)}: {exc.strerror or exc}"
+            ) from None
 
 
 __all__ = ["LinkCache"]

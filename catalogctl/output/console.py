@@ -8,8 +8,11 @@ Encodings. Output never fails on one (a Windows code page in a pipe, as pre-comm
 hook; a C locale): `prepare_streams`, at the start of the command line, gives stdout and stderr
 the `catalogctl` error handler, so a character the stream's encoding lacks is replaced
 wherever it is written (our reports, rich's tables, typer's help, the server's log): the
-symbols of our own layout by ASCII (`·` by `-`, `→` by `->`, `✓` by `OK`), any other
-character by its escape (`\\u00e9`, `\\U0001f3b5`), so that a finding about it still names it.
+symbols of our own layout by ASCII (`·` by `-`, `→` by `->`, `✓` by `OK`; the same symbols
+in a page's own text too, the handler cannot tell them apart), any other character by its
+escape (`\\u00e9`, `\\U0001f3b5`), so that a finding about it still names it; a byte that
+was never text (a name or an argument the locale could not decode) by `\\xe9`, as `path_text`
+shows it.
 A document for another program (json, sarif, junit, markdown, github, a schema, a completion
 script) is UTF-8 wherever stdout is not a terminal, whatever the locale says; `--output FILE`
 is always UTF-8.
@@ -68,7 +71,6 @@ _STAND_INS = {
     "←": "<-",
     "…": "...",
     "—": "-",
-    "–": "-",
     "−": "-",
     "✓": "OK",
     "✅": "OK",
@@ -92,8 +94,10 @@ def _replace(exc: UnicodeError) -> tuple[str, int]:
         if stand_in is None:
             code = ord(ch)
             stand_in = (
-                f"\\x{code:02x}"
-                if code < 0x100
+                # A byte the locale could not decode (an argument, a name), as path_text
+                # shows one: `\xe9`, never to be read as the character é, `\u00e9`.
+                f"\\x{code - 0xDC00:02x}"
+                if 0xDC80 <= code <= 0xDCFF
                 else f"\\u{code:04x}"
                 if code < 0x10000
                 else f"\\U{code:08x}"

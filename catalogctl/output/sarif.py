@@ -12,6 +12,7 @@ with the reason as a notification. May import: the base layer.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 from typing import Any
@@ -34,14 +35,23 @@ def rule_name(rule_id: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in rule_id.replace("_", "-").split("-"))
 
 
+# A byte of a name that is not UTF-8, as `path_text` shows it (`caf\xe9.md`).
+_SHOWN_BYTE = re.compile(r"\\x([0-9a-f]{2})")
+
+
 def artifact_uri(path: str) -> str:
     """A file as a URI reference: relative paths stay relative (to the working directory);
     every character a URI path cannot hold as it is (a space, `#`, `%`, a backslash, which is
-    a character of the name on POSIX) percent-encoded."""
+    a character of the name on POSIX) percent-encoded, and a byte of a name that is not UTF-8
+    (shown `\xe9`) as that byte (`%E9`), so that the URI names the file on disk."""
     posix = path.replace(os.sep, "/") if os.sep != "/" else path
+    raw = b"".join(
+        bytes([int(part, 16)]) if i % 2 else part.encode("utf-8", "surrogateescape")
+        for i, part in enumerate(_SHOWN_BYTE.split(posix))
+    )
     if PurePosixPath(posix).is_absolute():
-        return "file://" + quote(posix)
-    return quote(posix.removeprefix("./"))
+        return "file://" + quote(raw)
+    return quote(raw.removeprefix(b"./"))
 
 
 def _rule(rule: Rule) -> dict[str, Any]:

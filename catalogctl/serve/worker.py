@@ -36,7 +36,7 @@ from catalogctl.serve.protocol import HttptoolsEngine
 from catalogctl.serve.responses import Table
 from catalogctl.serve.traffic import Traffic
 from catalogctl.sources.isolated import IsolatedLoad as Load
-from catalogctl.text import plural
+from catalogctl.text import path_text, plural
 
 log = logging.getLogger("catalogctl.serve")
 
@@ -72,7 +72,7 @@ def open_access_fd(options: ServeOptions) -> int | None:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
         return os.open(path, flags, 0o640)
     except OSError as exc:
-        raise CatalogError(f"cannot open the access log {path}: {exc.strerror}") from exc
+        raise CatalogError(f"cannot open the access log {path_text(path)}: {exc.strerror}") from exc
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:

@@ -148,7 +148,7 @@ class ManifestData(_Strict):
 def read_manifest(raw: bytes) -> ManifestData:
     """A manifest's JSON, checked: raises ValueError naming what is wrong (pydantic's
     ValidationError is one) or that its format is not this version's."""
-    data = ManifestData.model_validate_json(raw)
+    data = ManifestData.model_validate_json(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM too
     if data.format != MANIFEST_FORMAT:
         raise ValueError(f"unsupported manifest format {data.format!r}")
     return data

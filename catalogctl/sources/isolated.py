@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from catalogctl.content.pool import die_with_parent, exit_reason
 from catalogctl.contract.routes import Site
 from catalogctl.errors import CatalogError
+from catalogctl.text import path_text
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -50,7 +51,7 @@ def _unexpected(exc: BaseException) -> str:
             "build (`catalogctl build`), which is read without rendering"
         )
     if isinstance(exc, OSError):
-        where = f" {exc.filename}" if exc.filename else ""
+        where = f" {path_text(exc.filename)}" if isinstance(exc.filename, str) else ""
         return f"cannot read{where}: {exc.strerror or exc}; check the files and their permissions"
     return (
         f"catalogctl failed while loading ({type(exc).__name__}: {exc}); this is a bug, please "

@@ -64,7 +64,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     if keys.pages == 0:
         raise InputError(f"no page in {games} could be read: run `catalogctl validate` after init")
     fields, guesses = map_fields(keys)
-    stores, table = front_stores(keys)
+    stores, table, store_notes = front_stores(keys)
     games_inside = [p for p in inside if category.label is None or p.game_labels]
     body = sum(1 for p in games_inside if p.body and not p.front_link)
     front = sum(p.front_link for p in games_inside)
@@ -94,7 +94,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     text, notes = site_toml(root, draft)
     if category.why:
         notes.append(category.why)
-    notes += _other_stores(games_inside, gen.base_url)
+    notes += store_notes + _other_stores(games_inside, gen.base_url)
     return draft._replace(text=text, notes=notes + _scan_notes(found, shown))
 
 

@@ -34,9 +34,10 @@ def dotted(path: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in path)
 
 
-def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
-    """The stores the pages' front matter links, where each is read from, and the table of
-    links the pages keep (None: `stores`, or none)."""
+def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
+    """The stores the pages' front matter links, where each is read from, the table of
+    links the pages keep (None: `stores`, or none), and a note for each list entry left out
+    because most of its links are no store's."""
     tables: Counter[tuple[Any, ...]] = Counter()
     for link in keys.links:
         where = link.where
@@ -50,6 +51,8 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
         if link.item is None:
             stores_of.setdefault(link.where, set()).add(link.store.key)
     found: dict[str, tuple[KnownStore, str | None]] = {}  # key -> store, path
+    # List entries left out: path -> (items linking a store, items).
+    mostly_not: dict[str, tuple[int, int]] = {}
     links: Counter[str] = Counter()
     hosts: dict[str, Counter[str]] = {}
     for link in keys.links:
@@ -58,8 +61,11 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
         path: str | None = None
         if link.item is not None:
             entry = _list_entry(where, usual, link.item)
-            if entry is not None and _mostly_links(keys, where, entry[1]):
+            picked = _picked(keys, where, entry[1]) if entry is not None else (0, 0)
+            if entry is not None and 2 * picked[0] >= picked[1]:
                 key, path = entry
+            elif entry is not None:
+                mostly_not[entry[1]] = picked
         elif table is not None and where[:-1] == table:
             key = str(where[-1])
         elif all(isinstance(p, str) for p in where):
@@ -85,7 +91,12 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None]:
     again = Counter(s.name for s in stores)
     stores = [s._replace(name=f"{s.name} ({s.key})") if again[s.name] > 1 else s for s in stores]
     stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
-    return stores, (None if table in (None, ("stores",)) else dotted(table or ()))
+    notes = [
+        f"{path} links a store in {linked} of its {items} items, and elsewhere in the others: "
+        "not mapped; map it in [fields.stores] if its links are a store's"
+        for path, (linked, items) in mostly_not.items()
+    ]
+    return stores, (None if table in (None, ("stores",)) else dotted(table or ())), notes
 
 
 def with_body_stores(
@@ -152,24 +163,24 @@ def _list_entry(where: tuple[Any, ...], usual: str, item: dict[str, str]) -> tup
     return None
 
 
-def _mostly_links(keys: PageKeys, where: tuple[Any, ...], path: str) -> bool:
-    """Whether the items a list entry picks (`links[label=Project].url`) link a store in at
-    least half of the pages that have one: a label whose links are mostly a project's
-    source or a web page is no store's."""
+def _picked(keys: PageKeys, where: tuple[Any, ...], path: str) -> tuple[int, int]:
+    """How many of the items a list entry picks (`links[label=Project].url`) link a store,
+    and how many it picks: a label whose links are mostly a project's source or a web page
+    is no store's."""
     m = _SELECTOR.search(path)
     if m is None:  # pragma: no cover - _list_entry wrote it
-        return True
-    list_path = tuple(p for p in where[:-2])
-    items = keys.items[(list_path, m.group(1), m.group(2).strip().lower(), where[-1])]
+        return 1, 1
+    name, value = m.group(1), m.group(2).strip().lower()
+    items = keys.items[(tuple(where[:-2]), name, value, where[-1])]
     links = sum(
         1
         for link in keys.links
         if link.item is not None
         and link.where[:-2] == where[:-2]
         and link.where[-1] == where[-1]
-        and (link.item.get(m.group(1)) or "").strip().lower() == m.group(2).strip().lower()
+        and (link.item.get(name) or "").strip().lower() == value
     )
-    return links * 2 >= items
+    return links, max(items, links)
 
 
 def _name(key: str, store: KnownStore, same: int) -> str:

@@ -20,6 +20,12 @@ SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
 LAYOUTS = {
     "astro-collections": "astro",
     "astro-released-games": "astro",
+    "astro-route-folder": "astro",
+    "eleventy-pages-repository": "eleventy",
+    "hugo-blowfish-external": "hugo",
+    "hugo-branch-bundle": "hugo",
+    "jekyll-collection-notes": "jekyll",
+    "jekyll-games-bundles": "jekyll",
     "eleventy-games": "eleventy",
     "eleventy-games-json": "eleventy",
     "games-collection": "unknown",
@@ -368,11 +374,13 @@ def test_init_gives_each_store_of_a_shared_key_its_own_links(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("homepage", "base_url"),
     [
-        ("https://github.com/acme/acme.github.io#readme", "https://example.com"),
         ("https://github.com/acme/site", "https://example.com"),
         ("https://gitlab.com/acme/site", "https://example.com"),
         ("https://games.acme.example/#top", "https://example.com"),
         ("https://games.acme.example/", "https://games.acme.example"),
+        # The repository of a GitHub Pages site is served at <owner>.github.io.
+        ("https://github.com/Acme/Acme.github.io#readme", "https://acme.github.io"),
+        ("https://github.com/acme/other.github.io", "https://example.com"),
     ],
 )
 def test_init_takes_no_repository_for_the_websites_address(
@@ -582,6 +590,26 @@ def test_init_excludes_a_games_own_pages_and_reads_a_game_kept_in_its_section(
     assert [g["id"] for g in load_catalog(root).games] == ["brick", "mokosh", "tiles"]
 
 
+@pytest.mark.parametrize("homepage", [None, "https://github.com/acme/acme.github.io"])
+def test_init_takes_a_github_pages_sites_own_domain_from_its_cname(
+    tmp_path: Path, homepage: str | None
+) -> None:
+    package: dict[str, Any] = {"devDependencies": {"@11ty/eleventy": "^2.0.1"}}
+    if homepage:
+        package["homepage"] = homepage
+    root = write(
+        tmp_path,
+        {
+            "package.json": json.dumps(package),
+            "src/CNAME": "games.acme.example\n",
+            "src/games/a.md": hugo_game("A", "https://ex.itch.io/a"),
+        },
+    )
+    run_cli("init", cwd=root)
+    text = (root / "site.toml").read_text("utf-8")
+    assert tomllib.loads(text)["base_url"] == "https://games.acme.example"
+
+
 def test_init_chooses_the_games_over_a_blog_linking_the_same_stores(tmp_path: Path) -> None:
     root = bare_site("eleventy-games-json", tmp_path)
     proc = run_cli("init", "--format", "json", cwd=root)
@@ -728,9 +756,10 @@ def test_init_reads_store_links_as_validate_reads_them(tmp_path: Path) -> None:
             continue
         if not tomllib.loads((root / "site.toml").read_text("utf-8"))["content"].get("body_links"):
             continue
+        found = scan(root, detect(root).search)
         seen = {
             (page.file, link.line, link.column, link.url)
-            for page in scan(root, detect(root).search).pages
+            for page in (*found.pages, *found.sections)  # a game kept in its section's page
             for link in page.body
         }
         taken = {

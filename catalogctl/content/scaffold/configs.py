@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,5 +89,29 @@ def homepage(root: Path) -> str | None:
     if not (root / "package.json").is_file():
         return None
     url = text_value(read_json(root / "package.json").get("homepage"))
+    pages = _GITHUB_PAGES.fullmatch(url or "")
+    if pages is not None and pages.group(1).lower() == pages.group(2).lower():
+        # The repository of a GitHub Pages site (`<owner>/<owner>.github.io`) is served at
+        # https://<owner>.github.io, unless a CNAME file names a domain of its own.
+        return cname(root) or f"https://{pages.group(1).lower()}.github.io"
     host = url_host(url) if url is not None and "#" not in url else None
     return None if host is None or host.removeprefix("www.") in _CODE_HOSTS else url
+
+
+_GITHUB_PAGES = re.compile(
+    r"https?://(?:www\.)?github\.com/([A-Za-z0-9-]+)/([A-Za-z0-9-]+)\.github\.io/?(?:#.*)?",
+    re.IGNORECASE,
+)
+_DOMAIN = re.compile(
+    r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+"
+)
+
+
+def cname(root: Path) -> str | None:
+    """The custom domain a GitHub Pages site's CNAME file names, as an https URL."""
+    for folder in (".", "static", "public", "src"):
+        text = read_text(root / folder / "CNAME")
+        domain = (text or "").strip().lower()
+        if domain and _DOMAIN.fullmatch(domain):
+            return f"https://{domain}"
+    return None

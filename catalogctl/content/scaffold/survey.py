@@ -183,6 +183,9 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
             dirs[:] = _subfolders(Path(folder), rel, dirs, unread, bounds)
             names = [n for n in sorted(files) if _is_page(n)]
             bundle = any(_index(n) for n in names)
+            if bundle and start != Path(folder):
+                # A leaf bundle's other pages are its resources, as validate reads it.
+                names = [n for n in names if _index(n)]
             for name in names:
                 shown = _join(rel, name)
                 if len(pages) >= MAX_SCAN_PAGES:

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from catalogctl.content.scaffold.choose import Candidate
+from catalogctl.content.scaffold.configs import cname
 from catalogctl.content.scaffold.pageurl import page_url
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.sections import astro_schema, schema_store
@@ -54,9 +55,12 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
         f"# site.toml of the game catalog, proposed by `catalogctl init` for {gen.site}.",
         "# Each setting says what it rests on; check the guesses, then run `catalogctl validate`.",
     ]
+    custom = cname(root) if not gen.base_url else None
     if gen.base_url:
         source = gen.base_from or gen.config
         lines.append(f"base_url = {toml_str(gen.base_url.rstrip('/'))}  # from {source}")
+    elif custom is not None:  # a GitHub Pages site's own domain
+        lines.append(f"base_url = {toml_str(custom)}  # from the CNAME file")
     else:
         lines.append('base_url = "https://example.com"  # guess: no address found; set yours')
         notes.append("set base_url to the website's address (none was found in its settings)")

@@ -337,6 +337,15 @@ def test_a_link_on_another_known_stores_host_is_an_error(tmp_path: Path) -> None
     assert "[stores.steam]" in f.message
 
 
+def test_a_link_on_its_own_stores_other_host_is_store_host(tmp_path: Path) -> None:
+    """hosts = ["studio.itch.io"] leaves other.itch.io out: a store-host warning, not a
+    claim that the link is another store's."""
+    link = "  itch: https://other.itch.io/a\n"
+    site = SITE_TOML + '\n[stores.itch]\nname = "itch.io"\nhosts = ["studio.itch.io"]\n'
+    root = make(tmp_path, Case("store-host", {"a": g("A", extra=link)}, "a.md", 1, site=site))
+    assert [f.rule for f in load(root).findings] == ["store-host"]
+
+
 def test_a_key_shared_by_stores_gives_each_link_to_the_store_of_its_host(tmp_path: Path) -> None:
     pages = {
         "a": g("A", extra="externalUrl: https://studio.itch.io/a\n"),

@@ -21,7 +21,12 @@ from catalogctl.content.rules.stores import (
     with_params,
 )
 from catalogctl.content.rules.values import Add, PageContext
-from catalogctl.content.storehosts import host_matches, known_store_of_host, url_host
+from catalogctl.content.storehosts import (
+    host_matches,
+    known_store,
+    known_store_of_host,
+    url_host,
+)
 from catalogctl.urls import shown, url_problem
 
 if TYPE_CHECKING:
@@ -94,7 +99,8 @@ def _off_hosts(key: str, url: str, ctx: PageContext, add: Add) -> bool:
     name = ctx.store_names[key]
     other = known_store_of_host(host)
     on = _some(hosts)
-    if other is not None:
+    # Another store's host, not one of the store's own that its `hosts` leaves out.
+    if other is not None and other is not known_store(key, name):
         add(
             "store-url",
             ("stores", key),

@@ -527,6 +527,92 @@ def test_init_on_an_astro_site_follows_its_route_and_its_schema(tmp_path: Path) 
     assert not [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "unknown-key"]
 
 
+def jekyll_post(title: str, categories: str, link: str = "") -> str:
+    body = f"Play on [itch.io](https://studio.itch.io/{title.lower()}).\n" if link else "Text.\n"
+    return (
+        f"---\ntitle: {title}\nexcerpt: A post.\ncategories: {categories}\n"
+        f"image: https://studio.example/{title.lower()}.png\n---\n{body}"
+    )
+
+
+def test_init_keeps_the_game_category_past_a_stray_label(tmp_path: Path) -> None:
+    """Three game posts say `game` (Jekyll's words: `renpy horror game`), a listicle says
+    `games`, a tutorial nothing: the category is `game`, the listicle is named, and the words
+    of `categories` are not taken for genres."""
+    root = write(
+        tmp_path,
+        {
+            "_config.yml": 'title: studio\nurl: "https://studio.example"\n',
+            "_posts/2024-01-04-beta.md": jekyll_post("Beta", "renpy horror game", "link"),
+            "_posts/2024-01-05-alpha.md": jekyll_post("Alpha", "godot puzzle game", "link"),
+            "_posts/2024-01-06-gamma.md": jekyll_post("Gamma", "pico8 game", "link"),
+            "_posts/2024-02-01-free.md": jekyll_post("Free", "free multiplayer games"),
+            "_posts/2024-03-01-cli.md": jekyll_post("Cli", "renpy tutorial"),
+        },
+    )
+    code, report = init_json(root)
+    assert code == 1, report
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["content"]["category"] == "game"
+    assert "genres" not in site.get("fields", {})
+    notes = " ".join(report["summary"]["notes"])
+    assert "carries another game category than 'game'" in notes
+    assert "_posts/2024-02-01-free.md" in notes
+
+
+def test_init_takes_no_blog_for_games_for_a_post_linking_the_studios_game(
+    tmp_path: Path,
+) -> None:
+    post = (
+        "+++\ntitle = 'Hello'\n[taxonomies]\ntags = ['devlog']\n+++\n"
+        "Our first release, [Bowling Hills](https://store.steampowered.com/app/2125190/x/).\n"
+    )
+    root = write(
+        tmp_path,
+        {
+            "config.toml": 'base_url = "https://studio.example"\ntitle = "Studio"\n',
+            "content/_index.md": "+++\n+++\n",
+            "content/blog/_index.md": "+++\n+++\n",
+            "content/blog/2025-04-10-hello.md": post,
+            "content/blog/2025-05-06-levels.md": post.replace("Hello", "Levels").split("Our")[0],
+        },
+    )
+    proc = run_cli("init", cwd=root)
+    assert proc.returncode == 2
+    assert "a store link only in a few of a blog's posts" in proc.stderr
+    assert not (root / "site.toml").exists()
+
+
+@pytest.mark.parametrize("config", ["config.toml", "hugo.toml"])
+def test_init_game_url_of_pages_at_the_content_root(tmp_path: Path, config: str) -> None:
+    setting = "base_url" if config == "config.toml" else "baseURL"
+    root = write(
+        tmp_path,
+        {
+            config: f'{setting} = "https://studio.example"\ntitle = "Studio"\n',
+            "content/a.md": hugo_game("A", "https://ex.itch.io/a"),
+            "content/b.md": hugo_game("B", "https://ex.itch.io/b"),
+        },
+    )
+    run_cli("init", "--games", "content", cwd=root)
+    assert tomllib.loads((root / "site.toml").read_text("utf-8"))["game_url"] == "{base_url}/{id}/"
+
+
+def test_init_reads_a_nextjs_sites_address_from_next_sitemap(tmp_path: Path) -> None:
+    root = write(
+        tmp_path,
+        {
+            "package.json": json.dumps({"dependencies": {"next": "14.0.0"}}),
+            "next-sitemap.config.js": "module.exports = {\n  siteUrl: process.env.SITE_URL || "
+            "'https://studio.example',\n}\n",
+            "content/games/a.mdx": hugo_game("A", "https://ex.itch.io/a"),
+        },
+    )
+    run_cli("init", cwd=root)
+    text = (root / "site.toml").read_text("utf-8")
+    assert 'base_url = "https://studio.example"  # from next-sitemap.config.js' in text
+
+
 PRIVACY = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"
 
 

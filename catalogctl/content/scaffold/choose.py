@@ -137,9 +137,12 @@ def _weigh(
         hosts = Counter(url_host(link.url) or "" for p in pages for link in p.body)
         shown = ", ".join(h for h, _ in hosts.most_common(3))
         reasons.append(f"{body} of {plural(n, 'page')} link a store in their text ({shown})")
+    # Pages that all sit in a blog's folder are posts: a few of them linking the studio's game
+    # ("our first Steam release") do not make them games; most of them linking a store does.
+    posts = all(any(part.lower() in BLOG_NAMES for part in p.folder.split("/")) for p in pages)
     if linked:
         score += 3 * linked / linked_total
-        game = True
+        game = not posts or 2 * linked > n
     if name in GAME_NAMES:
         score += GAME_NAMES[name]
         reasons.append(f"its name, {name}")
@@ -199,26 +202,43 @@ def game_category(folder: str, pages: list[PageInfo], shown: str = ".") -> Categ
         return CategoryChoice(None, "")
     spellings = Counter(p.game_labels[0] for p in labelled)
     distinct = Counter(label.lower() for label in spellings.elements())
-    if len(distinct) > 1:
-        counts = ", ".join(f"{label} ({n})" for label, n in distinct.most_common())
+    (top, most), *rest = distinct.most_common()
+    counts = ", ".join(f"{label} ({n})" for label, n in distinct.most_common())
+    # A label on nine in ten of the labelled pages marks the games, and so does one whose
+    # pages link stores where the others' link none: a stray other one (a listicle's "games"
+    # among "game" posts) does not undo that.
+    linked = {p.game_labels[0].lower() for p in labelled if p.front_link or p.body}
+    if rest and 10 * most < 9 * len(labelled) and linked != {top}:
         return CategoryChoice(
             None,
             f"the pages of {folder} carry the game categories {counts}: set [content] category "
             "to the one that marks the games, or leave it out to read every page as a game",
         )
-    label = spellings.most_common(1)[0][0]
+    label = next(s for s in spellings if s.lower() == top)
+    stray = [at(shown, p.file) for p in labelled if p.game_labels[0].lower() != top]
     others = [at(shown, p.file) for p in pages if not p.game_labels and (p.front_link or p.body)]
-    if not others:
-        return CategoryChoice(label, "")
-    named = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
-    return CategoryChoice(
-        label,
-        f"{plural(len(others), 'page')} of {folder} "
-        + ("links a store but lacks" if len(others) == 1 else "link a store but lack")
-        + f" the category {label!r}, so validate does not read "
-        + ("it as a game" if len(others) == 1 else "them as games")
-        + f" ({named}): add the category to the pages that are games",
-    )
+    notes = []
+    if stray:
+        notes.append(
+            f"{plural(len(stray), 'page')} of {folder} "
+            + ("carries" if len(stray) == 1 else "carry")
+            + f" another game category than {label!r} ({counts}), so validate does not read "
+            + ("it as a game" if len(stray) == 1 else "them as games")
+            + f" ({_few(stray)}): give the games the category {label!r}"
+        )
+    if others:
+        notes.append(
+            f"{plural(len(others), 'page')} of {folder} "
+            + ("links a store but lacks" if len(others) == 1 else "link a store but lack")
+            + f" the category {label!r}, so validate does not read "
+            + ("it as a game" if len(others) == 1 else "them as games")
+            + f" ({_few(others)}): add the category to the pages that are games"
+        )
+    return CategoryChoice(label, "; ".join(notes))
+
+
+def _few(files: list[str]) -> str:
+    return ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
 
 
 __all__ = [

@@ -25,6 +25,7 @@ from catalogctl.content.scaffold.configs import (
 )
 from catalogctl.content.scaffold.configs import text_value as _str
 
+_SITE_URL_RE = re.compile(r"""\bsiteUrl\s*:[^,\n]*?["'`](https?://[^"'`\s]+)["'`]""")
 _SITE_RE = re.compile(r"""\bsite\s*:\s*["'`](https?://[^"'`\s]+)["'`]""")  # astro.config: site: "…"
 _INPUT_RE = re.compile(
     r"""\binput\s*:\s*["'`]([^"'`]+)["'`]"""
@@ -267,15 +268,19 @@ def _nextjs(root: Path, deps: set[str]) -> Generator | None:
     path = first_file(root, tuple(f"next.config.{ext}" for ext in ("js", "mjs", "ts", "cjs")))
     if path is None and "next" not in deps:
         return None
+    # next-sitemap's configuration names the site's address (`siteUrl`), often after an
+    # environment variable: `process.env.SITE_URL || 'https://studio.example'`.
+    sitemap = first_file(root, tuple(f"next-sitemap.config.{e}" for e in ("js", "mjs", "cjs")))
+    m = _SITE_URL_RE.search(read_text(sitemap) or "") if sitemap is not None else None
     return Generator(
         "nextjs",
         "Next.js",
         path.name if path is not None else "package.json",
-        homepage(root),
+        m.group(1) if m else homepage(root),
         None,
         None,
         None,
         (".",),
         {},
-        HOMEPAGE,
+        sitemap.name if m and sitemap is not None else HOMEPAGE,
     )

@@ -71,10 +71,14 @@ CANDIDATES: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
 }
 
 
-def map_fields(keys: PageKeys) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
+def map_fields(
+    keys: PageKeys, category: str | None = None
+) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
     """Each catalog key's most used candidate that holds a value of its kind; then, for a key
     no usual name gives, the key whose values look like it. The second mapping holds the
-    evidence of each key mapped by its values."""
+    evidence of each key mapped by its values. `category`: the game pages' category, which a
+    key holding it among other words (Jekyll's `categories: renpy horror game`) marks: that
+    key is no list of genres."""
     out: dict[str, tuple[str, int]] = {}
     for key, (names, kinds) in CANDIDATES.items():
         best: tuple[int, str] | None = None
@@ -85,6 +89,8 @@ def map_fields(keys: PageKeys) -> tuple[dict[str, tuple[str, int]], dict[str, st
                 continue
             if key == "genres" and values.labels_are_genres(keys.values.get(path, [])) is None:
                 continue  # `tags: [games]` says what the page is, not its genre
+            if key == "genres" and category is not None and _holds_word(keys, path, category):
+                continue
             n = keys.paths[path]
             if best is None or n > best[0]:
                 best = (n, name)
@@ -101,10 +107,22 @@ def map_fields(keys: PageKeys) -> tuple[dict[str, tuple[str, int]], dict[str, st
         if key in out:
             continue
         guess = guess_of(keys)
-        if guess is not None:
-            out[key] = (guess.path, guess.pages)
-            guesses[key] = guess.evidence
+        if guess is None:
+            continue
+        marks_games = category is not None and _holds_word(
+            keys, tuple(guess.path.split(".")), category
+        )
+        if key == "genres" and marks_games:
+            continue  # the words of the game category, not genres
+        out[key] = (guess.path, guess.pages)
+        guesses[key] = guess.evidence
     return out, guesses
+
+
+def _holds_word(keys: PageKeys, path: tuple[str, ...], word: str) -> bool:
+    """Whether the text values of a key hold `word` among the words of a string."""
+    word = word.lower()
+    return any(isinstance(v, str) and word in v.lower().split() for v in keys.values.get(path, []))
 
 
 def own_keys(

@@ -29,6 +29,8 @@ def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
     last = folder.rsplit("/", 1)[-1]
     if gen.name in ("hugo", "zola"):
         base = gen.search[0].strip("/")
+        if folder == base:  # content/x.md is published at /x/
+            return PageUrl("/{id}/", f"{gen.label}'s URL of a page in {games}")
         section = folder[len(base) + 1 :] if folder.startswith(base + "/") else last
         return PageUrl(f"/{section}/{{id}}/", f"{gen.label}'s URL of a page in {games}")
     if gen.name == "jekyll":

@@ -63,7 +63,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     keys = read_keys(root, games, gen.language or "en", category.label, exclude, bool(sections))
     if keys.pages == 0:
         raise InputError(f"no page in {games} could be read: run `catalogctl validate` after init")
-    fields, guesses = map_fields(keys)
+    fields, guesses = map_fields(keys, category.label)
     stores, table, store_notes = front_stores(keys)
     games_inside = [p for p in inside if category.label is None or p.game_labels]
     body = sum(1 for p in games_inside if p.body and not p.front_link)
@@ -152,9 +152,11 @@ def _nothing_to_go_on(root: Path, choice: Choice) -> str:
         f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"
         for c in seen
     )
+    linked = any(p.front_link or p.body for p in choice.scan.pages)
+    links = "a store link only in a few of a blog's posts" if linked else "no store link"
     return (
-        f"no folder of {path_text(root)} looks like the games section (no store link, no games "
-        f"or apps folder, no game category or collection); folders of pages seen: {shown}"
+        f"no folder of {path_text(root)} looks like the games section ({links}, no games or "
+        f"apps folder, no game category or collection); folders of pages seen: {shown}"
         f"{left_out}; name the games folder with --games FOLDER"
     )
 

@@ -120,6 +120,7 @@ HARNESS = ROOT / "tests" / "posixless" / "sitecustomize.py"
 # `sys.platform` as the system says; then the harness, as Python imports it at start-up.
 SHIM = """
 import ctypes, json, mmap, multiprocessing, os, runpy, signal, socket, sys  # imported as here
+import importlib.abc, shutil, tempfile  # before the platform is faked: they look at it
 for name in ("SIGKILL", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGSTOP", "SIGCONT"):
     if hasattr(signal, name):
         delattr(signal, name)

@@ -613,6 +613,49 @@ def test_init_reads_a_nextjs_sites_address_from_next_sitemap(tmp_path: Path) -> 
     assert 'base_url = "https://studio.example"  # from next-sitemap.config.js' in text
 
 
+@pytest.mark.parametrize("template", ["content/games/_TEMPLATE.md", "archetypes/games.md"])
+def test_init_takes_the_stores_of_the_template_when_no_game_links_one(
+    tmp_path: Path, template: str
+) -> None:
+    """Games not released yet link no store; the page a new game is copied from names the
+    site's stores: init writes them (a warning each until a page links it), and the site.toml
+    itself validates."""
+    game = (
+        "---\ntitle: {0}\ndescription: Soon.\ngenre: [Puzzle]\nplatforms: [PC]\n"
+        "thumbnail: /images/{0}.jpg\n---\nComing soon.\n"
+    )
+    root = write(
+        tmp_path,
+        {
+            "hugo.toml": 'baseURL = "https://studio.example/"\ntitle = "Studio"\n',
+            template: "---\ntitle: Game Title\nstoreLinks:\n"
+            '  steam: "https://store.steampowered.com/app/..."\n'
+            '  itch: "https://username.itch.io/game"\n---\n',
+            "content/games/_index.md": "---\ntitle: Games\n---\n",
+            "content/games/alpha.md": game.format("Alpha"),
+            "content/games/beta.md": game.format("Beta"),
+        },
+    )
+    code, report = init_json(root)
+    assert code == 1, report
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    # A key per store: one that no page has yet is a warning, where the whole table of a
+    # required key that no page has would be an error.
+    assert site["fields"]["stores"] == {"steam": "storeLinks.steam", "itch": "storeLinks.itch"}
+    assert list(site["stores"]) == ["steam", "itch"]
+    assert f"the stores are those of {template}" in " ".join(report["summary"]["notes"])
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    findings = json.loads(proc.stdout)["findings"]
+    assert {(f["rule"], f["severity"]) for f in findings if f["file"].endswith("site.toml")} == {
+        ("unlinked-store", "warning"),
+        ("unused-mapping", "warning"),
+    }
+    assert {(f["rule"], Path(f["file"]).name) for f in findings if f["severity"] == "error"} == {
+        ("missing-field", "alpha.md"),
+        ("missing-field", "beta.md"),
+    }
+
+
 PRIVACY = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"
 
 

@@ -118,6 +118,40 @@ def read_keys(
     return PageKeys(len(files), game_pages, paths, types, links, files, values, outside, items)
 
 
+# The page a site copies for a new game: a template beside the pages, or Hugo's archetype of
+# the section (or its default one).
+TEMPLATE_NAMES = ("_template", "_TEMPLATE", "_Template", "template", "TEMPLATE")
+
+
+def template_keys(root: Path, games: str) -> tuple[PageKeys, str] | None:
+    """The keys and store links of the games' template (`_TEMPLATE.md` in the games folder,
+    or `archetypes/<section>.md`, `archetypes/default.md`), and its file; None without one.
+    A site whose games link no store yet names its stores there."""
+    section = games.rstrip("/").rsplit("/", 1)[-1]
+    candidates = [
+        f"{games}/{name}{ext}" for name in TEMPLATE_NAMES for ext in (".md", ".mdx", ".markdown")
+    ] + [f"archetypes/{section}.md", f"archetypes/{section}/index.md", "archetypes/default.md"]
+    for shown in candidates:
+        path = root / shown
+        if not path.is_file():
+            continue
+        data = read_front_matter(str(path), shown)
+        if data is None:
+            continue
+        seen: set[tuple[str, ...]] = set()
+        types: dict[tuple[str, ...], set[str]] = {}
+        links: list[FrontLink] = []
+        items: Counter[tuple[Any, ...]] = Counter()
+        _walk(data, (), seen, types, links, None)
+        _count_items(data, (), items, 0)
+        if not links:
+            continue
+        values = {p: [_value_at(data, p)] for p in seen}
+        keys = PageKeys(1, 1, Counter(seen), types, links, [shown], values, 0, items)
+        return keys, shown
+    return None
+
+
 def _value_at(data: Any, path: tuple[str, ...]) -> Any:
     for key in path:
         data = data.get(key) if isinstance(data, dict) else None
@@ -206,10 +240,12 @@ def _kind(value: Any) -> str:
 
 
 __all__ = [
+    "TEMPLATE_NAMES",
     "FrontLink",
     "PageKeys",
     "front_store",
     "has_store_link",
     "read_front_matter",
     "read_keys",
+    "template_keys",
 ]

@@ -21,7 +21,7 @@ from catalogctl.content.scaffold.choose import (
 from catalogctl.content.scaffold.generators import detect
 from catalogctl.content.scaffold.mapping import map_fields, own_keys
 from catalogctl.content.scaffold.notgames import not_games, without_legal
-from catalogctl.content.scaffold.pages import read_keys
+from catalogctl.content.scaffold.pages import read_keys, template_keys
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.stores import STORE_ORDER, front_stores, with_body_stores
 from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, PageInfo
@@ -72,6 +72,16 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     if body_links:
         stores = with_body_stores(stores, body_stores(games_inside))
         stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
+    template = template_keys(root, games) if not stores else None
+    if template is not None:  # no game links a store yet: the stores its template names
+        stores, table, _ = front_stores(template[0])
+        if table is not None:  # a key per store: one no page has yet is a warning
+            stores = [s._replace(path=s.path or f"{table}.{s.key}") for s in stores]
+            table = None
+        store_notes.append(
+            f"no page links a store yet: the stores are those of {template[1]}, the template "
+            "of a new game (each a warning until a page links it)"
+        )
     draft = Proposal(
         generator=gen,
         games=games,

@@ -61,11 +61,13 @@ def test_every_layout_has_a_fixture() -> None:
         "hugo-bundles",
         "hugo-games-buttons",
         "hugo-games-itch",
+        "hugo-games-sections",
         "jekyll-collection",
         "jekyll-collection-notes",
         "jekyll-games-bundles",
         "jekyll-posts",
         "jekyll-posts-category",
+        "jekyll-posts-words",
         "nextjs-mdx",
         "zola-extra",
     ]

@@ -33,9 +33,11 @@ LAYOUTS = {
     "hugo-bundles": "hugo",
     "hugo-games-buttons": "hugo",
     "hugo-games-itch": "hugo",
+    "hugo-games-sections": "hugo",
     "jekyll-collection": "jekyll",
     "jekyll-posts": "jekyll",
     "jekyll-posts-category": "jekyll",
+    "jekyll-posts-words": "jekyll",
     "nextjs-mdx": "nextjs",
     "zola-extra": "zola",
 }
@@ -654,6 +656,25 @@ def test_init_takes_the_stores_of_the_template_when_no_game_links_one(
         ("missing-field", "alpha.md"),
         ("missing-field", "beta.md"),
     }
+
+
+def test_init_names_no_code_or_social_host_as_a_store_to_add(tmp_path: Path) -> None:
+    page = (
+        "---\ntitle: {0}\ndescription: A game.\nimage: /{0}.png\n---\n"
+        "[Play](https://www.gamepix.com/play/{0}) · [source](https://github.com/studio/{0}) · "
+        "[trailer](https://www.youtube.com/watch?v={0})\n"
+    )
+    root = write(
+        tmp_path,
+        {
+            "hugo.toml": 'baseURL = "https://studio.example/"\ntitle = "Studio"\n',
+            "content/games/a.md": page.format("a"),
+            "content/games/b.md": page.format("b"),
+        },
+    )
+    notes = " ".join(init_json(root)[1]["summary"]["notes"])
+    assert "www.gamepix.com (2 pages)" in notes
+    assert "github.com" not in notes and "youtube.com" not in notes
 
 
 PRIVACY = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"

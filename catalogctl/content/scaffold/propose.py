@@ -133,7 +133,7 @@ def _other_stores(pages: list[PageInfo], base_url: str | None) -> list[str]:
     them do: stores catalogctl does not know, perhaps, which the user names with `hosts`."""
     lacking = [p for p in pages if not p.front_link and not p.body]
     own = url_host(base_url or "")
-    seen = Counter(h for p in lacking for h in p.other_hosts if h != own)
+    seen = Counter(h for p in lacking for h in p.other_hosts if h != own and not _no_store(h))
     shared = [(h, n) for h, n in seen.most_common(MAX_HOSTS_SHOWN) if n >= 2]
     if not shared:
         return []
@@ -143,6 +143,38 @@ def _other_stores(pages: list[PageInfo], base_url: str | None) -> list[str]:
         f"{shown}: if the games are sold there, add a [stores.<key>] table for that store with "
         f'hosts = ["{shared[0][0]}"]'
     ]
+
+
+# Hosts that sell no game: code, video, social and reference sites a page's text links.
+NOT_STORES = frozenset(
+    {
+        "github.com",
+        "gitlab.com",
+        "bitbucket.org",
+        "codeberg.org",
+        "youtube.com",
+        "youtu.be",
+        "twitter.com",
+        "x.com",
+        "discord.gg",
+        "discord.com",
+        "reddit.com",
+        "facebook.com",
+        "instagram.com",
+        "tiktok.com",
+        "linkedin.com",
+        "wikipedia.org",
+        "patreon.com",
+        "ko-fi.com",
+        "twitch.tv",
+        "bsky.app",
+    }
+)
+
+
+def _no_store(host: str) -> bool:
+    """Whether a host is one of `NOT_STORES` (or below one: `en.wikipedia.org`)."""
+    return any(host == h or host.endswith("." + h) for h in NOT_STORES)
 
 
 def _named(files: list[str]) -> str:

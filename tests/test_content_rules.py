@@ -337,6 +337,13 @@ def test_a_link_on_another_known_stores_host_is_an_error(tmp_path: Path) -> None
     assert "[stores.steam]" in f.message
 
 
+def test_an_id_with_spaces_is_told_both_fixes(tmp_path: Path) -> None:
+    root = make(tmp_path, Case("invalid-id", {"GS Map Editor": g("A")}, "GS Map Editor.md", 1))
+    (f,) = found(root, "invalid-id")
+    assert "set a slug such as 'gs-map-editor'" in f.message
+    assert "or name the file 'GS-Map-Editor' (and its extension)" in f.message
+
+
 def test_a_link_on_its_own_stores_other_host_is_store_host(tmp_path: Path) -> None:
     """hosts = ["studio.itch.io"] leaves other.itch.io out: a store-host warning, not a
     claim that the link is another store's."""

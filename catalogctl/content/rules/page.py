@@ -205,6 +205,7 @@ def _partial(
 
 
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
+_SPACES = re.compile(r"\s+")
 
 
 def slug_for(game_id: str) -> str:
@@ -235,11 +236,21 @@ def _check_id(src: GamePage, default_id: str, add: Add) -> tuple[str, tuple[Any,
             f"id is longer than {MAX_ID_LENGTH} characters; set a shorter slug",
         )
     elif not _ID_RE.match(game_id) or game_id in (".", "..") or not game_id.isprintable():
+        # A file name with spaces: Jekyll publishes `GS Map Editor.md` at GS-Map-Editor/, and
+        # a slug would move the page; the file renamed so keeps its address.
+        hyphens = _SPACES.sub("-", game_id).strip("-")
+        rename = (
+            f", or name the file {hyphens!r} (and its extension), where Jekyll publishes the "
+            "page already (a slug moves it)"
+            if not id_loc and hyphens != game_id and _ID_RE.match(hyphens)
+            else ""
+        )
         add(
             "invalid-id",
             id_loc,
             f"id {shown(game_id)} cannot be a URL path segment (no spaces, quotes, '/', '?', "
-            f"'#', '%' or control characters); set a slug such as {slug_for(game_id)!r}",
+            f"'#', '%' or control characters); set a slug such as {slug_for(game_id)!r}"
+            f"{rename}",
         )
     elif not _CANONICAL_ID_RE.match(game_id):
         add(

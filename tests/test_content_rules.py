@@ -337,6 +337,36 @@ def test_a_link_on_another_known_stores_host_is_an_error(tmp_path: Path) -> None
     assert "[stores.steam]" in f.message
 
 
+def test_a_shared_key_and_the_stores_table_each_give_their_store(tmp_path: Path) -> None:
+    """The table gives itch, the shared key a Steam link: no clash, both published; the
+    same store in both is a clash."""
+    page = g("A", extra="  itch: https://studio.itch.io/a\n").replace(
+        "stores:", "externalUrl: https://store.steampowered.com/app/1/\nstores:"
+    )
+    root = make(tmp_path, Case("duplicate-key", {"a": page}, "a.md", 1, site=ITCH_AND_STEAM))
+    assert found(root, "duplicate-key") == []
+    (game,) = load_catalog(root).games
+    assert [s["name"] for s in game["stores"]] == ["App Store", "Google Play", "itch.io", "Steam"]
+    twice = page.replace("store.steampowered.com/app/1/", "studio.itch.io/other")
+    root = make(
+        tmp_path / "twice", Case("duplicate-key", {"a": twice}, "a.md", 1, site=ITCH_AND_STEAM)
+    )
+    (clash,) = found(root, "duplicate-key")
+    assert "store 'itch' is given twice, in stores.itch and externalUrl" in clash.message
+
+
+def test_a_stores_value_that_is_no_table_is_reported_beside_fields_stores(
+    tmp_path: Path,
+) -> None:
+    page = (
+        "---\nname: A\ndescription: A game.\nplatforms: [iOS]\ngenres: [Puzzle]\n"
+        "icon: /a.png\nstores: [1, 2]\nexternalUrl: https://studio.itch.io/a\n---\n"
+    )
+    root = make(tmp_path, Case("wrong-type", {"a": page}, "a.md", 1, site=ITCH_AND_STEAM))
+    (f,) = found(root, "wrong-type")
+    assert f.field == "stores" and "not a list" in f.message
+
+
 def test_an_id_with_spaces_is_told_both_fixes(tmp_path: Path) -> None:
     root = make(tmp_path, Case("invalid-id", {"GS Map Editor": g("A")}, "GS Map Editor.md", 1))
     (f,) = found(root, "invalid-id")

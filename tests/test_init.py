@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.processes import run_cli
+from tests.conftest import needs_rlimits
+from tests.processes import cli, measure, run_cli
 from tests.test_output import check_envelope
 
 SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
@@ -1132,6 +1133,78 @@ def test_init_writes_what_it_says_whatever_the_pages_hold(tmp_path: Path, case: 
     assert "app.store" not in json.dumps(written)
     check = run_cli("validate", cwd=root)
     assert "Traceback" not in check.stderr and check.returncode in (0, 1)
+
+
+ASTRO_PAGE = (
+    "---\ntitle: A\ndescription: A game.\nplatforms: [iOS]\ngenres: [Puzzle]\nicon: /a.png\n"
+    "appstore: https://apps.apple.com/app/a/id1\n---\n"
+)
+HOSTILE_CONFIGS: dict[str, dict[str, str]] = {
+    # An Astro route folder nested past any walk's depth (a recursive walk overflowed).
+    "deep-routes": {
+        "astro.config.mjs": 'export default { site: "https://studio.example" };\n',
+        "src/content/games/a.md": ASTRO_PAGE,
+        "src/pages/" + "a/" * 300 + "[slug].astro": 'getCollection("games")\n',
+    },
+    # A long word in a configuration the schema and collection patterns read (was quadratic).
+    "long-word": {
+        "astro.config.mjs": 'export default { site: "https://studio.example" };\n',
+        "src/content/config.ts": 'const x = "' + "A" * 200_000 + '";\n',
+        "src/content/games/a.md": ASTRO_PAGE,
+    },
+    "many-site-urls": {
+        "package.json": '{"dependencies": {"next": "14"}}',
+        "next-sitemap.config.js": "siteUrl: " * 25_000 + "\n",
+        "content/games/a.md": ASTRO_PAGE,
+    },
+    # A language no file name can hold, and one that is no language.
+    "long-language": {
+        "config/_default/hugo.toml": 'baseURL = "https://studio.example/"\n'
+        f'defaultContentLanguage = "{"x" * 300}"\n',
+        "content/games/a.md": ASTRO_PAGE,
+    },
+    "language-path": {
+        "hugo.toml": 'baseURL = "https://studio.example/"\n'
+        'defaultContentLanguage = "../../etc/x"\n',
+        "content/games/a.md": ASTRO_PAGE,
+    },
+    # Addresses validate would refuse: init says so instead of writing them.
+    "http-homepage": {
+        "package.json": '{"homepage": "http://studio.example", "dependencies": {"next": "14"}}',
+        "content/games/a.md": ASTRO_PAGE,
+    },
+    "template-site-url": {
+        "package.json": '{"dependencies": {"next": "14"}}',
+        "next-sitemap.config.js": "module.exports = { siteUrl: `https://${process.env.HOST}` }\n",
+        "content/games/a.md": ASTRO_PAGE,
+    },
+    "long-cname": {
+        "package.json": '{"dependencies": {"next": "14"}}',
+        "CNAME": ("a" * 60 + ".") * 5 + "example\n",
+        "content/games/a.md": ASTRO_PAGE,
+    },
+}
+
+
+@needs_rlimits
+@pytest.mark.parametrize("case", list(HOSTILE_CONFIGS))
+def test_init_on_hostile_configurations_writes_a_site_toml_validate_accepts(
+    tmp_path: Path, case: str
+) -> None:
+    """Quickly (each is bounded), without a traceback, and with a site.toml in which validate
+    finds nothing wrong of init's making."""
+    root = write(tmp_path / "site", HOSTILE_CONFIGS[case])
+    done = measure(cli("init", root, "--format", "json"))
+    assert done.proc.returncode in (0, 1), done.proc.stderr
+    assert done.seconds < 20, done.seconds
+    check = run_cli("validate", "--format", "json", cwd=root)
+    assert "Traceback" not in check.stderr
+    site_errors = [
+        f
+        for f in json.loads(check.stdout)["findings"]
+        if f["severity"] == "error" and f["file"].endswith("site.toml")
+    ]
+    assert site_errors == []
 
 
 def test_init_refuses_a_games_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:

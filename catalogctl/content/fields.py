@@ -13,7 +13,7 @@ reported at its line of site.toml.
 """
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 from catalogctl.content.document import Path
@@ -126,6 +126,9 @@ class FieldMap(NamedTuple):
     # Catalog keys whose [fields] entry (or one of whose [fields.stores] entries) is not
     # valid: unknown in every page, so their checks are left out (site.toml says why).
     broken: frozenset[str] = frozenset()
+    # Store key -> every store key read from the same front-matter key (`externalUrl` for
+    # itch and steam), in order: a page's link there is one store's, the one of its host.
+    shared: Mapping[str, tuple[str, ...]] = {}
 
     @classmethod
     def from_settings(cls, fields: Mapping[str, Any]) -> "FieldMap":
@@ -158,8 +161,18 @@ class FieldMap(NamedTuple):
             path[0]: key for key, path in paths.items() if len(path) == 1 and type(path[0]) is str
         }
         whole = len(top) == len(paths)
+        by_path: dict[FieldPath, tuple[str, ...]] = {}
+        for store, path in store_paths.items():
+            by_path[path] = (*by_path.get(path, ()), store)
+        shared = {k: keys for keys in by_path.values() if len(keys) > 1 for k in keys}
         return cls(
-            paths, stores, store_paths, top if whole else None, tuple(mapped), frozenset(broken)
+            paths,
+            stores,
+            store_paths,
+            top if whole else None,
+            tuple(mapped),
+            frozenset(broken),
+            shared,
         )
 
     def source(self, loc: tuple[Any, ...], where: Mapping[str, Path] | None = None) -> Path:
@@ -210,8 +223,13 @@ class Extracted(NamedTuple):
     listed: int = 0  # bit i: mapping i ran into a list without a `[key=value]`
 
 
-def extract(data: dict[str, Any], fmap: FieldMap) -> Extracted:
-    """The catalog keys of a page."""
+def extract(
+    data: dict[str, Any],
+    fmap: FieldMap,
+    owner: Callable[[tuple[str, ...], Any], str] | None = None,
+) -> Extracted:
+    """The catalog keys of a page. `owner(keys, value)`: which of the stores that share a
+    front-matter key a value of it belongs to (by its host); without it, the first."""
     top = fmap.top
     where: dict[str, Path] = {}
     if top is not None:
@@ -225,17 +243,11 @@ def extract(data: dict[str, Any], fmap: FieldMap) -> Extracted:
     clashes: list[tuple[str, Path, Path]] = []
     stores = _get(data, fmap.stores, "stores", where)
     if fmap.store_paths:
-        merged: dict[Any, Any] = dict(stores) if isinstance(stores, dict) else {}
-        for key, path in fmap.store_paths.items():
-            value = _get(data, path, f"stores.{key}", where)
-            if value is MISSING:
-                continue
-            if key in merged:
-                own = where.get(f"stores.{key}", _plain(path))
-                clashes.append((key, (*_plain(fmap.stores), key), own))
-            merged[key] = value
-        if merged or stores is not MISSING:
-            out["stores"] = merged if (merged or isinstance(stores, dict)) else stores
+        merged = _store_links(data, fmap, stores, where, clashes, owner)
+        if stores is not MISSING and not isinstance(stores, dict):
+            out["stores"] = stores  # not a table: reported as such, whatever else maps stores
+        elif merged or stores is not MISSING:
+            out["stores"] = merged
     elif stores is not MISSING:
         out["stores"] = stores
     if not fmap.mapped:
@@ -248,6 +260,38 @@ def extract(data: dict[str, Any], fmap: FieldMap) -> Extracted:
         elif found.listed:
             listed |= 1 << i
     return Extracted(out, clashes, where, seen, listed)
+
+
+def _store_links(
+    data: dict[str, Any],
+    fmap: FieldMap,
+    stores: Any,
+    where: dict[str, Path],
+    clashes: list[tuple[str, Path, Path]],
+    owner: Callable[[tuple[str, ...], Any], str] | None,
+) -> dict[Any, Any]:
+    """The stores table with each `[fields.stores]` link added; a store given twice is a
+    clash. A value of a key several stores share is the one store's that `owner` names."""
+    merged: dict[Any, Any] = dict(stores) if isinstance(stores, dict) else {}
+    done: set[str] = set()
+    for name, path in fmap.store_paths.items():
+        if name in done:
+            continue
+        value = _get(data, path, f"stores.{name}", where)
+        if value is MISSING:
+            continue
+        key = name
+        group = fmap.shared.get(name)
+        if group is not None:  # one value, for the store of its host
+            done.update(group)
+            key = owner(group, value) if owner is not None else group[0]
+            if key != name and f"stores.{name}" in where:
+                where[f"stores.{key}"] = where.pop(f"stores.{name}")
+        if key in merged:
+            own = where.get(f"stores.{key}", _plain(path))
+            clashes.append((key, (*_plain(fmap.stores), key), own))
+        merged[key] = value
+    return merged
 
 
 def _get(data: dict[str, Any], path: FieldPath, name: str, where: dict[str, Path]) -> Any:

@@ -20,7 +20,6 @@ from catalogctl.content.rules.storelinks import (
     check_store_platforms,
     check_stores,
     read_body_links,
-    split_shared,
 )
 from catalogctl.content.rules.validation import pydantic_findings
 from catalogctl.content.rules.values import Add, PageContext, check_icon, check_vocabulary
@@ -142,10 +141,8 @@ def _game_page(
     """The page's catalog keys: the ones that validate, and findings for the others."""
     fmap = ctx.fields
     assert fmap is not None
-    found = extract(doc.data, fmap)
+    found = extract(doc.data, fmap, ctx.owner if fmap.shared else None)
     data = found.values
-    if ctx.shared:
-        split_shared(data, ctx)
     from_body = read_body_links(data, ctx, out, body) if body is not None else {}
     # Jekyll leaves out a page with `published: false`; Hugo's `published` is a date.
     draft = data.get("draft") is True or doc.data.get("published") is False

@@ -1,6 +1,6 @@
 """The rules of a page's store links that need site.toml: the key of each store, its URL
-for the store's kind and hosts, the links a page's body gives (`[content] body_links`), the
-links of a front-matter key several stores share, and platforms against stores.
+for the store's kind and hosts, the links a page's body gives (`[content] body_links`), and
+platforms against stores.
 
 Each check runs on the values that validated, against the settings that validated: a broken
 `[stores.ios]` leaves the Google Play links checked.
@@ -118,28 +118,6 @@ def _off_hosts(key: str, url: str, ctx: PageContext, add: Add) -> bool:
             f"link, add {host!r} to [stores.{key}] hosts in site.toml",
         )
     return True
-
-
-def split_shared(data: dict[str, Any], ctx: PageContext) -> None:
-    """A link read from a front-matter key that several stores share goes to the first of them
-    whose hosts it is on (else to the first, where the host check reports it)."""
-    stores = data.get("stores")
-    if not isinstance(stores, dict):
-        return
-    for group in ctx.shared:
-        given = [(k, hosts) for k, hosts in group if k in stores]
-        if len(given) < 2 or len({id(stores[k]) for k, _ in given}) > 1:
-            continue  # not one value of the shared key (a table gave one of them)
-        url = stores[given[0][0]]
-        host = url_host(url.strip()) if isinstance(url, str) else None
-        owner = given[0][0]
-        if host is not None:
-            owner = next(
-                (k for k, hosts in given if any(host_matches(host, p) for p in hosts)), owner
-            )
-        for k, _ in given:
-            if k != owner:
-                del stores[k]
 
 
 def read_body_links(

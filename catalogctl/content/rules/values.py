@@ -23,10 +23,7 @@ from catalogctl.content.rules.stores import (
 )
 from catalogctl.content.rules.suggest import Suggester
 from catalogctl.content.settings import CATALOG_KEYS, SiteSettings, validator
-from catalogctl.content.storehosts import (
-    HostTable,
-    store_hosts,
-)
+from catalogctl.content.storehosts import HostTable, host_matches, store_hosts, url_host
 from catalogctl.paths import is_file
 from catalogctl.urls import MAX_URL_LENGTH, shown, url_problem
 
@@ -68,7 +65,7 @@ class PageContext:
         "now",
         "offered",
         "severities",
-        "shared",
+        "shared_hosts",
         "site",
         "store_names",
         "stores",
@@ -120,19 +117,10 @@ class PageContext:
             for k, s in stores.items()
             if self.kinds[k] == "other" and (hosts := store_hosts(k, s))
         }
-        # The stores read from one front-matter key (`externalUrl` for itch and steam): each
-        # page's link there belongs to the one whose hosts it is on.
-        self.shared: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = ()
-        if fields is not None:
-            by_path: dict[Any, list[str]] = {}
-            for key, path in fields.store_paths.items():
-                if key in stores:
-                    by_path.setdefault(path, []).append(key)
-            self.shared = tuple(
-                tuple((k, store_hosts(k, stores[k])) for k in keys)
-                for keys in by_path.values()
-                if len(keys) > 1
-            )
+        # The hosts of the stores read from one front-matter key (`externalUrl` for itch and
+        # steam), which tell whose a page's link there is (`owner`).
+        shared = fields.shared if fields is not None else {}
+        self.shared_hosts = {k: store_hosts(k, stores[k]) for k in shared if k in stores}
         # With [content] body_links: the hosts of the stores whose links a body can give.
         self.body_hosts: HostTable | None = None
         if site is not None and site.content.body_links and "content" not in broken:
@@ -148,6 +136,16 @@ class PageContext:
             self.vocab[name] = (
                 None if allowed is None else (frozenset(allowed), Suggester(allowed, min_length=1))
             )
+
+    def owner(self, keys: tuple[str, ...], value: Any) -> str:
+        """Which of the stores sharing a front-matter key a link of it belongs to: the first
+        whose hosts it is on (else the first, where the host check reports it)."""
+        host = url_host(value.strip()) if isinstance(value, str) else None
+        if host is not None:
+            for key in keys:
+                if any(host_matches(host, p) for p in self.shared_hosts.get(key, ())):
+                    return key
+        return keys[0]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the arguments it is made of (a parse worker makes its own)."""

@@ -11,6 +11,7 @@ from typing import Any
 
 from catalogctl.content.discovery import read_head
 from catalogctl.content.storehosts import url_host
+from catalogctl.paths import is_file
 
 MAX_CONFIG = 256 * 1024  # of a configuration file, as much as is read
 
@@ -69,9 +70,10 @@ def text_value(value: Any) -> str | None:
 
 
 def first_file(root: Path, names: tuple[str, ...]) -> Path | None:
-    """The first of `names` that is a file in `root`."""
+    """The first of `names` that is a file in `root` (a name the system refuses, too long
+    for one, is none)."""
     for name in names:
-        if (root / name).is_file():
+        if is_file(root / name):
             return root / name
     return None
 
@@ -112,6 +114,6 @@ def cname(root: Path) -> str | None:
     for folder in (".", "static", "public", "src"):
         text = read_text(root / folder / "CNAME")
         domain = (text or "").strip().lower()
-        if domain and _DOMAIN.fullmatch(domain):
+        if domain and len(domain) <= 253 and _DOMAIN.fullmatch(domain):
             return f"https://{domain}"
     return None

@@ -25,7 +25,10 @@ from catalogctl.content.scaffold.configs import (
 )
 from catalogctl.content.scaffold.configs import text_value as _str
 
-_SITE_URL_RE = re.compile(r"""\bsiteUrl\s*:[^,\n]*?["'`](https?://[^"'`\s]+)["'`]""")
+# next-sitemap's `siteUrl: process.env.SITE_URL || 'https://studio.example'`, on a line that
+# is not a comment; at most 300 characters between the key and the address.
+_SITE_URL_RE = re.compile(r"""\bsiteUrl\s*:[^,\n]{0,300}?["'`](https?://[^"'`\s$]+)["'`]""")
+_COMMENT_LINE = re.compile(r"\s*(?://|/\*|\*)")
 _SITE_RE = re.compile(r"""\bsite\s*:\s*["'`](https?://[^"'`\s]+)["'`]""")  # astro.config: site: "…"
 _INPUT_RE = re.compile(
     r"""\binput\s*:\s*["'`]([^"'`]+)["'`]"""
@@ -49,6 +52,14 @@ def site_folder(value: Any, default: str) -> str:
 
 
 HOMEPAGE = "package.json's homepage"
+# A language tag as a site names its language (`en`, `pt-br`, `zh_CN`, `fil`).
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}")
+
+
+def _language(value: Any) -> str | None:
+    """A configuration's language where it is a language tag (`English`, a path: none)."""
+    text = _str(value)
+    return text if text is not None and _LANGUAGE_TAG.fullmatch(text) else None
 
 
 class Generator(NamedTuple):
@@ -118,7 +129,7 @@ def _hugo_or_zola(root: Path, _deps: set[str]) -> Generator | None:
     keys = {k.lower(): k for k in data}
     shown = path.relative_to(root).as_posix()
     if "base_url" in data and "baseurl" not in keys:
-        language = _str(data.get("default_language"))
+        language = _language(data.get("default_language"))
         return Generator(
             "zola",
             "Zola",
@@ -135,7 +146,7 @@ def _hugo_or_zola(root: Path, _deps: set[str]) -> Generator | None:
     params = data.get(keys.get("params", ""), {})
     description = _str(params.get("description")) if isinstance(params, dict) else None
     content_dir = site_folder(data.get(keys.get("contentdir", "")), "content")
-    language = _str(data.get(keys.get("defaultcontentlanguage", "")))
+    language = _language(data.get(keys.get("defaultcontentlanguage", "")))
     title, title_from = _str(data.get(keys.get("title", ""))), None
     description_from = None
     # The language's own title and description come first, as Hugo shows them: in the
@@ -209,7 +220,7 @@ def _jekyll(root: Path, deps: set[str]) -> Generator | None:
         (url.rstrip("/") + "/" + base.strip("/")).rstrip("/") if url else None,
         _str(data.get("title")),
         _str(data.get("description")),
-        _str(data.get("lang")),
+        _language(data.get("lang")),
         (collections,) if collections == "." else (collections, "."),
         data,
     )
@@ -236,7 +247,7 @@ def _eleventy(root: Path, deps: set[str]) -> Generator | None:
         _str(meta.get("url")) or homepage(root),
         _str(meta.get("title")),
         _str(meta.get("description")),
-        _str(meta.get("language")),
+        _language(meta.get("language")),
         (input_dir,),
         {},
         None if _str(meta.get("url")) else HOMEPAGE,
@@ -271,7 +282,15 @@ def _nextjs(root: Path, deps: set[str]) -> Generator | None:
     # next-sitemap's configuration names the site's address (`siteUrl`), often after an
     # environment variable: `process.env.SITE_URL || 'https://studio.example'`.
     sitemap = first_file(root, tuple(f"next-sitemap.config.{e}" for e in ("js", "mjs", "cjs")))
-    m = _SITE_URL_RE.search(read_text(sitemap) or "") if sitemap is not None else None
+    lines = (read_text(sitemap) or "").splitlines() if sitemap is not None else []
+    m = next(
+        (
+            found
+            for line in lines
+            if not _COMMENT_LINE.match(line) and (found := _SITE_URL_RE.search(line))
+        ),
+        None,
+    )
     return Generator(
         "nextjs",
         "Next.js",

@@ -56,29 +56,39 @@ def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
 
 
 MAX_ROUTE_FILES = 500  # files of src/pages looked at for a collection's route
+MAX_ROUTE_DEPTH = 8  # folders below src/pages
 _DYNAMIC_ROUTE = re.compile(r"\[(?:\.\.\.)?[A-Za-z_][A-Za-z0-9_]*\]\.astro")
 
 
 def _astro_route(root: Path, collection: str) -> str | None:
     """The folder of src/pages whose dynamic route (`[slug].astro`, `[...slug].astro`) lists
-    the collection (`getCollection("games")`): `gry` for src/pages/gry/[...slug].astro."""
+    the collection (`getCollection("games")`): `gry` for src/pages/gry/[...slug].astro. The
+    walk is bounded (files, depth) and follows no symlink."""
     pages = root / "src" / "pages"
-    if not is_dir(pages):
+    if not is_dir(pages) or pages.is_symlink():
         return None
     wanted = re.compile(rf"""getCollection\s*\(\s*["']{re.escape(collection)}["']""")
     seen = 0
-    for folder, dirs, files in os.walk(pages):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
+    todo: list[tuple[Path, int]] = [(pages, 0)]
+    while todo:
+        folder, depth = todo.pop(0)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
             seen += 1
             if seen > MAX_ROUTE_FILES:
                 return None
-            if not _DYNAMIC_ROUTE.fullmatch(name):
-                continue
-            text = read_text(Path(folder, name)) or ""
-            rel = Path(folder).relative_to(pages).as_posix()
-            if rel != "." and wanted.search(text):
-                return rel
+            if entry.is_dir(follow_symlinks=False):
+                if depth < MAX_ROUTE_DEPTH and not entry.name.startswith("."):
+                    todo.append((Path(entry.path), depth + 1))
+            elif (
+                folder != pages
+                and _DYNAMIC_ROUTE.fullmatch(entry.name)
+                and wanted.search(read_text(Path(entry.path)) or "")
+            ):
+                return folder.relative_to(pages).as_posix()
     return None
 
 

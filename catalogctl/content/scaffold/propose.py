@@ -73,11 +73,13 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
         stores = with_body_stores(stores, body_stores(games_inside))
         stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
     template = template_keys(root, games) if not stores else None
-    if template is not None:  # no game links a store yet: the stores its template names
-        stores, table, _ = front_stores(template[0])
-        if table is not None:  # a key per store: one no page has yet is a warning
-            stores = [s._replace(path=s.path or f"{table}.{s.key}") for s in stores]
-            table = None
+    named = front_stores(template[0]) if template is not None else None
+    if template is not None and named is not None and named[0]:
+        # No game links a store yet: the stores the template of a new game names, a key each
+        # (one that no page has yet is a warning).
+        stores = [s._replace(path=s.path or f"{named[1]}.{s.key}") for s in named[0]]
+        table = None
+        store_notes += named[2]
         store_notes.append(
             f"no page links a store yet: the stores are those of {template[1]}, the template "
             "of a new game (each a warning until a page links it)"

@@ -22,11 +22,17 @@ _ASTRO_CONFIGS = tuple(
     for ext in ("ts", "mts", "js", "mjs")
 )
 # `'released-games': defineCollection(`, `games: defineCollection(`, `const games = …`
-_ASTRO_NAMED = re.compile(r"""["']?([A-Za-z0-9_-]+)["']?\s*[:=]\s*defineCollection\s*\(""")
-_ASTRO_EXPORT = re.compile(r"export\s+const\s+collections\s*=\s*\{([^}]*)\}", re.DOTALL)
+# Each tried at the start of a name only (the look-behind), and bounded: a configuration of
+# 256 KiB is read in one pass, never once per character of a long word.
+_ASTRO_NAMED = re.compile(
+    r"""["']?(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)["']?\s*[:=]\s*defineCollection\s*\("""
+)
+_ASTRO_EXPORT = re.compile(r"export\s+const\s+collections\s*=\s*\{([^}]{0,10000})\}")
 _ASTRO_BASE = re.compile(r"""\bbase\s*:\s*["'`]([^"'`]+)["'`]""")
 # A schema key naming a store's URL: `steamUrl: z.string().url().optional()`.
-_SCHEMA_STORE = re.compile(r"""["']?([A-Za-z][A-Za-z0-9_]*)["']?\s*:\s*z\s*\.\s*string\s*\(\s*\)""")
+_SCHEMA_STORE = re.compile(
+    r"""["']?(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_]*)["']?\s*:\s*z\s*\.\s*string\s*\(\s*\)"""
+)
 
 
 def declared_folders(root: Path, gen: Generator) -> dict[str, tuple[str, bool]]:

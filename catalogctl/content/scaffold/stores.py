@@ -8,11 +8,13 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
+from catalogctl.content.fields import parse_path
 from catalogctl.content.scaffold.pages import PageKeys
 from catalogctl.content.storehosts import KnownStore
 from catalogctl.text import plural
 
 STORE_ORDER = {"apple": 0, "google-play": 1}  # then the others, as the pages link them
+MAX_STORES = 50  # stores init writes (a studio sells in a handful; validate allows 500)
 _SELECT_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]*")
 _SELECTOR = re.compile(r"\[([^=\]]+)=([^\]]*)\]")
 # The keys that usually name an item of a list of links.
@@ -91,7 +93,15 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
     again = Counter(s.name for s in stores)
     stores = [s._replace(name=f"{s.name} ({s.key})") if again[s.name] > 1 else s for s in stores]
     stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
-    notes = [
+    notes = []
+    if len(stores) > MAX_STORES:
+        notes.append(
+            f"the pages link {len(stores)} stores: the {MAX_STORES} most linked are written, "
+            "add the others by hand"
+        )
+        kept = set(sorted(stores, key=lambda s: -s.links)[:MAX_STORES])
+        stores = [s for s in stores if s in kept]
+    notes += [
         f"{path} links a store in {linked} of its {items} items, and elsewhere in the others: "
         "not mapped; map it in [fields.stores] if its links are a store's"
         for path, (linked, items) in mostly_not.items()
@@ -159,7 +169,8 @@ def _list_entry(where: tuple[Any, ...], usual: str, item: dict[str, str]) -> tup
         value = item[namer].strip()
         if _SELECT_VALUE.fullmatch(value) and not value.startswith("http"):
             path = f"{dotted(tuple(list_path))}[{namer}={value}].{url_key}"
-            return _store_key(value, usual), path
+            if parse_path(path) is not None:  # a key `[fields]` can name (`pl.at` is not)
+                return _store_key(value, usual), path
     return None
 
 

@@ -15,6 +15,7 @@ from catalogctl.content.scaffold.sections import astro_schema, schema_store
 from catalogctl.content.scaffold.stores import Store
 from catalogctl.errors import InputError
 from catalogctl.text import clean, path_text, plural
+from catalogctl.urls import base_url_problem
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 # Parameters of contract §2.4 that are the same for every site (pt is the studio's own).
@@ -55,15 +56,27 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
         f"# site.toml of the game catalog, proposed by `catalogctl init` for {gen.site}.",
         "# Each setting says what it rests on; check the guesses, then run `catalogctl validate`.",
     ]
-    custom = cname(root) if not gen.base_url else None
+    # The address the settings give, where validate takes it as a base URL (else a note).
+    found: list[tuple[str, str]] = []
     if gen.base_url:
-        source = gen.base_from or gen.config
-        lines.append(f"base_url = {toml_str(gen.base_url.rstrip('/'))}  # from {source}")
-    elif custom is not None:  # a GitHub Pages site's own domain
-        lines.append(f"base_url = {toml_str(custom)}  # from the CNAME file")
+        found.append((gen.base_url.rstrip("/"), gen.base_from or gen.config or "its settings"))
+    custom = cname(root) if not gen.base_url else None
+    if custom is not None:  # a GitHub Pages site's own domain
+        found.append((custom, "the CNAME file"))
+    usable = [(address, source) for address, source in found if not base_url_problem(address)]
+    if usable:
+        address, source = usable[0]
+        lines.append(f"base_url = {toml_str(address)}  # from {source}")
     else:
         lines.append('base_url = "https://example.com"  # guess: no address found; set yours')
-        notes.append("set base_url to the website's address (none was found in its settings)")
+        if found:
+            address, source = found[0]
+            notes.append(
+                f"set base_url to the website's address: the one in {clean(source)} "
+                f"({clean(address)[:200]}) {base_url_problem(address)}"
+            )
+        else:
+            notes.append("set base_url to the website's address (none was found in its settings)")
     said = gen.title_from or gen.config
     from_config = f"  # from {said}" if gen.title else "  # guess: the folder's name"
     lines.append(f"title = {toml_str(site_name)}{from_config}")

@@ -5,6 +5,7 @@ section's own page (`brick/_index.md`, a Hugo branch bundle) is read as the game
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from catalogctl.content.discovery import excluder
 from catalogctl.content.loader import load
 from tests.catalogs import SITE_TOML
-from tests.conftest import game_yaml
+from tests.conftest import game_yaml, needs_fifos, needs_symlinks
 from tests.processes import run_cli
 
 LEGAL = "---\ntitle: Privacy policy\n---\nWe collect nothing.\n"
@@ -49,6 +50,15 @@ def tree(tmp_path: Path, files: dict[str, str], settings: str) -> Path:
         ("legal/*", "old/legal/terms.md", False),
         ("[ab].md", "a.md", True),
         ("?.md", "ab.md", False),
+        # As .gitignore reads them: a trailing `/` for folders only, a leading one anchors.
+        ("legal/", "legal/terms.md", True),
+        ("legal/", "old/legal/terms.md", True),
+        ("legal/", "legal.md", False),
+        ("/legal", "legal/terms.md", True),
+        ("/legal", "old/legal/terms.md", False),
+        ("*/", "sub/a.md", True),
+        ("*/", "a.md", False),
+        ("/", "a.md", False),
     ],
 )
 def test_exclude_patterns(pattern: str, path: str, excluded: bool) -> None:
@@ -84,10 +94,35 @@ def test_excluded_pages_are_counted_not_read(tmp_path: Path) -> None:
     }
 
 
+@needs_symlinks
+@needs_fifos
+def test_an_excluded_page_is_not_looked_at(tmp_path: Path) -> None:
+    """A dangling symlink, a symlink out of the tree and a FIFO that exclude names are
+    counted, not reported: they are not read."""
+    root = tree(tmp_path, {"a.md": game_yaml("A")}, site('exclude = ["privacy*", "legal/"]'))
+    games = root / "games"
+    (games / "privacy.md").symlink_to(tmp_path / "nowhere.md")
+    (games / "legal").mkdir()
+    (tmp_path / "terms.md").write_text(LEGAL, encoding="utf-8")
+    (games / "legal" / "terms.md").symlink_to(tmp_path / "terms.md")
+    os.mkfifo(games / "privacy-fifo.md")
+    content = load(root)
+    assert content.findings == []
+    assert (content.summary.pages, content.summary.excluded) == (1, 3)
+
+
 def test_an_exclude_pattern_over_the_limit_is_a_finding(tmp_path: Path) -> None:
+    """The one finding: no `empty-catalog` beside it, since the pages were not looked for."""
     root = tree(tmp_path, {"a.md": game_yaml("A")}, site(f'exclude = ["{"x" * 201}"]'))
-    (f,) = [f for f in load(root).findings if f.rule == "limit"]
-    assert f.field == "content.exclude.0" and f.file.endswith("site.toml")
+    (f,) = load(root).findings
+    assert f.rule == "limit" and f.field == "content.exclude.0" and f.file.endswith("site.toml")
+
+
+def test_an_exclude_that_leaves_no_page_says_so(tmp_path: Path) -> None:
+    root = tree(tmp_path, {"a.md": game_yaml("A")}, site('exclude = ["*"]'))
+    (f,) = load(root).findings
+    assert f.rule == "empty-catalog"
+    assert "[content] exclude leaves out every page (1); narrow its patterns" in f.message
 
 
 BRANCH = {

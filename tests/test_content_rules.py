@@ -367,11 +367,29 @@ def test_a_stores_value_that_is_no_table_is_reported_beside_fields_stores(
     assert f.field == "stores" and "not a list" in f.message
 
 
+def test_a_bundles_id_with_spaces_is_not_told_to_rename_its_file(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    (root / "games" / "sp ace").mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    (root / "games" / "sp ace" / "index.md").write_text(g("A"), encoding="utf-8")
+    (f,) = found(root, "invalid-id")
+    assert "set a slug such as 'sp-ace'" in f.message and "name the file" not in f.message
+
+
 def test_an_id_with_spaces_is_told_both_fixes(tmp_path: Path) -> None:
     root = make(tmp_path, Case("invalid-id", {"GS Map Editor": g("A")}, "GS Map Editor.md", 1))
     (f,) = found(root, "invalid-id")
     assert "set a slug such as 'gs-map-editor'" in f.message
     assert "or name the file 'GS-Map-Editor' (and its extension)" in f.message
+
+
+def test_a_link_of_another_store_of_the_site_names_that_store(tmp_path: Path) -> None:
+    site = SITE_TOML + '\n[stores.itch]\nname = "itch.io"\n\n[stores.mysteam]\nname = "Steam"\n'
+    links = "  itch: https://store.steampowered.com/app/1/\n  mysteam: https://x.itch.io/a\n"
+    root = make(tmp_path, Case("store-url", {"a": g("A", extra=links)}, "a.md", 1, site=site))
+    messages = " | ".join(f.message for f in found(root, "store-url"))
+    assert "give the link under 'itch', the store of site.toml on x.itch.io" in messages
+    assert "give the link under 'mysteam', the store of site.toml on store" in messages
 
 
 def test_a_link_on_its_own_stores_other_host_is_store_host(tmp_path: Path) -> None:

@@ -264,6 +264,9 @@ class _Walker:
             if name.startswith("."):
                 found.ignore(name, entry.is_dir(follow_symlinks=False))
                 continue
+            if self.excluded is not None and self._excluded_page(name, child, section_id):
+                found.excluded += 1  # not read, nor looked at: a symlink, a FIFO, a page
+                continue
             try:
                 is_link = entry.is_symlink()
                 is_dir = not is_link and entry.is_dir(follow_symlinks=False)
@@ -288,6 +291,16 @@ class _Walker:
                 continue
             self.page(entry, name, shown, None, None, child, section_id)
         return subdirs
+
+    def _excluded_page(self, name: str, child: str, section_id: str | None) -> bool:
+        """Whether an entry is a page (by its name) that [content] exclude names."""
+        split = split_page_name(name, self.language)
+        if split is None or split[0].lower() in NOT_PAGES:
+            return False
+        if split[0] == "_index" and section_id is None:
+            return False  # a section page: counted as one
+        assert self.excluded is not None
+        return self.excluded(child.removeprefix(self.top))
 
     def subdir(
         self,
@@ -434,18 +447,38 @@ def discover(
 
 
 def excluder(patterns: Sequence[str]) -> Callable[[str], bool] | None:
-    """Whether a page (its path from the games folder, `/` between folders) is excluded: a
-    pattern without `/` matches its file name or the name of a folder it is in, one with `/`
-    its whole path (`*` matching `/` too). None without patterns."""
+    """Whether a page (its path from the games folder, `/` between folders) is excluded, as
+    `.gitignore` reads a pattern: one without `/` matches the page's file name or the name of
+    a folder it is in (`privacy*`, `legal`); one ending in `/` only a folder's (`legal/`,
+    `*/`); one with `/` elsewhere, or starting with it, the path of the page or of a folder
+    it is in, from the games folder (`/legal`, `*/mechanics/*`; `*` matches `/` too).
+    None without patterns."""
     if not patterns:
         return None
-    names = [re.compile(fnmatch.translate(p)) for p in patterns if "/" not in p]
-    paths = [re.compile(fnmatch.translate(p.strip("/"))) for p in patterns if "/" in p]
+    names: list[tuple[re.Pattern[str], bool]] = []  # (pattern, folders only)
+    paths: list[tuple[re.Pattern[str], bool]] = []
+    for pattern in patterns:
+        folders = pattern.endswith("/")
+        core = pattern.strip("/")
+        if not core:
+            continue  # "/": no page
+        regex = re.compile(fnmatch.translate(core))
+        if "/" in core or pattern.startswith("/"):
+            paths.append((regex, folders))
+        else:
+            names.append((regex, folders))
 
     def excluded(path: str) -> bool:
-        if any(r.match(path) for r in paths):
-            return True
-        return any(r.match(part) for part in path.split("/") for r in names)
+        parts = path.split("/")
+        for regex, folders in names:
+            if any(regex.match(part) for part in (parts[:-1] if folders else parts)):
+                return True
+        if paths:
+            prefixes = ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
+            for regex, folders in paths:
+                if any(regex.match(p) for p in (prefixes[:-1] if folders else prefixes)):
+                    return True
+        return False
 
     return excluded
 

@@ -376,11 +376,18 @@ def load(
         findings.extend(mapping.items)
 
     summary = _summary(found, outcomes, findings, ctx.category)
-    if summary.published == 0 and summary.failed == 0 and summary.unchecked == 0:
+    # Pages not looked for (site.toml does not say where or which): site.toml's finding says
+    # why, and no game published is no news.
+    looked = not (broken & _WHERE_PAGES) and not any(f.rule == "games-folder" for f in findings)
+    if looked and summary.published == summary.failed == summary.unchecked == 0:
         empty = Findings(games_shown, severities)
         fix = "add a game page to the games folder, or publish a draft"
         if summary.outside and summary.outside == summary.pages:
             fix = _no_page_of_the_category(summary.category, outcomes)
+        elif summary.excluded and not summary.pages:
+            fix = (
+                f"[content] exclude leaves out every page ({summary.excluded}); narrow its patterns"
+            )
         empty.add("empty-catalog", f"no game is published ({summary.describe()}); {fix}")
         findings.extend(empty.items)
     return Content(root, site, entries, findings, summary)
@@ -405,6 +412,19 @@ def _no_page_of_the_category(category: str | None, outcomes: list[_Outcome]) -> 
     )
 
 
+# The settings that say where the pages are and which of them are games.
+_WHERE_PAGES = frozenset(
+    {
+        "content",
+        "content.games",
+        "content.language",
+        "content.category",
+        "content.exclude",
+        "content.sections",
+    }
+)
+
+
 def _discover(
     root: Path,
     site: SiteSettings | None,
@@ -419,14 +439,7 @@ def _discover(
     games_shown = posixpath.normpath(
         posixpath.join(posixpath.dirname(sitefile.file), path_text(games_name))
     )
-    if broken & {
-        "content",
-        "content.games",
-        "content.language",
-        "content.category",
-        "content.exclude",
-        "content.sections",
-    }:
+    if broken & _WHERE_PAGES:
         return Discovery()  # where the pages are, or which of them are games, is not known
     if any(f.rule == "games-folder" for f in findings):
         return Discovery()

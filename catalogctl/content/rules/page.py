@@ -115,7 +115,11 @@ def check_page(
         line, col = doc.value_pos(path)
         out.add(rule, msg, line=line, column=col, field=dotted(path))
 
-    game_id, id_loc = _check_id(src, default_id, add) if "slug" not in missing else ("", ())
+    # An id from the file's own name (not a bundle's or a section's folder).
+    by_name = doc.file.rsplit("/", 1)[-1].split(".")[0] == default_id
+    game_id, id_loc = (
+        _check_id(src, default_id, add, by_name) if "slug" not in missing else ("", ())
+    )
     for name in ("name", "description"):
         if name not in missing and not getattr(src, name).strip():
             add("empty-value", (name,), "is blank; give it a value")
@@ -215,7 +219,9 @@ def slug_for(game_id: str) -> str:
     return slug[:MAX_ID_LENGTH].strip("-") or "game"
 
 
-def _check_id(src: GamePage, default_id: str, add: Add) -> tuple[str, tuple[Any, ...]]:
+def _check_id(
+    src: GamePage, default_id: str, add: Add, by_name: bool = True
+) -> tuple[str, tuple[Any, ...]]:
     """The game's id (its slug, else the file's name) and where it was given.
 
     In Unicode's composed form (NFC): macOS gives `café.md` back decomposed (e and a combining
@@ -239,7 +245,7 @@ def _check_id(src: GamePage, default_id: str, add: Add) -> tuple[str, tuple[Any,
         rename = (
             f", or name the file {hyphens!r} (and its extension), where Jekyll publishes the "
             "page already (a slug moves it)"
-            if not id_loc and hyphens != game_id and _ID_RE.match(hyphens)
+            if by_name and not id_loc and hyphens != game_id and _ID_RE.match(hyphens)
             else ""
         )
         add(

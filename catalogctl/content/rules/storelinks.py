@@ -23,6 +23,8 @@ from catalogctl.content.rules.stores import (
 from catalogctl.content.rules.values import Add, PageContext
 from catalogctl.content.storehosts import (
     host_matches,
+    host_problem,
+    is_store_host,
     known_store,
     known_store_of_host,
     url_host,
@@ -101,21 +103,41 @@ def _off_hosts(key: str, url: str, ctx: PageContext, add: Add) -> bool:
     on = _some(hosts)
     # Another store's host, not one of the store's own that its `hosts` leaves out.
     if other is not None and other is not known_store(key, name):
+        # The site's own store of that host, if it has one (`mysteam`, named "Steam").
+        theirs = next(
+            (
+                k
+                for k, its_hosts in ctx.hosts.items()
+                if k != key and any(host_matches(host, p) for p in its_hosts)
+            ),
+            None,
+        )
+        fix = (
+            f"give the link under {theirs!r}, the store of site.toml on {host}"
+            if theirs is not None
+            else f"add a store for {other.name} to site.toml ([stores.{other.key}]), mapped "
+            "in [fields.stores] to this same key if pages keep both stores' links in it (each "
+            "link goes to the store of its host)"
+        )
         add(
             "store-url",
             ("stores", key),
-            f"links {other.name} ({host}), not {name!r}, whose links are on {on}; add a "
-            f"store for {other.name} to site.toml ([stores.{other.key}]), mapped in "
-            "[fields.stores] to this same key if pages keep both stores' links in it (each "
-            f"link goes to the store of its host), or set {key!r}'s hosts if this truly is "
-            "its link",
+            f"links {other.name} ({host}), not {name!r}, whose links are on {on}; {fix}, or "
+            f"set the hosts of {key!r} if this truly is its link",
         )
-    else:
+    elif host_problem(host) is None and not is_store_host(host):
         add(
             "store-host",
             ("stores", key),
             f"is on {host}, none of the hosts of store {name!r} ({on}); if it is {name}'s "
             f"link, add {host!r} to [stores.{key}] hosts in site.toml",
+        )
+    else:  # an address, or a known store's own site (itch.io itself): no host to add
+        add(
+            "store-host",
+            ("stores", key),
+            f"is on {host}, none of the hosts of store {name!r} ({on}): link the game's own "
+            f"page on {name}",
         )
     return True
 

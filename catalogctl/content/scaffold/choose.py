@@ -219,25 +219,31 @@ def game_category(folder: str, pages: list[PageInfo], shown: str = ".") -> Categ
     others = [at(shown, p.file) for p in pages if not p.game_labels and (p.front_link or p.body)]
     notes = []
     if stray:
+        verb = "carries" if len(stray) == 1 else "carry"
         notes.append(
-            f"{plural(len(stray), 'page')} of {folder} "
-            + ("carries" if len(stray) == 1 else "carry")
-            + f" another game category than {label!r} ({counts}), so validate does not read "
-            + ("it as a game" if len(stray) == 1 else "them as games")
-            + f" ({_few(stray)}): give the games the category {label!r}"
+            _not_read(folder, stray, f"{verb} another game category than {label!r} ({counts})")
+            + f": give the games the category {label!r}"
         )
     if others:
+        verb = "links a store but lacks" if len(others) == 1 else "link a store but lack"
         notes.append(
-            f"{plural(len(others), 'page')} of {folder} "
-            + ("links a store but lacks" if len(others) == 1 else "link a store but lack")
-            + f" the category {label!r}, so validate does not read "
-            + ("it as a game" if len(others) == 1 else "them as games")
-            + f" ({_few(others)}): add the category to the pages that are games"
+            _not_read(folder, others, f"{verb} the category {label!r}")
+            + ": add the category to the pages that are games"
         )
     return CategoryChoice(label, "; ".join(notes))
 
 
-def _few(files: list[str]) -> str:
+def _not_read(folder: str, files: list[str], why: str) -> str:
+    """`2 pages of _posts <why>, so validate does not read them as games (a.md, b.md)`."""
+    them = "it as a game" if len(files) == 1 else "them as games"
+    return (
+        f"{plural(len(files), 'page')} of {folder} {why}, so validate does not read {them} "
+        f"({few(files)})"
+    )
+
+
+def few(files: list[str]) -> str:
+    """The first three files, and `…` for more."""
     return ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
 
 
@@ -250,6 +256,7 @@ __all__ = [
     "at",
     "body_stores",
     "choose",
+    "few",
     "game_category",
     "pages_of",
     "scan",

@@ -14,6 +14,7 @@ from catalogctl.content.scaffold.choose import (
     at,
     body_stores,
     choose,
+    few,
     game_category,
     pages_of,
     scan,
@@ -119,13 +120,13 @@ def _scan_notes(found: Scan, shown: str) -> list[str]:
     if unread:
         notes.append(
             f"{plural(len(unread), 'file')} could not be read while looking for the games "
-            f"folder ({_named(unread)}): the JSON report's unread says why"
+            f"folder ({few(unread)}): the JSON report's unread says why"
         )
     if plain:
         notes.append(
             f"{plural(len(plain), 'Markdown file')} without front matter "
             + ("was not taken for a page" if len(plain) == 1 else "were not taken for pages")
-            + f" ({_named(plain)})"
+            + f" ({few(plain)})"
         )
     return notes + found.bounds[:3]
 
@@ -179,14 +180,10 @@ def _no_store(host: str) -> bool:
     return any(host == h or host.endswith("." + h) for h in NOT_STORES)
 
 
-def _named(files: list[str]) -> str:
-    return ", ".join(files[:3]) + (", …" if len(files) > 3 else "")
-
-
 def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     seen = [c for c in choice.candidates if c.folder != "."][:5]
     legal = [p.file for p in choice.scan.legal]
-    left_out = f" ({plural(len(legal), 'legal page')} left out: {_named(legal)})" if legal else ""
+    left_out = f" ({plural(len(legal), 'legal page')} left out: {few(legal)})" if legal else ""
     if not seen:
         return (
             f"no pages found in {path_text(root)} to take for game pages{left_out}: name the "

@@ -401,6 +401,30 @@ def test_a_link_on_its_own_stores_other_host_is_store_host(tmp_path: Path) -> No
     assert [f.rule for f in load(root).findings] == ["store-host"]
 
 
+@pytest.mark.parametrize(
+    ("key", "link"),
+    [
+        ("itch", "https://studio.itch.io/"),
+        ("steam", "https://store.steampowered.com/developer/studio"),
+        ("ios", "https://apps.apple.com/us/developer/studio/id123"),
+    ],
+)
+def test_a_link_to_a_studios_page_on_a_store_is_store_host(
+    tmp_path: Path, key: str, link: str
+) -> None:
+    """A studio's page on itch.io, its developer page on Steam or Google Play, is not the
+    game's: a store-host warning at the link. (Google Play's developer page is a store-url
+    error: a Google Play link names the app's package.)"""
+    site = SITE_TOML + '\n[stores.itch]\nname = "itch.io"\n\n[stores.steam]\nname = "Steam"\n'
+    page = g("A", ios=link) if key == "ios" else g("A", extra=f"  {key}: {link}\n")
+    root = make(tmp_path, Case("store-host", {"a": page}, "a.md", 1, site=site))
+    findings = [f for f in load(root).findings if f.rule in ("store-host", "store-url")]
+    assert [(f.rule, f.severity, f.field) for f in findings] == [
+        ("store-host", "warning", f"stores.{key}")
+    ]
+    assert "that is not a game's" in findings[0].message
+
+
 def test_a_key_shared_by_stores_gives_each_link_to_the_store_of_its_host(tmp_path: Path) -> None:
     pages = {
         "a": g("A", extra="externalUrl: https://studio.itch.io/a\n"),
@@ -747,29 +771,50 @@ def test_a_missing_mapped_key_names_the_catalog_key_it_stands_for(tmp_path: Path
     )
 
 
+@pytest.mark.parametrize("icon", ["cover.png", "./cover.png", "images/cover.png"])
+def test_a_page_bundles_icon_is_published_at_the_pages_address(tmp_path: Path, icon: str) -> None:
+    """A page bundle's `cover.png` (Hugo, Zola), named relative to its page and in the
+    bundle, is served beside the page: the catalog gives that address, with no finding."""
+    root = tmp_path / "content"
+    bundle = root / "games" / "a"
+    (bundle / "images").mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    (bundle / "index.md").write_text(g("A", icon=icon), encoding="utf-8")
+    (bundle / icon).write_bytes(b"\x89PNG")
+    assert not load(root).findings
+    (game,) = load_catalog(root).games
+    assert game["icon"] == "https://games.example.com/games/a/" + icon.removeprefix("./")
+
+
 @pytest.mark.parametrize(
-    ("beside", "suggested"),
+    ("layout", "suggested"),
     [
-        (True, "'/games/a/cover.png', the file beside the page as game_url places it"),
-        (False, "'/cover.png' if the file is at that path of the site"),
+        (
+            "leaf page, file beside",
+            "'/games/a/cover.png', the file beside the page as game_url places it",
+        ),
+        ("bundle, no such file", "'/cover.png' if the file is at that path of the site"),
+        ("bundle, file outside it", "'/../cover.png' if the file is at that path of the site"),
     ],
 )
 def test_an_icon_relative_to_its_page_is_told_its_site_path(
-    tmp_path: Path, beside: bool, suggested: str
+    tmp_path: Path, layout: str, suggested: str
 ) -> None:
-    """A page bundle's `cover.png` (Hugo, Zola) is served beside the page: the finding names
-    that site path; a relative path with no file beside the page, the path from the root."""
+    """An icon relative to a page that is not a bundle's own file is a finding: it names the
+    site path of the file beside the page, else the path from the root."""
     root = tmp_path / "content"
-    bundle = root / "games" / "a"
-    bundle.mkdir(parents=True)
+    games = root / "games"
+    (games / "a").mkdir(parents=True)
     (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
-    (bundle / "index.md").write_text(g("A", icon="cover.png"), encoding="utf-8")
-    if beside:
-        (bundle / "cover.png").write_bytes(b"\\x89PNG")
+    icon = "../cover.png" if "outside" in layout else "cover.png"
+    page = games / "a.md" if layout.startswith("leaf") else games / "a" / "index.md"
+    page.write_text(g("A", icon=icon), encoding="utf-8")
+    if "file" in layout and "no such" not in layout:
+        (page.parent / "cover.png").write_bytes(b"\x89PNG")
     (f,) = found(root, "invalid-url")
     assert f.field == "icon" and f.line == 6
     assert f.message == (
-        "is a path relative to the page ('cover.png'), which the catalog cannot serve; write it "
+        f"is a path relative to the page ({icon!r}), which the catalog cannot serve; write it "
         f"as a path on the site, {suggested}, or as an https:// URL"
     )
 

@@ -49,6 +49,7 @@ def copy_site(name: str, tmp_path: Path) -> Path:
 def test_every_layout_has_a_fixture() -> None:
     assert NAMES == [
         "astro-collections",
+        "astro-itch-profile",
         "astro-released-games",
         "astro-route-folder",
         "eleventy-games",
@@ -58,17 +59,22 @@ def test_every_layout_has_a_fixture() -> None:
         "hugo-apps-section",
         "hugo-blowfish-external",
         "hugo-branch-bundle",
+        "hugo-bundle-logo",
         "hugo-bundles",
         "hugo-games-buttons",
         "hugo-games-itch",
         "hugo-games-sections",
+        "hugo-unreleased-game",
+        "jekyll-appstore-body",
         "jekyll-collection",
         "jekyll-collection-notes",
         "jekyll-games-bundles",
         "jekyll-posts",
         "jekyll-posts-category",
         "jekyll-posts-words",
+        "jekyll-translated-by-hand",
         "nextjs-mdx",
+        "zola-bundles-translated",
         "zola-extra",
     ]
 

@@ -41,6 +41,12 @@ LAYOUTS = {
     "jekyll-posts-words": "jekyll",
     "nextjs-mdx": "nextjs",
     "zola-extra": "zola",
+    "zola-bundles-translated": "zola",
+    "hugo-bundle-logo": "hugo",
+    "jekyll-translated-by-hand": "jekyll",
+    "hugo-unreleased-game": "hugo",
+    "astro-itch-profile": "astro",
+    "jekyll-appstore-body": "jekyll",
 }
 
 
@@ -109,11 +115,14 @@ def test_init_writes_a_site_toml_that_validates(tmp_path: Path, name: str) -> No
     checked = json.loads(proc.stdout)
     assert proc.returncode == (1 if owner_errors else 0), proc.stdout
     site_errors = [
-        f
+        (f["rule"], f["field"])
         for f in checked["findings"]
         if f["severity"] == "error" and f["file"].endswith("site.toml")
     ]
-    assert site_errors == []
+    # Where no page of the site links a store, there is no store to name: site.toml lacks
+    # one as the pages do (and init says so).
+    linked = any(g["stores"] for g in expected["games"]) or "stores" not in summary["lacking"]
+    assert site_errors == ([] if linked or "stores" in theirs else [("missing-field", "stores")])
     assert page_errors(checked["findings"]) == owner_errors
     assert checked["summary"]["games"] == len(expected["games"])
     from catalogctl.content.loader import load
@@ -435,6 +444,75 @@ def test_init_makes_no_store_of_a_label_whose_links_are_mostly_elsewhere(
         "links[label=Project].url links a store in 1 of its 3 items, and elsewhere in the "
         "others: not mapped"
     ) in " ".join(report["summary"]["notes"])
+
+
+def test_init_makes_no_store_of_a_key_whose_links_are_mostly_elsewhere(tmp_path: Path) -> None:
+    """`direct_link` is an itch.io page in one game of four, a web build or a repository in
+    the others: no store, and a note says why."""
+    links = [
+        "https://studio.itch.io/a",
+        "https://studio.example/b/",
+        "https://github.com/studio/c",
+        "https://studio.example/d/",
+    ]
+    files = {"hugo.toml": 'baseURL = "https://studio.example/"\ntitle = "Ex"\n'}
+    for name, link in zip("abcd", links, strict=True):
+        files[f"content/games/{name}.md"] = (
+            f'+++\ntitle = "{name.upper()}"\ndescription = "A game."\n'
+            f'image = "/img/{name}.png"\ndirect_link = "{link}"\n+++\n'
+        )
+    root = write(tmp_path, files)
+    code, report = init_json(root)
+    assert code == 1
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert "stores" not in site.get("fields", {})
+    assert (
+        "direct_link links a store in 1 of the 4 pages that have it, and elsewhere in the "
+        "others: not mapped"
+    ) in " ".join(report["summary"]["notes"])
+
+
+@pytest.mark.parametrize(
+    "translated",
+    [
+        ("games/shark-hunt-fr.md", "games/nest-guard-fr.md"),
+        ("games/fr/shark-hunt.md", "games/fr/nest-guard.md"),
+    ],
+)
+def test_init_leaves_out_translations_named_by_hand(
+    tmp_path: Path, translated: tuple[str, str]
+) -> None:
+    """Pages that add a language to another page's name (`shark-hunt-fr.md`), or copy them
+    into a folder named as a language (`fr/`), are translations: excluded, with why; a
+    category some games carry (`category: Action Game`) while every page asks for the game
+    layout is a genre, not what marks the games; and the store other pages of the site
+    link in their text (a post's itch.io link) is written."""
+    page = "---\nlayout: game\ntitle: {t}\ndescription: A VR game.\nimg: /img/{s}.webp\n{c}---\n"
+    files = {
+        "_config.yml": 'title: Mineo\nurl: "https://mineo.example"\n',
+        "_posts/2021-02-22-vermin.md": "---\ntitle: Out now\n---\n"
+        "Play it on [itch.io](https://mineo.itch.io/vermin-exterminator).\n",
+        "_posts/2021-03-01-jam.md": "---\ntitle: Our jam\n---\nWe made a game in 48 hours.\n",
+        "_posts/2021-04-01-vr.md": "---\ntitle: VR notes\n---\nOn the Quest.\n",
+    }
+    for slug, category in (("shark-hunt", "category: Action Game\n"), ("nest-guard", "")):
+        text = page.format(t=slug.title(), s=slug, c=category)
+        files[f"games/{slug}.md"] = text
+        files[next(t for t in translated if slug in t)] = text.replace("A VR game.", "Un jeu.")
+    root = write(tmp_path, files)
+    assert init_json(root)[0] == 1
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    pattern = "*-fr.md" if translated[0].endswith("-fr.md") else "fr/"
+    assert site["content"]["exclude"] == [pattern]
+    assert "category" not in site["content"]
+    assert list(site["stores"]) == ["itch"]
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    checked = json.loads(proc.stdout)
+    read = checked["summary"]["read"]
+    assert (read["pages"], read["excluded"]) == (2, 2)
+    assert [f["rule"] for f in checked["findings"] if f["file"].endswith("site.toml")] == [
+        "unlinked-store"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -235,9 +235,13 @@ EXPLANATIONS: dict[str, Explanation] = {
     "store-host": _e(
         "A link of a store of kind `other` whose hosts catalogctl knows (its `hosts`, or "
         "those of the store its key or name names: Steam, itch.io, GOG, …) that is on none "
-        "of them: a GitHub page under a store named itch.io.",
+        "of them: a GitHub page under a store named itch.io. And a link of any store to a "
+        "page of a known store that is not a game's: the store's front page, a studio's "
+        "page (`https://studio.itch.io/`), a developer's page on Steam, the App Store or "
+        "Google Play.",
         "The catalog would publish the link under the store's name; a redirect of the "
-        "studio's own may be right, a project's source page is not a store.",
+        "studio's own may be right, a project's source page is not a store, and a studio's "
+        "page does not sell the game a client shows.",
         "Link the game's page on the store; or, if the host is the store's, add it to the "
         "store's `hosts` in `site.toml`.",
     ),

@@ -124,7 +124,11 @@ def check_page(
         if name not in missing and not getattr(src, name).strip():
             add("empty-value", (name,), "is blank; give it a value")
     times = _check_times(src, missing, add)
-    icon_url = check_icon(src.icon, ctx, add, game_id, folder) if "icon" not in missing else ""
+    icon_url = (
+        check_icon(src.icon, ctx, add, game_id, folder, bundle=not by_name)
+        if "icon" not in missing
+        else ""
+    )
     for name in ("platforms", "genres"):
         if name not in missing:
             check_vocabulary(name, getattr(src, name), ctx, add)

@@ -69,7 +69,12 @@ RULES: dict[str, Rule] = {
             True,
             "a store URL that does not fit its store's kind, or that is another known store's",
         ),
-        _r("store-host", WARNING, True, "a store link on none of its store's hosts"),
+        _r(
+            "store-host",
+            WARNING,
+            True,
+            "a store link on none of its store's hosts, or to a page there that is no game's",
+        ),
         _r("store-platform", WARNING, True, "a platform without its store link, or the reverse"),
         _r(
             "body-links",

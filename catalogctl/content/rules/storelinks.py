@@ -24,6 +24,7 @@ from catalogctl.content.rules.values import Add, PageContext
 from catalogctl.content.storehosts import (
     host_matches,
     host_problem,
+    is_game_page,
     is_store_host,
     known_store,
     known_store_of_host,
@@ -87,6 +88,15 @@ def check_stores(links: dict[str, str], ctx: PageContext, add: Add) -> dict[str,
         if key in ctx.hosts and _off_hosts(key, url, ctx, add):
             passing[key] = url  # published without the store's attribution parameters
             continue
+        host = url_host(url)
+        if host is not None and not is_game_page(url, host):
+            add(
+                "store-host",
+                loc,
+                f"links a page of {host} that is not a game's (the store's front page, a "
+                f"studio's or a developer's page): link the game's own page on "
+                f"{ctx.store_names.get(key, key)}",
+            )
         passing[key] = with_params(url, site.stores[key].params) if site is not None else url
     return passing
 

@@ -157,6 +157,20 @@ class PageContext:
 _RELATIVE = re.compile(r"(?![A-Za-z][A-Za-z0-9+.-]*:)[^/\s?#][^\s?#]*")
 
 
+def _bundle_icon(icon: str, ctx: PageContext, game_id: str, folder: str | None) -> str | None:
+    """The address of an icon given relative to a page bundle's own page, where the file is
+    in the bundle (`icon.png` beside `games/x/index.md`) and game_url places the page: the
+    file is served beside the page, as Hugo and Zola publish a bundle's resources. None
+    where either is not so."""
+    name = icon.removeprefix("./")
+    if folder is None or not game_id or not ctx.game_url or ".." in name.split("/"):
+        return None
+    page = ctx.game_url.replace("{id}", game_id)
+    if not urlsplit(page).path.startswith("/") or not is_file(Path(folder) / name):
+        return None
+    return page.split("?", 1)[0].split("#", 1)[0].rstrip("/") + "/" + name
+
+
 def _relative_icon(icon: str, ctx: PageContext, game_id: str, folder: str | None) -> str:
     """What to write for an icon given relative to its page: the site path of the file beside
     the page (a page bundle's resource), else the path from the site's root."""
@@ -175,15 +189,29 @@ def _relative_icon(icon: str, ctx: PageContext, game_id: str, folder: str | None
 
 
 def check_icon(
-    icon: str, ctx: PageContext, add: Add, game_id: str = "", folder: str | None = None
+    icon: str,
+    ctx: PageContext,
+    add: Add,
+    game_id: str = "",
+    folder: str | None = None,
+    *,
+    bundle: bool = False,
 ) -> str:
-    """The icon's published URL: an absolute URL, or a site path under the base URL.
-    `game_id`, `folder`: the page's id and folder, to name the site path of an icon given
-    relative to the page."""
+    """The icon's published URL: an absolute URL, or a site path under the base URL; in a
+    page bundle (`bundle`), a file of the bundle named relative to the page, at the page's
+    address. `game_id`, `folder`: the page's id and folder, to find such a file and to name
+    the site path of any other icon given relative to the page."""
     if not icon.startswith("/") or icon.startswith("//"):
         problem = url_problem(icon, loopback_http=True)
         if problem:
             relative = _RELATIVE.fullmatch(icon) is not None
+            beside = _bundle_icon(icon, ctx, game_id, folder) if relative and bundle else None
+            if beside is not None:
+                problem = url_problem(beside, loopback_http=True)
+                if not problem:
+                    return beside
+                add("invalid-url", ("icon",), f"the icon's address {shown(beside)} {problem}")
+                return icon
             add(
                 "invalid-url",
                 ("icon",),

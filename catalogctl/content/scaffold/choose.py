@@ -29,7 +29,7 @@ from typing import NamedTuple
 from catalogctl.content.scaffold.generators import Generator
 from catalogctl.content.scaffold.notgames import without_legal
 from catalogctl.content.scaffold.sections import declared_folders
-from catalogctl.content.scaffold.survey import PageInfo, Scan, scan
+from catalogctl.content.scaffold.survey import GAME_WORDS, PageInfo, Scan, scan
 from catalogctl.content.storehosts import KNOWN_STORES, KnownStore, url_host
 from catalogctl.text import plural
 
@@ -199,6 +199,11 @@ def game_category(folder: str, pages: list[PageInfo], shown: str = ".") -> Categ
     carry one game label and the others none. `shown`: the root, as files are named."""
     labelled = [p for p in pages if p.game_labels]
     if not labelled or len(labelled) == len(pages) or 2 * len(labelled) < len(pages):
+        return CategoryChoice(None, "")
+    layouts = {p.layout for p in pages}
+    if len(layouts) == 1 and layouts <= GAME_WORDS:
+        # Every page asks for the game layout (`layout: game`): all are games, and a label
+        # some of them carry (`category: Action Game`) is a genre, not what marks them.
         return CategoryChoice(None, "")
     spellings = Counter(p.game_labels[0] for p in labelled)
     distinct = Counter(label.lower() for label in spellings.elements())

@@ -91,6 +91,8 @@ def map_fields(
                 continue  # `tags: [games]` says what the page is, not its genre
             if key == "genres" and category is not None and _holds_word(keys, path, category):
                 continue
+            if key == "genres" and _own_labels(keys, path):
+                continue
             n = keys.paths[path]
             if best is None or n > best[0]:
                 best = (n, name)
@@ -112,11 +114,17 @@ def map_fields(
         marks_games = category is not None and _holds_word(
             keys, tuple(guess.path.split(".")), category
         )
-        if key == "genres" and marks_games:
-            continue  # the words of the game category, not genres
+        if key == "genres" and (marks_games or _own_labels(keys, tuple(guess.path.split(".")))):
+            continue  # the words of the game category, or each page's own name: not genres
         out[key] = (guess.path, guess.pages)
         guesses[key] = guess.evidence
     return out, guesses
+
+
+def _own_labels(keys: PageKeys, path: tuple[str, ...]) -> bool:
+    """Whether most pages list their own id among the labels of a key (`tags: [game,
+    cat-hatch]` on cat-hatch.md): the key tags pages, it does not name their genres."""
+    return keys.own_labels is not None and 2 * keys.own_labels[path] > keys.paths[path]
 
 
 def _holds_word(keys: PageKeys, path: tuple[str, ...], word: str) -> bool:

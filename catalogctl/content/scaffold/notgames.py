@@ -1,7 +1,10 @@
 """The pages of a games folder that are not games, and the `[content] exclude` patterns that
 name them: legal pages (a privacy policy, terms of use: app stores ask each app for one, and
-studios keep them beside the game or in a `legal` folder), and a game's own sub-pages (a
-Jekyll collection keeping `_games/<game>/mechanics/*.md` beside `_games/<game>/<game>.md`).
+studios keep them beside the game or in a `legal` folder), a game's own sub-pages (a
+Jekyll collection keeping `_games/<game>/mechanics/*.md` beside `_games/<game>/<game>.md`),
+and translations named as Jekyll sites name them by hand (`shark-hunt-fr.md` beside
+`shark-hunt.md`, or `fr/shark-hunt.md`; Hugo's and Zola's `shark-hunt.fr.md` validate
+itself reads as a translation).
 
 A page that links a store is never taken for either: it may be a game, whatever its name.
 """
@@ -42,13 +45,19 @@ LEGAL_NAMES = frozenset(
     }
 )
 _SUFFIX = re.compile(r"\.(?:md|markdown|mdx)$", re.IGNORECASE)
+# A page's name with a language after `-` or `_` (`shark-hunt-fr.md`, `intro_pt-br.md`).
+_TRANSLATED = re.compile(
+    r"(?P<base>.+?)(?P<sep>[-_])(?P<lang>[a-z]{2}(?:[-_][a-z]{2})?)(?P<ext>\.(?:md|markdown|mdx))",
+    re.IGNORECASE,
+)
+_LANGUAGE_FOLDER = re.compile(r"[a-z]{2}(?:[-_][a-z]{2})?", re.IGNORECASE)
 
 
 class NotGames(NamedTuple):
     """Pages init leaves out of the games, and the patterns that leave them out."""
 
     legal: list[PageInfo]
-    sub_pages: list[PageInfo]
+    pages: list[PageInfo]  # of the games folder: a game's sub-pages, translations
     patterns: list[tuple[str, str]]  # (pattern, why), in the order site.toml lists them
 
 
@@ -64,9 +73,20 @@ def legal_name(page: PageInfo) -> str | None:
     name = parts[-1]
     if _name(name) == "index" and len(parts) > 1:  # a bundle: its folder names it
         name = parts[-2]
-    if _name(name) in LEGAL_NAMES:
+    if _legal(_name(name)):
         return name
-    return next((p for p in reversed(parts[:-1]) if _name(p) in LEGAL_NAMES), None)
+    return next((p for p in reversed(parts[:-1]) if _legal(_name(p))), None)
+
+
+def _legal(name: str) -> bool:
+    """A legal page's name, alone or after a game's (`cat-hatch-privacy-policy`)."""
+    return name in LEGAL_NAMES or any(name.endswith("-" + legal) for legal in _AFTER_A_NAME)
+
+
+# The legal names that end a longer name only as a legal page's (`fortune-cookies` is a game).
+_AFTER_A_NAME = tuple(
+    sorted(n for n in LEGAL_NAMES if "-" in n or n in ("privacy", "privacypolicy", "eula"))
+)
 
 
 def without_legal(found: Scan, sections: Collection[str] = ()) -> Scan:
@@ -121,7 +141,45 @@ def not_games(pages: list[PageInfo], legal: Sequence[PageInfo], games: str) -> N
     subs = sub_pages(pages, games)
     for folder, found in subs.items():
         patterns.append((f"*/{folder}/*", f"a game's own pages: {_files([p.file for p in found])}"))
-    return NotGames(list(legal), [p for found in subs.values() for p in found], patterns)
+    left = [p for found in subs.values() for p in found]
+    for pattern, found in translations([p for p in pages if p not in left]).items():
+        patterns.append((pattern, f"translations: {_files([p.file for p in found])}"))
+        left += found
+    return NotGames(list(legal), left, patterns)
+
+
+def translations(pages: list[PageInfo]) -> dict[str, list[PageInfo]]:
+    """Translations named by hand, by the pattern that names them: pages whose name adds a
+    language to another page's of the same folder (`shark-hunt-fr.md` beside
+    `shark-hunt.md`), or pages in a folder named as a language whose names are those of
+    pages outside it (`fr/shark-hunt.md`). A pattern is taken where two or more pages carry
+    it and every one of them has its original (a game named `sky-io.md` keeps its page)."""
+    files = {p.file for p in pages}
+    by_suffix: dict[tuple[str, str], list[tuple[PageInfo, bool]]] = {}
+    for page in pages:
+        folder, _, name = page.file.rpartition("/")
+        m = _TRANSLATED.fullmatch(name)
+        if m is None:
+            continue
+        original = f"{folder}/{m['base']}{m['ext']}" if folder else f"{m['base']}{m['ext']}"
+        suffix = f"{m['sep']}{m['lang'].lower()}{m['ext'].lower()}"
+        by_suffix.setdefault((suffix, m["ext"]), []).append((page, original in files))
+    found: dict[str, list[PageInfo]] = {}
+    for (suffix, _), these in by_suffix.items():
+        if len(these) >= 2 and all(has for _, has in these):
+            found[f"*{suffix}"] = [p for p, _ in these]
+    names: dict[str, set[str]] = {}  # folder -> the names of its pages
+    for page in pages:
+        folder, _, name = page.file.rpartition("/")
+        names.setdefault(folder, set()).add(name)
+    for folder, inside in names.items():
+        parent, _, last = folder.rpartition("/")
+        if not _LANGUAGE_FOLDER.fullmatch(last) or len(inside) < 2:
+            continue
+        originals = names.get(parent, set())
+        if 2 * len(inside & originals) > len(inside):
+            found[f"{last}/"] = [p for p in pages if p.file.rpartition("/")[0] == folder]
+    return found
 
 
 def _files(files: list[str]) -> str:
@@ -129,4 +187,12 @@ def _files(files: list[str]) -> str:
     return f"{shown}, and {len(files) - 2} more" if len(files) > 2 else shown
 
 
-__all__ = ["LEGAL_NAMES", "NotGames", "legal_name", "not_games", "sub_pages", "without_legal"]
+__all__ = [
+    "LEGAL_NAMES",
+    "NotGames",
+    "legal_name",
+    "not_games",
+    "sub_pages",
+    "translations",
+    "without_legal",
+]

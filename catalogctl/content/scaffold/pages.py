@@ -52,6 +52,9 @@ class PageKeys(NamedTuple):
     # Items of lists of objects, by (list path, key, its value lowercased, URL key): how many
     # items name themselves so (`links: [{label: Play, url: …}]`), store link or not.
     items: Counter[tuple[Any, ...]]
+    # Label keys (`tags`, `categories`) by how many pages list their own id there
+    # (`tags: [game, cat-hatch]` on cat-hatch.md): a page's own labels, not genres.
+    own_labels: Counter[tuple[str, ...]] | None = None
 
 
 def front_store(value: Any) -> KnownStore | None:
@@ -98,6 +101,7 @@ def read_keys(
     game_pages = outside = 0
     files: list[str] = []
     values: dict[tuple[str, ...], list[Any]] = {}
+    own_labels: Counter[tuple[str, ...]] = Counter()
     for page in found.pages:
         data = read_front_matter(page.path, page.file)
         if data is None:
@@ -106,6 +110,7 @@ def read_keys(
             outside += 1
             continue
         files.append(page.file)
+        own_labels.update(_own_labels(data, page.id))
         game_pages += has_store_link(data)
         seen: set[tuple[str, ...]] = set()
         _walk(data, (), seen, types, links, None)
@@ -115,7 +120,22 @@ def read_keys(
             kept = values.setdefault(path, [])
             if len(kept) < MAX_VALUES:
                 kept.append(_value_at(data, path))
-    return PageKeys(len(files), game_pages, paths, types, links, files, values, outside, items)
+    return PageKeys(
+        len(files), game_pages, paths, types, links, files, values, outside, items, own_labels
+    )
+
+
+def _own_labels(data: dict[str, Any], page_id: str) -> list[tuple[str, ...]]:
+    """The keys of a page (of its top level) whose list of labels holds the page's own id."""
+    own = page_id.lower().replace("_", "-")
+    out: list[tuple[str, ...]] = []
+    for key, value in data.items():
+        if isinstance(value, list) and any(
+            isinstance(v, str) and v.strip().lower().replace("_", "-") == own
+            for v in value[:MAX_VALUES]
+        ):
+            out.append((key,))
+    return out
 
 
 # The page a site copies for a new game: a template beside the pages, or Hugo's archetype of

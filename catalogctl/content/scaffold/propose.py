@@ -24,7 +24,7 @@ from catalogctl.content.scaffold.mapping import map_fields, own_keys
 from catalogctl.content.scaffold.notgames import not_games, without_legal
 from catalogctl.content.scaffold.pages import read_keys, template_keys
 from catalogctl.content.scaffold.proposal import Proposal
-from catalogctl.content.scaffold.stores import STORE_ORDER, front_stores, with_body_stores
+from catalogctl.content.scaffold.stores import STORE_ORDER, Store, front_stores, with_body_stores
 from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, PageInfo
 from catalogctl.content.scaffold.write import site_toml
 from catalogctl.content.storehosts import url_host
@@ -56,8 +56,8 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
         found = without_legal(scan(root, (games,)), GAME_NAMES)
     inside = pages_of(games, found)
     others = not_games(inside, pages_of(games, found._replace(pages=list(found.legal))), games)
-    if others.sub_pages:
-        inside = [p for p in inside if p not in others.sub_pages]
+    if others.pages:
+        inside = [p for p in inside if p not in others.pages]
     exclude = [pattern for pattern, _ in others.patterns]
     sections = [p.file for p in inside if p.section]
     category = game_category(games, inside, shown)
@@ -85,6 +85,23 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
             f"no page links a store yet: the stores are those of {template[1]}, the template "
             "of a new game (each a warning until a page links it)"
         )
+    if not stores:
+        elsewhere = [p for p in found.pages if p not in inside and p.body]
+        linked = body_stores(elsewhere)
+        if linked:
+            # No game page links a store, but other pages of the site do (a devlog's "play it
+            # on itch.io"): the games are sold there, perhaps; each a warning until a game
+            # page links it.
+            stores = [
+                Store(known.key, known.name, known.kind, None, 0, hosts[0], hosts=tuple(hosts))
+                for known, hosts in linked.values()
+            ]
+            stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
+            shown_files = few([at(shown, p.file) for p in elsewhere])
+            store_notes.append(
+                f"no game page links a store: the stores are those other pages of the site "
+                f"link in their text ({shown_files}), each a warning until a game page links it"
+            )
     draft = Proposal(
         generator=gen,
         games=games,

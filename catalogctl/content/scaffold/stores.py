@@ -55,6 +55,10 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
     found: dict[str, tuple[KnownStore, str | None]] = {}  # key -> store, path
     # List entries left out: path -> (items linking a store, items).
     mostly_not: dict[str, tuple[int, int]] = {}
+    # Keys of their own left out (`direct_link`: a web build, a repository, once itch.io):
+    # path -> (pages whose value there links a store, pages with a value there).
+    keys_not: dict[str, tuple[int, int]] = {}
+    linking = Counter(link.where for link in keys.links if link.item is None)
     links: Counter[str] = Counter()
     hosts: dict[str, Counter[str]] = {}
     for link in keys.links:
@@ -71,6 +75,9 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
         elif table is not None and where[:-1] == table:
             key = str(where[-1])
         elif all(isinstance(p, str) for p in where):
+            if 2 * linking[where] < keys.paths[where]:
+                keys_not[dotted(where)] = (linking[where], keys.paths[where])
+                continue
             shared = len(stores_of[where]) > 1
             key, path = (usual if shared else _store_key(str(where[-1]), usual)), dotted(where)
         if key is not None:
@@ -105,6 +112,11 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
         f"{path} links a store in {linked} of its {items} items, and elsewhere in the others: "
         "not mapped; map it in [fields.stores] if its links are a store's"
         for path, (linked, items) in mostly_not.items()
+    ]
+    notes += [
+        f"{path} links a store in {linked} of the {pages} pages that have it, and elsewhere "
+        "in the others: not mapped; map it in [fields.stores] if its links are a store's"
+        for path, (linked, pages) in keys_not.items()
     ]
     return stores, (None if table in (None, ("stores",)) else dotted(table or ())), notes
 

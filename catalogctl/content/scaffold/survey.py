@@ -72,6 +72,7 @@ class PageInfo(NamedTuple):
     game_labels: tuple[str, ...]  # its categories, category or tags that say game, as written
     other_hosts: tuple[str, ...] = ()  # the hosts of its body's links to no known store
     section: bool = False  # a section's own page (`<game>/_index.md`) that links a store
+    layout: str = ""  # its `layout` (Jekyll) or `type` (Hugo), lowercased
 
     @property
     def game_category(self) -> bool:
@@ -239,7 +240,17 @@ def _page_info(folder: str, shown: str, read: _Page) -> PageInfo:
         _shape(data),
         _game_labels(data),
         read.other_hosts,
+        layout=_layout(data),
     )
+
+
+def _layout(data: dict[str, Any]) -> str:
+    """The template a page asks for: Jekyll's `layout`, Hugo's `type` (lowercased)."""
+    for key in ("layout", "type"):
+        value = data.get(key)
+        if isinstance(value, str) and len(value) <= 100:
+            return value.strip().lower()
+    return ""
 
 
 def _join(rel: str, name: str) -> str:

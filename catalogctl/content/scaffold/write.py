@@ -219,7 +219,13 @@ def _store_lines(root: Path, p: Proposal, notes: list[str]) -> list[str]:
 def _store_table(s: Store) -> list[str]:
     where = ", ".join(s.hosts[:3]) if s.body and s.hosts else s.host
     lines = [f"name = {toml_str(s.name)}  # guess: the usual name of {where}"]
-    links = plural(s.links, "link") if not s.body else "links in the page text"
+    links = (
+        "links in the page text"
+        if s.body
+        else plural(s.links, "link")
+        if s.links
+        else "links on the site's other pages"
+    )
     lines.append(f"kind = {toml_str(s.kind)}  # by the host of its {links}")
     if s.kind in SPEC_PARAMS:
         lines.append(f"params = {SPEC_PARAMS[s.kind]}")

@@ -62,9 +62,31 @@ def path_text(path: str | os.PathLike[str]) -> str:
     text = path.as_posix() if isinstance(path, PurePath) else os.fspath(path)
     if os.sep != "/":
         text = text.replace(os.sep, "/")
+    return undecoded(text)
+
+
+def undecoded(text: str) -> str:
+    """`text` with the bytes the locale could not decode (an argument, a name) read as UTF-8
+    where they are, and shown as `\\xe9` where they are not."""
     if text.isascii():
         return text
     return _ESCAPED_BYTES.sub(_decoded, text)
+
+
+# A surrogate escape as repr() writes it (`\udce9`), after an even number of backslashes.
+_REPR_ESCAPED_BYTE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
+
+
+def quoted(value: str) -> str:
+    """`value` quoted for a message, as repr() quotes it (control characters escaped), but a
+    byte the locale could not decode as `\\xe9`, as `path_text` shows one, not as Python's
+    surrogate escape `\\udce9`."""
+    return undecoded_bytes(repr(value))
+
+
+def undecoded_bytes(text: str) -> str:
+    """A message holding repr()s (click's usage errors) with each `\\udce9` as `\\xe9`."""
+    return _REPR_ESCAPED_BYTE.sub(r"\1\\x\2", text) if "\\udc" in text else text
 
 
 def plural(n: int, word: str) -> str:

@@ -20,6 +20,8 @@ import re
 from collections.abc import Collection
 from functools import lru_cache
 
+from catalogctl.text import quoted
+
 MAX_URL_LENGTH = 4096
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -44,7 +46,7 @@ _PLAIN_HTTPS = re.compile(
 def shown(value: str, limit: int = 80) -> str:
     """A value quoted for a message: control and invisible characters escaped, long ones cut."""
     cut = value if len(value) <= limit else value[:limit] + "…"
-    return repr(cut)
+    return quoted(cut)
 
 
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]")
@@ -68,6 +70,13 @@ def _char_problem(value: str) -> str | None:
         if ch in "<>":
             code = "%3C" if ch == "<" else "%3E"
             return f"contains an angle bracket {where}; encode it as {code}"
+        if 0xDC80 <= ord(ch) <= 0xDCFF:
+            # A byte of an argument the locale could not decode (Python's surrogate escape).
+            byte = ord(ch) - 0xDC00
+            return (
+                f"contains the byte \\x{byte:02x} {where}, which is not UTF-8 text; encode it "
+                f"as %{byte:02X}, or write the character it was meant to be"
+            )
         if ord(ch) > 0x7F:
             encoded = "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
             return (

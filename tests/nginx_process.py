@@ -62,6 +62,8 @@ class NginxProcess(Server):
         errors = log.read_text(errors="replace")[-4000:] if log.exists() else "(none)"
         return f"{super().describe()}\nerror log:\n{errors}"
 
-    def stop(self, sig: int = signal.SIGQUIT, *, timeout: float = 10) -> int:
-        """SIGQUIT: nginx finishes the requests in flight, then exits."""
-        return super().stop(sig, timeout=timeout)
+    def stop(self, sig: int | None = None, *, timeout: float = 10) -> int:
+        """SIGQUIT unless told: nginx finishes the requests in flight, then exits. (Looked up
+        here, not at import: Windows' signal module has no SIGQUIT, and the modules that
+        import this one are collected there too.)"""
+        return super().stop(signal.SIGQUIT if sig is None else sig, timeout=timeout)

@@ -159,8 +159,11 @@ _STDOUT_CLOSED = "import os, subprocess, sys; os.close(1); sys.exit(subprocess.c
         (("validate", "{sample}", "--format", "json"), 2),
         (("validate", "{broken}"), 2),
         (("schema", "page"), 2),
+        (("--version",), 2),
+        (("--help",), 2),
+        (("validate", "--help"), 2),
     ],
-    ids=["nothing-to-write", "json", "findings", "schema"],
+    ids=["nothing-to-write", "json", "findings", "schema", "version", "help", "command-help"],
 )
 def test_a_command_started_without_stdout_says_so_instead_of_a_traceback(
     sample: Path, tmp_path: Path, args: tuple[str, ...], code: int
@@ -180,6 +183,42 @@ def test_a_command_started_without_stdout_says_so_instead_of_a_traceback(
         assert "error: standard output is closed" in proc.stderr
     else:
         assert "✓" in proc.stderr
+
+
+# stdout a pipe whose reader has left before anything was written (`catalogctl … | true`).
+_READER_GONE = (
+    "import os, subprocess, sys; r, w = os.pipe(); os.close(r); os.dup2(w, 1); os.close(w); "
+    "sys.exit(subprocess.call(sys.argv[1:]))"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("validate", "{sample}", "--format", "json"), 0),
+        (("validate", "{sample}", "--format", "sarif"), 0),
+        (("validate", "{broken}", "--format", "json"), 1),
+        (("validate", "{broken}"), 1),
+        (("schema", "page"), 0),
+        (("--version",), 0),
+        (("validate", "--help"), 0),
+    ],
+    ids=["json", "sarif", "findings-json", "findings-table", "schema", "version", "help"],
+)
+def test_a_reader_that_left_early_does_not_change_the_exit_status(
+    sample: Path, tmp_path: Path, args: tuple[str, ...], code: int
+) -> None:
+    """`catalogctl validate --format json | true`: the report goes nowhere, and the exit
+    status is still the content's (a broken pipe must not say "errors found")."""
+    broken = tmp_path / "content"
+    shutil.copytree(sample, broken)
+    page = broken / "games" / "2048-reef.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("name = ", "nom = ", 1), "utf-8")
+    places = {"sample": str(sample), "broken": str(broken)}
+    argv = [sys.executable, "-c", _READER_GONE, *cli(*(a.format(**places) for a in args))]
+    proc = run(argv)
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("columns", ["99999999999999999999", "2000000000", "-5", "abc", "0"])

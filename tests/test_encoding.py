@@ -453,6 +453,38 @@ def test_paths_are_shown_with_slashes_and_utf8_names(path: Any, shown: str) -> N
     assert path_text(path) == shown
 
 
+@pytest.mark.skipif(
+    sys.platform == "win32", reason="Windows passes arguments as UTF-16: none holds a stray byte"
+)
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ("build", "{sample}", "-o", "out", "--base-url", "https://x.example/p\udce9"),
+            "contains the byte \\xe9 at position 20, which is not UTF-8 text; encode it as %E9",
+        ),
+        (("serve", "{sample}", "--host", "h\udce9"), "'h\\xe9' is not a host name"),
+        (("validate", "--format", "j\udce9"), "'j\\xe9' is not one of"),
+        (("validate", "a", "b\udce9\x1b[2J"), "argument(s) (b\\xe9\\x1b[2J)"),
+    ],
+    ids=["base-url", "host", "click-choice", "click-extra-argument"],
+)
+def test_an_argument_byte_that_is_not_utf8_is_shown_as_such(
+    sample: Path, tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    """An argument the locale could not decode (a Latin-1 é in a UTF-8 shell): messages show
+    the byte as \\xe9, as file names show one, and its percent-encoding is the byte's, never
+    Python's surrogate escape (\\udce9, %ED%B3%A9) nor a control character."""
+    argv = [a.format(sample=sample) for a in args]
+    proc = run_cli(*argv, cwd=tmp_path, encoding="utf-8", errors="surrogateescape")
+    assert proc.returncode == 2, proc.stderr
+    text = " ".join(proc.stderr.split()).replace("│", "").replace("|", "")
+    text = " ".join(text.split())
+    assert said in text, proc.stderr
+    assert "udce9" not in proc.stderr and "%ED%B3%A9" not in proc.stderr
+    assert "\x1b" not in proc.stderr and "Traceback" not in proc.stderr
+
+
 def test_findings_name_nested_files_with_slashes(tmp_path: Path) -> None:
     root = write_site(tmp_path / "site", {"moon-lander.md": PAGES["moon-lander.md"]})
     (root / "games" / "arcade" / "retro").mkdir(parents=True)

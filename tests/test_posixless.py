@@ -66,6 +66,25 @@ print(json.dumps({
 
 
 @pytest.mark.parametrize("system", EMULATED)
+def test_the_suite_collects_without_what_the_system_lacks(system: System) -> None:
+    """Every test module imports where the system lacks POSIX's signals and modules: a
+    default argument of `signal.SIGQUIT` would fail the whole Windows CI job at collection.
+    (The modules that import `resource` do so only where `sys.platform` is not win32, which
+    the harness leaves as Linux: their errors here are the harness's, not Windows'.)"""
+    tests = Path(__file__).resolve().parent
+    proc = run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n0", "-p", "no:cacheprovider"],
+        env=environment(system),
+        cwd=tests.parent,
+    )
+    errors = re.findall(r"^E +(.+)$", proc.stdout, re.MULTILINE)
+    assert set(errors) <= {"ModuleNotFoundError: No module named 'resource'"}, proc.stdout[-3000:]
+    for module in re.findall(r"^ERROR (tests/\S+\.py)", proc.stdout, re.MULTILINE):
+        text = (tests.parent / module).read_text("utf-8")
+        assert 'if sys.platform != "win32":\n    import resource' in text, module
+
+
+@pytest.mark.parametrize("system", EMULATED)
 def test_posixless_harness_takes_away_what_the_system_lacks(system: System) -> None:
     """The harness is in force in the processes the tests start (else every other test here
     would pass for nothing)."""

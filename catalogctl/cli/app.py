@@ -27,8 +27,15 @@ from typer.core import TyperCommand, TyperGroup
 
 from catalogctl import __version__, docs_url
 from catalogctl.errors import CatalogError, ExitCode, InputError
-from catalogctl.output.console import Format, prepare_streams, print_text, use_format
+from catalogctl.output.console import (
+    Format,
+    error_line,
+    prepare_streams,
+    print_text,
+    use_format,
+)
 from catalogctl.output.reports import report_error, report_failure
+from catalogctl.text import clean, undecoded, undecoded_bytes
 
 P = ParamSpec("P")
 _ARGS = "catalogctl.args"
@@ -130,6 +137,11 @@ class CatalogGroup(TyperGroup):
             # typer bundles its own click: its UsageError is recognised by name, not imported.
             if not any(c.__name__ == "UsageError" for c in type(exc).__mro__):
                 raise
+            said = getattr(exc, "message", None)
+            if isinstance(said, str):
+                # The arguments it quotes, as every message shows them: control characters
+                # out, a byte that is not UTF-8 as \xe9 (before the panel is laid out).
+                exc.message = clean(undecoded(undecoded_bytes(said)))  # type: ignore[attr-defined]
             failed = getattr(exc, "ctx", None)
             command = getattr(getattr(failed, "command", None), "name", None)
             args: list[str] = ctx.meta.get(_ARGS, [])
@@ -196,7 +208,7 @@ def reflow(doc: str | None) -> str | None:
 
 def system_error_text(exc: OSError) -> str:
     """An `OSError` as a user reads it: what the system said, and about which file."""
-    from catalogctl.text import clean, path_text
+    from catalogctl.text import path_text
 
     said = clean(exc.strerror or str(exc) or type(exc).__name__)
     if not isinstance(exc.filename, str | bytes | os.PathLike):
@@ -276,6 +288,11 @@ def main() -> None:
         make_app(requested(sys.argv[1:]))()
     except KeyboardInterrupt:
         sys.exit(130)
+    except CatalogError as exc:
+        # Outside every command (`--help`, `--version` with stdout closed): said as a command
+        # says it, never a traceback.
+        error_line(exc.message)
+        sys.exit(int(exc.exit_code))
     finally:
         # The command is over: a Ctrl-C that arrives while the interpreter shuts down (joining
         # the threads of a parallel parse) ends the process as the signal does, not with a

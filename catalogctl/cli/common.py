@@ -12,6 +12,7 @@ import typer
 
 from catalogctl.output.console import BasicFormat, Format
 from catalogctl.sources.locate import CONTENT_KINDS, Kind, Located
+from catalogctl.text import quoted
 
 # Panels of `--help` beside "Options" (typer's `rich_help_panel`): the everyday options stay
 # in "Options", the others go to one of these, so that every command's help fits a screen.
@@ -91,7 +92,7 @@ def resolve_content(path: Path | None) -> tuple[Path, str]:
 
 def _shown(value: str) -> str:
     """A value as a message shows it: quoted, control characters escaped, long ones cut."""
-    text = repr(value)
+    text = quoted(value)
     return text if len(text) <= 80 else text[:60] + "…" + text[-10:]
 
 

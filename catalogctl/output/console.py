@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import io
 import os
 import sys
@@ -124,6 +125,45 @@ class ClosedOutput(io.TextIOBase):
         raise InputError("standard output is closed: the report cannot be written; use --output")
 
 
+class ReaderGone:
+    """A standard stream whose reader may leave before the end (`catalogctl validate | true`,
+    a pager quit early): what is written after it left is dropped, so that the command ends
+    as it would have, with its own exit status (a broken pipe would otherwise end it with 1,
+    which says "the content has errors"). Anything else is the stream's own."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def _left(self, exc: OSError) -> bool:
+        # A closed pipe: EPIPE on POSIX; Windows says EINVAL when the reader has gone.
+        gone = isinstance(exc, BrokenPipeError) or (os.name == "nt" and exc.errno == errno.EINVAL)
+        if gone:
+            # What the stream still holds goes nowhere, at its next flush and at exit.
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, self.stream.fileno())
+                os.close(null)
+        return gone
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self.stream.write(text))
+        except OSError as exc:
+            if not self._left(exc):
+                raise
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            if not self._left(exc):
+                raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 # A terminal size from COLUMNS or LINES past this is no terminal's: rich would lay out help
 # and tables that wide (2,000,000,000 columns: for minutes; more: OverflowError).
 MAX_TERMINAL_SIZE = 10_000
@@ -150,6 +190,9 @@ def prepare_streams() -> None:
         # program's object): left as it is.
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors=ERRORS)
+    if not isinstance(sys.stdout, ClosedOutput):
+        sys.stdout = ReaderGone(sys.stdout)
+    sys.stderr = ReaderGone(sys.stderr)
 
 
 def _utf8(stream: Any) -> bool:

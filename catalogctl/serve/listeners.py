@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from catalogctl.errors import InputError
+from catalogctl.text import clean, quoted
 
 SD_LISTEN_FDS_START = 3  # sd_listen_fds(3): the first passed descriptor
 
@@ -75,15 +76,25 @@ def open_listener(host: str, port: int, unix: Path | None, backlog: int) -> List
     return Listener(sock, _url(host, sock.getsockname()[1]))
 
 
+def host_refused(exc: UnicodeError) -> str:
+    """Why IDNA refused a host name, in words: a byte that is not UTF-8 text (an argument the
+    locale could not decode), else the codec's reason."""
+    text = str(exc)
+    if "\\udc" in repr(text):
+        return "it holds a byte that is not UTF-8 text"
+    reason = text.removeprefix("encoding with 'idna' codec failed ").strip("()")
+    return clean(reason.removeprefix("UnicodeError: "))
+
+
 def _tcp(host: str, port: int) -> socket.socket:
     try:
         infos = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE | socket.AI_ADDRCONFIG
         )
     except socket.gaierror as exc:
-        raise InputError(f"cannot resolve --host {host!r}: {exc.strerror}") from exc
+        raise InputError(f"cannot resolve --host {quoted(host)}: {exc.strerror}") from exc
     except UnicodeError as exc:  # a label empty or over 63 letters ("a..b"): IDNA refuses it
-        raise InputError(f"--host {host!r} is not a host name: {exc}") from exc
+        raise InputError(f"--host {quoted(host)} is not a host name: {host_refused(exc)}") from exc
     family, kind, proto, _, addr = infos[0]
     sock = socket.socket(family, kind, proto)
     try:

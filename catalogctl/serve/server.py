@@ -26,13 +26,13 @@ from typing import Any
 from catalogctl.contract.routes import Site
 from catalogctl.errors import InputError
 from catalogctl.serve.acceptor import raise_open_files_limit
-from catalogctl.serve.listeners import exclusive_address, open_listener
+from catalogctl.serve.listeners import exclusive_address, host_refused, open_listener
 from catalogctl.serve.metrics import Counters
 from catalogctl.serve.options import LogFormat, Ready, ServeOptions, Setup
 from catalogctl.serve.responses import Table
 from catalogctl.serve.worker import Worker, new_event_loop, open_access_fd
 from catalogctl.sources.served import SiteInput
-from catalogctl.text import clean
+from catalogctl.text import clean, quoted
 
 log = logging.getLogger("catalogctl.serve")
 
@@ -172,7 +172,8 @@ def _metrics_socket(address: tuple[str, int]) -> socket.socket:
             f"cannot listen on --metrics {host}:{port}: {exc.strerror or exc}"
         ) from exc
     except UnicodeError as exc:  # a label empty or over 63 letters ("a..b"): IDNA refuses it
-        raise InputError(f"--metrics {host!r} is not a host name: {exc}") from exc
+        why = host_refused(exc)
+        raise InputError(f"--metrics {quoted(host)} is not a host name: {why}") from exc
     sock.setblocking(False)
     return sock
 

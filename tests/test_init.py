@@ -917,6 +917,46 @@ def test_init_with_nothing_to_go_on_names_the_folders_it_saw(tmp_path: Path) -> 
     assert not (tmp_path / "site.toml").exists()
 
 
+def test_init_says_why_no_page_of_the_games_folder_could_be_read(tmp_path: Path) -> None:
+    """A game kept as fragments without front matter (an Astro site's `[slug].astro` reads
+    them), and pages whose front matter is invalid: init says which, and why, and writes
+    nothing; never "run validate after init", which needs the site.toml it did not write."""
+    files = {
+        "astro.config.mjs": "export default {}\n",
+        "src/content/games/psychroma/about.md": "Psychroma is a game.\n",
+        "src/content/games/psychroma/links.md": "[Steam](https://store.steampowered.com/app/1/)\n",
+        "_games/a.md": '---\ntitle: "A \\udce9"\n---\n',
+    }
+    root = write(tmp_path, files)
+    proc = run_cli("init", cwd=root)
+    assert proc.returncode == 2 and not (root / "site.toml").exists()
+    said = " ".join(proc.stderr.split())
+    assert "2 Markdown files have no front matter (src/content/games/psychroma/about.md" in said
+    proc = run_cli("init", "--games", "src/content/games", cwd=root)
+    assert proc.returncode == 2 and not (root / "site.toml").exists()
+    said = " ".join(proc.stderr.split())
+    assert "no page in src/content/games could be read: 2 Markdown files have no front" in said
+    assert "validate" not in said
+    proc = run_cli("init", "--games", "_games", cwd=root)
+    said = " ".join(proc.stderr.split())
+    assert "the front matter of 1 page is invalid (_games/a.md: line 2: invalid YAML" in said
+
+
+def test_init_takes_no_title_that_is_half_a_character(tmp_path: Path) -> None:
+    """`title: "Caf\\xe9 \\ud83c"` in _config.yml (half a character, which no file can
+    hold): the title is guessed instead, and site.toml is written."""
+    files = {
+        "_config.yml": 'title: "Studio \\ud83c"\nurl: "https://ex.example"\n',
+        "_games/a.md": "---\ntitle: A\nstore: https://studio.itch.io/a\n---\n",
+        "_games/b.md": "---\ntitle: B\nstore: https://studio.itch.io/b\n---\n",
+    }
+    root = write(tmp_path, files)
+    proc = run_cli("init", cwd=root)
+    assert proc.returncode == 1, proc.stderr
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["title"] == root.name and site["base_url"] == "https://ex.example"
+
+
 def test_init_reports_what_it_could_not_read(tmp_path: Path) -> None:
     root = bare_site("hugo-games-itch", tmp_path)
     games = root / "content" / "games"

@@ -65,8 +65,15 @@ def read_config(path: Path) -> dict[str, Any]:
 
 
 def text_value(value: Any) -> str | None:
-    """A setting's text, stripped; None for anything else or blank."""
-    return value.strip() if isinstance(value, str) and value.strip() else None
+    """A setting's text, stripped; None for anything else, blank, or not text (half a
+    character: YAML's `"\\ud83c"`, which no file can hold)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    return value.strip()
 
 
 def first_file(root: Path, names: tuple[str, ...]) -> Path | None:

@@ -21,6 +21,7 @@ from catalogctl.content.document import Problem
 from catalogctl.content.fields import parse_path
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.storehosts import KnownStore, known_store_of_url, url_host
+from catalogctl.text import clean
 
 MAX_VALUES = 200  # values kept of one key path, for guessing what it holds
 MAX_URL = 2000  # characters of a value looked at as a link
@@ -55,6 +56,7 @@ class PageKeys(NamedTuple):
     # Label keys (`tags`, `categories`) by how many pages list their own id there
     # (`tags: [game, cat-hatch]` on cat-hatch.md): a page's own labels, not genres.
     own_labels: Counter[tuple[str, ...]] | None = None
+    unread: tuple[tuple[str, str], ...] = ()  # pages whose front matter failed: (file, why)
 
 
 def front_store(value: Any) -> KnownStore | None:
@@ -77,11 +79,20 @@ def has_store_link(data: Any, depth: int = 0) -> bool:
 
 def read_front_matter(path: str, shown: str) -> dict[str, Any] | None:
     """A page's front matter, or None when it cannot be read (validate will say why)."""
+    return front_matter_or_why(path, shown)[0]
+
+
+def front_matter_or_why(path: str, shown: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A page's front matter, or None and why it cannot be read (as validate says it, with
+    its line)."""
     try:
         raw, complete = read_head(path, HEAD_BYTES)
-        return parse_page(raw, shown, complete=complete).data
-    except (OSError, Problem):
-        return None
+        return parse_page(raw, shown, complete=complete).data, None
+    except OSError as exc:
+        return None, clean(exc.strerror or str(exc))
+    except Problem as exc:
+        where = f"line {exc.line}: " if exc.line else ""
+        return None, f"{where}{clean(exc.message)}"
 
 
 def read_keys(
@@ -102,9 +113,12 @@ def read_keys(
     files: list[str] = []
     values: dict[tuple[str, ...], list[Any]] = {}
     own_labels: Counter[tuple[str, ...]] = Counter()
+    unread: list[tuple[str, str]] = []
     for page in found.pages:
-        data = read_front_matter(page.path, page.file)
+        data, why = front_matter_or_why(page.path, page.file)
         if data is None:
+            if why is not None:
+                unread.append((page.file, why))
             continue
         if category is not None and not in_category(data, category):
             outside += 1
@@ -121,7 +135,17 @@ def read_keys(
             if len(kept) < MAX_VALUES:
                 kept.append(_value_at(data, path))
     return PageKeys(
-        len(files), game_pages, paths, types, links, files, values, outside, items, own_labels
+        len(files),
+        game_pages,
+        paths,
+        types,
+        links,
+        files,
+        values,
+        outside,
+        items,
+        own_labels,
+        tuple(unread),
     )
 
 

@@ -22,7 +22,7 @@ from catalogctl.content.scaffold.choose import (
 from catalogctl.content.scaffold.generators import detect
 from catalogctl.content.scaffold.mapping import map_fields, own_keys
 from catalogctl.content.scaffold.notgames import not_games, without_legal
-from catalogctl.content.scaffold.pages import read_keys, template_keys
+from catalogctl.content.scaffold.pages import PageKeys, read_keys, template_keys
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.stores import STORE_ORDER, Store, front_stores, with_body_stores
 from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, PageInfo
@@ -63,7 +63,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     category = game_category(games, inside, shown)
     keys = read_keys(root, games, gen.language or "en", category.label, exclude, bool(sections))
     if keys.pages == 0:
-        raise InputError(f"no page in {games} could be read: run `catalogctl validate` after init")
+        raise InputError(_none_read(games, keys))
     fields, guesses = map_fields(keys, category.label)
     stores, table, store_notes = front_stores(keys)
     games_inside = [p for p in inside if category.label is None or p.game_labels]
@@ -126,6 +126,29 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
         notes.append(category.why)
     notes += store_notes + _other_stores(games_inside, gen.base_url)
     return draft._replace(text=text, notes=notes + _scan_notes(found, shown))
+
+
+def _none_read(games: str, keys: PageKeys) -> str:
+    """Why no page of the games folder could be read: the files without front matter, and
+    the front matter each other page failed on (as `validate` says it, with its line)."""
+    plain = [f for f, why in keys.unread if "no front matter" in why]
+    failed = [(f, why) for f, why in keys.unread if "no front matter" not in why]
+    said = []
+    if plain:
+        have = "has" if len(plain) == 1 else "have"
+        said.append(
+            f"{plural(len(plain), 'Markdown file')} {have} no front matter ({few(plain)}), and "
+            "catalogctl reads each game from the front matter of its page"
+        )
+    if failed:
+        more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
+        why = "; ".join(f"{file}: {reason}" for file, reason in failed[:3])
+        said.append(f"the front matter of {plural(len(failed), 'page')} is invalid ({why}{more})")
+    reasons = ": " + "; ".join(said) if said else ""
+    return (
+        f"no page in {games} could be read{reasons}; correct the pages, or name the folder of "
+        "the game pages with --games FOLDER"
+    )
 
 
 def _scan_notes(found: Scan, shown: str) -> list[str]:
@@ -197,14 +220,42 @@ def _no_store(host: str) -> bool:
     return any(host == h or host.endswith("." + h) for h in NOT_STORES)
 
 
+def _without_front_matter(found: Scan, folder: str = ".") -> str:
+    """`; 18 Markdown files have no front matter (…)`, of `folder`, for a message saying
+    that no page was found: the site keeps its games in files catalogctl does not read."""
+    plain = [
+        f
+        for f, why in found.unread
+        if why == NO_FRONT_MATTER and (folder == "." or f.startswith(folder.rstrip("/") + "/"))
+    ]
+    unread = [
+        f
+        for f, why in found.unread
+        if why != NO_FRONT_MATTER and (folder == "." or f.startswith(folder.rstrip("/") + "/"))
+    ]
+    said = ""
+    if plain:
+        have = "has" if len(plain) == 1 else "have"
+        said += (
+            f"; {plural(len(plain), 'Markdown file')} {have} no front matter ({few(plain)}), "
+            "and catalogctl reads each game from the front matter of its page"
+        )
+    if unread:
+        said += (
+            f"; {plural(len(unread), 'file')} could not be read ({few(unread)}; --games with "
+            "their folder says why)"
+        )
+    return said
+
+
 def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     seen = [c for c in choice.candidates if c.folder != "."][:5]
     legal = [p.file for p in choice.scan.legal]
     left_out = f" ({plural(len(legal), 'legal page')} left out: {few(legal)})" if legal else ""
     if not seen:
         return (
-            f"no pages found in {path_text(root)} to take for game pages{left_out}: name the "
-            "games folder with --games FOLDER"
+            f"no pages found in {path_text(root)} to take for game pages{left_out}"
+            f"{_without_front_matter(choice.scan)}: name the games folder with --games FOLDER"
         )
     shown = "; ".join(
         f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"

@@ -12,6 +12,7 @@ import textwrap
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,6 +112,44 @@ needs_nfc_and_nfd = pytest.mark.skipif(
     not _probe(_nfc_and_nfd),
     reason="this file system normalises file names (macOS HFS+): café in NFC and NFD is one",
 )
+needs_posix_names = pytest.mark.skipif(
+    WINDOWS, reason="Windows cannot hold such a name (aux.md, a:b.md): no file can be made"
+)
+
+
+def example_marks(rule_ids: list[str]) -> list[pytest.MarkDecorator]:
+    """What the system needs to lay out the examples of these rules (docs/reference/rules.md):
+    a FIFO, a symlink, a name that is not UTF-8, a name Windows refuses."""
+    from catalogctl.content.discovery import windows_name_problem
+    from catalogctl.content.rules.examples import EXAMPLES
+
+    marks: list[pytest.MarkDecorator] = []
+    for rule_id in rule_ids:
+        for f in EXAMPLES[rule_id].files:
+            if f.kind == "fifo":
+                marks.append(needs_fifos)
+            if f.kind == "symlink":
+                marks.append(needs_symlinks)
+            try:
+                f.path.encode("utf-8")
+            except UnicodeEncodeError:
+                marks.append(needs_bytes_file_names)
+            if any(windows_name_problem(part) for part in f.path.split("/")):
+                marks.append(needs_posix_names)
+    unique: list[pytest.MarkDecorator] = []
+    for mark in marks:
+        if not any(mark is seen for seen in unique):
+            unique.append(mark)
+    return unique
+
+
+def example_params() -> list[Any]:
+    """Each rule with an example, as a parameter that skips where its example cannot be made."""
+    from catalogctl.content.rules.examples import EXAMPLES
+
+    return [pytest.param(r, marks=example_marks([r]), id=r) for r in sorted(EXAMPLES)]
+
+
 emulates_another_system = pytest.mark.skipif(
     not LINUX,
     reason="tests/posixless emulates Windows and macOS by taking facilities away from Linux's "

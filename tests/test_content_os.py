@@ -30,6 +30,7 @@ from tests.conftest import (
     game_yaml,
     needs_case_sensitive_fs,
     needs_nfc_and_nfd,
+    needs_posix_names,
     needs_symlinks,
 )
 from tests.processes import run_cli
@@ -144,6 +145,35 @@ def test_validate_a_draft_twin_in_case_is_a_warning(make_content: ContentFactory
 
 
 # --- errno by name --------------------------------------------------------------------------
+
+
+@needs_posix_names
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("aux.md", "'aux' names a device on Windows"),
+        ("COM1.md", "'COM1' names a device on Windows"),
+        ("nul/index.md", "'nul' names a device on Windows"),
+        ("a:b.md", "Windows refuses the character ':' in a name"),
+        ("what?.md", "Windows refuses the character '?' in a name"),
+        ("tide./index.md", "Windows drops the dot or space a name ends with"),
+    ],
+)
+def test_validate_a_name_windows_cannot_hold_is_portable_name(
+    tmp_path: Path, name: str, said: str
+) -> None:
+    """A page or a bundle's folder named so that a Windows checkout fails: a portable-name
+    error naming it, and the page is read all the same (its game is checked)."""
+    root = tmp_path / "content"
+    page = root / "games" / name
+    page.parent.mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    page.write_text(game_yaml("Aux"), encoding="utf-8")
+    content = load(root)
+    (f,) = [f for f in content.findings if f.rule == "portable-name"]
+    assert f.severity == "error" and said in f.message
+    assert name.split("/")[0] in f.file
+    assert content.summary.pages == 1
 
 
 @needs_symlinks

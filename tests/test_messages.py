@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from catalogctl.content.rules.examples import EXAMPLES
 from catalogctl.output.reference import example_findings
-from tests.conftest import ContentFactory, game_yaml
+from tests.conftest import ContentFactory, example_params, game_yaml
 from tests.processes import run_cli
 
 # How a message offers its fix: after "; ", as a did-you-mean, or by saying what the value
@@ -23,7 +22,7 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return run_cli(*args, timeout=120)
 
 
-@pytest.mark.parametrize("rule_id", sorted(EXAMPLES))
+@pytest.mark.parametrize("rule_id", example_params())
 def test_each_rule_example_finding_says_what_to_do(rule_id: str) -> None:
     for finding in example_findings(rule_id):
         assert FIX.search(finding.message), f"{rule_id}: {finding.message}"

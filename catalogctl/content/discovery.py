@@ -123,6 +123,27 @@ def safe_name(name: str) -> str:
     return "".join(out)
 
 
+# Names Windows gives to devices, whatever their extension (`aux.md`, `CON`, `com1.txt`).
+_WINDOWS_DEVICES = re.compile(
+    r"(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(?:\..*)?",
+    re.IGNORECASE,
+)
+_WINDOWS_REFUSES = re.compile(r'[<>:"|?*\\\x00-\x1f]')
+
+
+def windows_name_problem(name: str) -> str | None:
+    """Why Windows cannot hold a file or folder of this name (a checkout there fails), or
+    None."""
+    if _WINDOWS_DEVICES.fullmatch(name.rstrip(" .")):
+        return f"{name.split('.', 1)[0]!r} names a device on Windows"
+    m = _WINDOWS_REFUSES.search(name)
+    if m is not None:
+        return f"Windows refuses the character {m.group()!r} in a name"
+    if name.endswith((".", " ")):
+        return "Windows drops the dot or space a name ends with"
+    return None
+
+
 def name_text(name: str) -> str | None:
     """A file name as text: its bytes (`os.fsencode`) decoded as UTF-8; None when they are not
     UTF-8. The bytes, not the locale: a C locale decodes every byte above 0x7F as an escape."""
@@ -172,6 +193,17 @@ class _Walker:
 
     def problem(self, rule: str, file: str, message: str) -> None:
         self.found.problems.append(TreeProblem(rule, file, message))
+
+    def portable(self, name: str, shown: str) -> None:
+        """A name Windows cannot hold is a finding; the file is read all the same (the site
+        works here, a checkout on Windows fails)."""
+        windows = windows_name_problem(name)
+        if windows is not None:
+            self.problem(
+                "portable-name",
+                shown,
+                f"{windows}, so the repository cannot be checked out there; rename it",
+            )
 
     def resolve(self, path: str, shown: str) -> tuple[str, os.stat_result] | None:
         """The target of a symlink inside the tree and its stat, or None (a finding)."""
@@ -264,6 +296,7 @@ class _Walker:
             if name.startswith("."):
                 found.ignore(name, entry.is_dir(follow_symlinks=False))
                 continue
+            self.portable(name, child)
             if self.excluded is not None and self._excluded_page(name, child, section_id):
                 found.excluded += 1  # not read, nor looked at: a symlink, a FIFO, a page
                 continue

@@ -114,6 +114,10 @@ EXAMPLES: dict[str, Example] = {
         File("games/caf\udce9.md", BASE_PAGE.replace("Moon Lander", "Café"), show=False),
         note="A page named `caf\\xe9.md`: é written as the Latin-1 byte 0xE9.",
     ),
+    "portable-name": _ex(
+        File("games/aux.md", BASE_PAGE.replace("Moon Lander", "Aux"), show=False),
+        note="A page named `aux.md`: AUX is a device on Windows.",
+    ),
     "encoding": _ex(
         File(PAGE_PATH, BASE_PAGE.replace("Moon Lander", "Café Lander"), kind="latin-1"),
         note="The page saved in Latin-1: é is the byte 0xE9.",

@@ -65,6 +65,17 @@ EXPLANATIONS: dict[str, Explanation] = {
         "An id comes from the file name and ends up in URLs and JSON, which are UTF-8.",
         "Rename the file (`convmv -f latin1 -t utf8` renames a whole tree).",
     ),
+    "portable-name": _e(
+        "A file or folder name in the games folder that Windows cannot hold: a device's name "
+        "(`con.md`, `aux`, `nul.md`, `com1.md`, `lpt1.md`, whatever the extension), one of "
+        'the characters `< > : " | ? * \\`, or a name ending in a dot or a space. The page '
+        "is read all the same.",
+        "Git for Windows cannot check such a file out: the editor of the studio who works on "
+        "Windows gets an error, or a tree without the page. It is an error although Linux "
+        "and macOS keep the name, as `id-case` is; a site edited only there may set it to a "
+        "warning.",
+        "Rename the file or folder (`git mv`), and give the page a `slug` if its id must stay.",
+    ),
     "unreadable-file": _e(
         "A page, a folder or `site.toml` that the operating system refuses to read "
         "(permissions, an I/O error), or a `site.toml` that is not a regular file (a FIFO, a "

@@ -36,6 +36,7 @@ RULES: dict[str, Rule] = {
         _r("broken-symlink", ERROR, False, "a symlink is dangling or loops"),
         _r("symlink-outside", ERROR, False, "a symlink leads out of the content tree"),
         _r("file-name", ERROR, False, "a file name is not valid UTF-8"),
+        _r("portable-name", ERROR, True, "a file or folder name Windows cannot hold"),
         _r("unreadable-file", ERROR, False, "a file cannot be read"),
         _r("encoding", ERROR, False, "a file is not UTF-8"),
         _r("parser-crash", ERROR, False, "the parser process died or hung on a file"),

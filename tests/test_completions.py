@@ -100,6 +100,19 @@ def test_completion_unknown_shell_is_a_usage_error() -> None:
     result = run_cli("completion", "ksh")
     assert result.returncode == 2
     assert "ksh" in result.stdout + result.stderr
+    assert "PowerShell" not in result.stderr
+
+
+@pytest.mark.parametrize("shell", ["powershell", "pwsh", "cmd"])
+def test_completion_for_powershell_says_what_to_use_instead(shell: str) -> None:
+    """A Windows user asking for PowerShell's script is told there is none, and where the
+    commands and options are listed instead."""
+    result = run_cli("completion", shell, env={**os.environ, "COLUMNS": "400"})
+    assert result.returncode == 2
+    said = " ".join(result.stderr.split())
+    assert "catalogctl prints no completion script for PowerShell or cmd" in said
+    assert "`catalogctl --help` lists every command and option" in said
+    assert "commands/completion/#powershell" in said
 
 
 def test_completion_bash_as_installed(home: tuple[Path, dict[str, str]]) -> None:

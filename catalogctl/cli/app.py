@@ -145,6 +145,9 @@ class CatalogGroup(TyperGroup):
             failed = getattr(exc, "ctx", None)
             command = getattr(getattr(failed, "command", None), "name", None)
             args: list[str] = ctx.meta.get(_ARGS, [])
+            hint = _hint(command, args)
+            if hint and isinstance(getattr(exc, "message", None), str):
+                exc.message = f"{exc.message.rstrip('.')}; {hint}"  # type: ignore[attr-defined]
             fmt = _option_value(args, "--format", "-f")
             if failed is ctx or command is None or fmt not in set(Format) - {"table"}:
                 raise
@@ -153,6 +156,18 @@ class CatalogGroup(TyperGroup):
             message: str = exc.format_message()  # type: ignore[attr-defined]
             report_failure(message, code=int(ExitCode.USAGE), kind="usage")
             raise typer.Exit(int(ExitCode.USAGE)) from None
+
+
+def _hint(command: str | None, args: list[str]) -> str | None:
+    """What to do instead, for a usage error whose value asks for what catalogctl has not:
+    a completion script for PowerShell (or cmd)."""
+    if command == "completion" and any(a.lower() in ("powershell", "pwsh", "cmd") for a in args):
+        return (
+            "catalogctl prints no completion script for PowerShell or cmd: `catalogctl "
+            f"--help` lists every command and option (see {docs_url('commands/completion.md')}"
+            "#powershell)"
+        )
+    return None
 
 
 # command name -> module under catalogctl.cli, whose function of the same name (with `_` for

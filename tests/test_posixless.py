@@ -157,6 +157,27 @@ def test_posixless_commands_report_as_the_normal_run(
     assert _timeless(other.stderr) == _timeless(normal.stderr)
 
 
+@pytest.mark.parametrize("system", EMULATED)
+def test_posixless_network_commands_report_as_the_normal_run(system: System) -> None:
+    """`diff` of a served catalog and `check-links` of one: their connections (asyncio's
+    sock_connect, aiohttp's client) work where the loop has no add_reader for others' use,
+    with the same reports as the normal run."""
+    with ServeProcess(str(SAMPLE)) as server:
+        url = server.url
+        cases = [
+            ("diff", SAMPLE, url),
+            ("diff", DEFECTS, url, "--format", "json"),
+            ("check-links", url, "--include", "^" + re.escape(url), "--retries", "0"),
+        ]
+        for args in cases:
+            normal = run_cli(*args)
+            other = run_cli(*args, env=environment(system))
+            assert other.returncode == normal.returncode, other.stderr
+            assert "NotImplementedError" not in other.stderr
+            assert _timeless(other.stdout) == _timeless(normal.stdout)
+            assert _timeless(other.stderr) == _timeless(normal.stderr)
+
+
 def _tree(path: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()

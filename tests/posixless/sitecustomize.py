@@ -27,15 +27,16 @@ and so does every Python process it starts (a spawned loader inherits the enviro
   (ModuleNotFoundError);
 - the event loop's `add_signal_handler`, `remove_signal_handler`, `add_reader`,
   `remove_reader`, `add_writer` and `remove_writer` raise NotImplementedError, as Windows'
-  default loop (ProactorEventLoop) does;
+  default loop (ProactorEventLoop) does, when anything but asyncio itself calls them (its
+  `sock_connect` and `sock_recv`, which the Proactor does by overlapped I/O);
 - multiprocessing starts processes by spawn, and `get_context("fork")` (or "forkserver") is a
   ValueError;
 - the C library has no `prctl` or `renameat2` (ctypes raises AttributeError, as dlsym fails),
   and there is no /proc (`os.open` of a path under it: FileNotFoundError).
 
 `macos` takes away what macOS lacks of that: `prctl`, `renameat2`, /proc, CPU affinity,
-`os.pipe2`, `os.memfd_create`, `MSG_NOSIGNAL`, epoll; and spawn is the default start method
-(fork is still there, as on macOS).
+`os.pipe2`, `os.memfd_create`, `MSG_NOSIGNAL`, epoll (the default selector is poll's); and
+spawn is the default start method (fork is still there, as on macOS).
 
 What this does not reproduce of Windows, so a run here is evidence, not proof: the process
 still runs Linux's CPython (`sys.platform`, `os.name`, `os.sep`, path rules, the file system's
@@ -261,8 +262,14 @@ def _windows_mmap() -> None:
     mmap.mmap = _WindowsMmap  # type: ignore[misc]
 
 
-def _not_implemented(name: str) -> Any:
-    def method(self: object, *args: object, **kwargs: object) -> None:
+def _not_implemented(name: str, real: Any) -> Any:
+    def method(self: object, *args: object, **kwargs: object) -> Any:
+        # asyncio's own socket operations (sock_connect, sock_recv) call these methods of
+        # the selector loop, where the Proactor does the same by overlapped I/O: they keep
+        # them. Any other caller is told what Windows' loop tells it.
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller.startswith("asyncio."):
+            return real(self, *args, **kwargs)
         raise NotImplementedError(f"{name} is not implemented by this event loop (Windows)")
 
     return method
@@ -272,7 +279,8 @@ def _windows_loops() -> None:
     import asyncio
 
     for name in LOOP_METHODS:
-        setattr(asyncio.SelectorEventLoop, name, _not_implemented(name))
+        real = getattr(asyncio.SelectorEventLoop, name)
+        setattr(asyncio.SelectorEventLoop, name, _not_implemented(name, real))
 
 
 def windows() -> None:
@@ -293,10 +301,14 @@ def windows() -> None:
 
 def macos() -> None:
     import select
+    import selectors
 
     _remove(os, MACOS_OS)
     _remove(socket, MACOS_SOCKET)
     _remove(select, tuple(n for n in dir(select) if n.startswith(("epoll", "EPOLL"))))
+    # The default selector was chosen when `selectors` was imported, with epoll there: it
+    # becomes one macOS has (kqueue is not here to emulate; poll is on both).
+    selectors.DefaultSelector = selectors.PollSelector  # type: ignore[misc,assignment]
     _spawn_by_default()
     _without_symbols()
     _without_proc()

@@ -187,7 +187,8 @@ EXPLANATIONS: dict[str, Explanation] = {
         'Rename the file or set a `slug` of letters, digits and `-` (`slug: "moon-lander"`).',
     ),
     "id-style": _e(
-        "An id that is a valid path segment but not a lowercase slug (`a`-`z`, `0`-`9`, `-`).",
+        "An id that is a valid path segment but not a lowercase slug: `a`-`z` and `0`-`9`, "
+        "joined by `-`, `_` or `.` (`moon-lander`, `cat_bank`).",
         "Ids are compared exactly: `Moon-Lander` and `moon-lander` are two games to a client, "
         "and web servers differ in how they treat case.",
         "Rename the file, or set `slug` to the lowercase form.",

@@ -263,7 +263,8 @@ def _check_id(
         add(
             "id-style",
             id_loc,
-            f"id {shown(game_id)} is not a lowercase slug (a-z, 0-9, '-'); set slug to "
+            f"id {shown(game_id)} is not a lowercase slug (a-z and 0-9, joined by '-', '_' or "
+            f"'.'); set slug to "
             f"{slug_for(game_id)!r}, or rename the file",
         )
     return game_id, id_loc

@@ -296,6 +296,19 @@ def test_every_rule_of_the_registry_is_tested() -> None:
     assert {c.rule for c in CASES} | HOSTILE_RULES == set(RULES)
 
 
+def test_a_mapping_of_the_wrong_type_is_one_finding_without_pydantics_words(
+    tmp_path: Path,
+) -> None:
+    """`[fields] name = 5`: findings at the value, none naming a type of catalogctl's own
+    models (`fields.name.dict[str,str]`), each once."""
+    root = make(
+        tmp_path, Case("wrong-type", OK, "site.toml", 1, site=SITE_TOML + "\n[fields]\nname = 5\n")
+    )
+    fields = [f.field for f in load(root).findings if f.file.endswith("site.toml")]
+    assert fields and set(fields) == {"fields.name"}
+    assert len([f for f in load(root).findings if f.rule == "wrong-type"]) == 1
+
+
 def test_rules_settings_turn_a_rule_down_or_off(tmp_path: Path) -> None:
     case = Case("misspelled-key", {"a": g("A", extra="darft: true\n")}, "a.md", 11)
     root = make(tmp_path, case)

@@ -8,6 +8,7 @@ value or key it concerns.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from catalogctl.content.document import Document, Path
@@ -78,13 +79,17 @@ def pydantic_message(err: Any, path: Path = ()) -> str:
     return str(err["msg"])
 
 
+_UNION_MEMBER = re.compile(r"datetime|date|str|int|float|bool|[a-z_-]+\[.*\]")
+
+
 def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: Any = None) -> None:
     """Validation errors as findings at the position of the value (or key) they concern."""
     seen: set[tuple[Any, ...]] = set()
     for err in errors:
         loc = tuple(p for p in err["loc"] if p != "[key]")
-        # A union reports one error per member: the first says it.
-        if len(loc) > 1 and loc[-1] in ("datetime", "date", "str", "function-plain[...]"):
+        # A union reports one error per member, tagged with the member's type (`str`,
+        # `dict[str,str]`, `function-plain[...]`): the first says it.
+        if len(loc) > 1 and isinstance(loc[-1], str) and _UNION_MEMBER.fullmatch(loc[-1]):
             loc = loc[:-1]
         if loc in seen:
             continue

@@ -917,6 +917,31 @@ def test_init_with_nothing_to_go_on_names_the_folders_it_saw(tmp_path: Path) -> 
     assert not (tmp_path / "site.toml").exists()
 
 
+@pytest.mark.parametrize(
+    ("tokens", "written"), [(("120890297", "120890297"), "120890297"), (("1", "2"), None)]
+)
+def test_init_takes_the_provider_token_of_the_pages_app_store_links(
+    tmp_path: Path, tokens: tuple[str, str], written: str | None
+) -> None:
+    """The studio's own App Store links carry its provider token (`pt=`): init writes it in
+    the store's params (one token in every link), or leaves the comment that asks for it."""
+    files = {"_config.yml": 'title: Hong\nurl: "https://hong.example"\ncollections:\n  games: {}\n'}
+    for name, pt in zip("ab", tokens, strict=True):
+        files[f"_games/{name}.md"] = (
+            f"---\ntitle: {name.upper()}\nimage: /i/{name}.png\n---\n"
+            f'<a href="https://apps.apple.com/app/x/id{len(name)}23?pt={pt}&ct=site&mt=8">Get</a>\n'
+        )
+    root = write(tmp_path, files)
+    init_json(root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    params = site["stores"]["ios"]["params"]
+    assert params.get("pt") == written
+    assert params["ct"] == "service_api_game_catalog"
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    rules = {f["rule"] for f in json.loads(proc.stdout)["findings"]}
+    assert ("spec-params" in rules) == (written is None)
+
+
 def test_init_says_why_no_page_of_the_games_folder_could_be_read(tmp_path: Path) -> None:
     """A game kept as fragments without front matter (an Astro site's `[slug].astro` reads
     them), and pages whose front matter is invalid: init says which, and why, and writes

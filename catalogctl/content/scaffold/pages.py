@@ -36,6 +36,7 @@ class FrontLink(NamedTuple):
     store: KnownStore
     host: str
     item: dict[str, str] | None  # in a list of objects: the other strings of its item
+    url: str = ""  # the link as the page writes it
 
 
 class PageKeys(NamedTuple):
@@ -236,7 +237,7 @@ def _walk(
                 strings = {
                     k: v for k, v in item.items() if isinstance(k, str) and isinstance(v, str)
                 }
-            links.append(FrontLink(path, store, url_host(value) or "", strings))
+            links.append(FrontLink(path, store, url_host(value) or "", strings, value))
 
 
 MAX_ITEM_KEYS = 20  # keys of a list's item looked at for what names it

@@ -24,14 +24,21 @@ from catalogctl.content.scaffold.mapping import map_fields, own_keys
 from catalogctl.content.scaffold.notgames import not_games, without_legal
 from catalogctl.content.scaffold.pages import PageKeys, read_keys, template_keys
 from catalogctl.content.scaffold.proposal import Proposal
-from catalogctl.content.scaffold.stores import STORE_ORDER, Store, front_stores, with_body_stores
+from catalogctl.content.scaffold.stores import (
+    STORE_ORDER,
+    Store,
+    front_stores,
+    provider_token,
+    with_body_stores,
+)
 from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, PageInfo
 from catalogctl.content.scaffold.write import site_toml
-from catalogctl.content.storehosts import url_host
+from catalogctl.content.storehosts import KNOWN_STORES, url_host
 from catalogctl.errors import InputError
 from catalogctl.paths import is_dir
 from catalogctl.text import path_text, plural
 
+_KINDS = {store.key: store.kind for store in KNOWN_STORES}  # a body link's store -> its kind
 REQUIRED = ("name", "description", "platforms", "genres", "icon")  # what [fields] may map
 MAX_HOSTS_SHOWN = 4  # other hosts named in a note
 
@@ -102,6 +109,12 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
                 f"no game page links a store: the stores are those other pages of the site "
                 f"link in their text ({shown_files}), each a warning until a game page links it"
             )
+    apple_links = [link.url for link in keys.links if link.store.kind == "apple"] + [
+        link.url for p in games_inside for link in p.body if _KINDS.get(link.store) == "apple"
+    ]
+    token = provider_token(apple_links)
+    if token is not None:
+        stores = [s._replace(pt=token) if s.kind == "apple" else s for s in stores]
     draft = Proposal(
         generator=gen,
         games=games,

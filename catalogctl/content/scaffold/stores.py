@@ -30,6 +30,7 @@ class Store(NamedTuple):
     host: str  # the host of its first link
     body: bool = False  # read from the pages' bodies
     hosts: tuple[str, ...] = ()  # the hosts its links in the page text are on
+    pt: str | None = None  # an apple store's provider token, the one its links all carry
 
 
 def dotted(path: tuple[Any, ...]) -> str:
@@ -143,6 +144,19 @@ def with_body_stores(
     return out
 
 
+def provider_token(urls: list[str]) -> str | None:
+    """The App Store provider token (`pt=`) the links carry, when they carry one and all the
+    same (a studio's own links, from App Store Connect's campaign links): digits only."""
+    tokens: set[str] = set()
+    for url in urls:
+        query = url.partition("?")[2].partition("#")[0]
+        for part in query.split("&"):
+            name, _, value = part.partition("=")
+            if name == "pt" and value.isascii() and value.isdigit() and len(value) <= 20:
+                tokens.add(value)
+    return tokens.pop() if len(tokens) == 1 else None
+
+
 def _hosts_shown(hosts: Counter[str]) -> str:
     """The host of a store's links, or the most linked and how many others."""
     (first, _), *others = hosts.most_common()
@@ -213,4 +227,11 @@ def _name(key: str, store: KnownStore, same: int) -> str:
     return store.name
 
 
-__all__ = ["STORE_ORDER", "Store", "dotted", "front_stores", "with_body_stores"]
+__all__ = [
+    "STORE_ORDER",
+    "Store",
+    "dotted",
+    "front_stores",
+    "provider_token",
+    "with_body_stores",
+]

@@ -227,9 +227,12 @@ def _store_table(s: Store) -> list[str]:
         else "links on the site's other pages"
     )
     lines.append(f"kind = {toml_str(s.kind)}  # by the host of its {links}")
-    if s.kind in SPEC_PARAMS:
+    if s.kind == "apple" and s.pt is not None:
+        params = SPEC_PARAMS["apple"].replace("{ ", f"{{ pt = {toml_str(s.pt)}, ", 1)
+        lines.append(f"params = {params}  # pt: the provider token of the pages' own links")
+    elif s.kind in SPEC_PARAMS:
         lines.append(f"params = {SPEC_PARAMS[s.kind]}")
-    if s.kind == "apple":
+    if s.kind == "apple" and s.pt is None:
         lines.append(
             '# pt = "…": your App Store provider token (API contract §2.4): add it to params'
         )

@@ -917,6 +917,19 @@ def test_init_with_nothing_to_go_on_names_the_folders_it_saw(tmp_path: Path) -> 
     assert not (tmp_path / "site.toml").exists()
 
 
+def test_init_maps_an_astro_collections_order_to_weight(tmp_path: Path) -> None:
+    """`order: 2` (an Astro collection's sort key, ascending as weight is) is weight."""
+    files = {"astro.config.mjs": 'export default { site: "https://ex.example" }\n'}
+    for i, name in enumerate("abc", 1):
+        files[f"src/content/games/{name}.md"] = (
+            f"---\ntitle: {name}\norder: {i}\nitchlink: https://ex.itch.io/{name}\n---\n"
+        )
+    root = write(tmp_path, files)
+    init_json(root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["fields"]["weight"] == "order"
+
+
 @pytest.mark.parametrize(
     ("tokens", "written"), [(("120890297", "120890297"), "120890297"), (("1", "2"), None)]
 )

@@ -66,7 +66,7 @@ CANDIDATES: dict[str, tuple[tuple[str, ...], frozenset[str]]] = {
         ("date", "pubDate", "published_at", "extra.date"),
         frozenset({"date", "datetime", "str"}),
     ),
-    "weight": (("weight", "params.weight", "extra.weight"), frozenset({"int"})),
+    "weight": (("weight", "params.weight", "extra.weight", "order"), frozenset({"int"})),
     "draft": (("draft", "extra.draft", "params.draft"), frozenset({"bool"})),
 }
 

@@ -181,6 +181,22 @@ def test_build_llms_txt(small_build: Path) -> None:
     assert "(https://games.example.com/openapi.json)" in text
 
 
+def test_build_llms_txt_shows_content_as_text_not_markdown(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    """A description holding Markdown or HTML (`[win](https://evil.example)`, `<img>`) is
+    text in llms.txt: no link or tag of its own reaches the model that reads it."""
+    desc = '"Tap [win a prize](https://evil.example) <img src=x> \\\\ now."'
+    root = make_content({"a": game_yaml("A [b]", description=desc)})
+    assert run_cli("build", root, "--out", tmp_path / "out").returncode == 0
+    text = (tmp_path / "out/public/llms.txt").read_text("utf-8")
+    line = next(x for x in text.splitlines() if x.startswith("- [A"))
+    assert line == (
+        "- [A \\[b\\]](https://games.example.com/games/a/): Tap \\[win a prize\\]"
+        "(https://evil.example) \\<img src=x> \\\\ now. (iOS, Android)"
+    )
+
+
 def test_build_docs_page_is_self_contained(small_build: Path) -> None:
     html = (small_build / "public/api/index.html").read_text("utf-8")
     assert "<script src" not in html and "stylesheet" not in html and "@import" not in html

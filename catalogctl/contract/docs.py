@@ -39,15 +39,28 @@ def one_line(text: str) -> str:
 
 
 def _md_text(text: str) -> str:
-    return one_line(text).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    """Text from content on one line, as Markdown shows it: no `[link](…)`, `<tag>` or
+    heading of its own."""
+    return (
+        one_line(text)
+        .replace("\\", "\\\\")
+        .replace("[", "\\[")
+        .replace("]", "\\]")
+        .replace("<", "\\<")
+    )
+
+
+def _md_url(url: str) -> str:
+    """A link's target that ends where Markdown ends it: its parentheses percent-encoded."""
+    return url.replace("(", "%28").replace(")", "%29")
 
 
 def llms_txt(pub: Publication, games: list[dict[str, Any]]) -> str:
     b = pub.base_url
     lines = [
-        f"# {one_line(pub.title)}",
+        f"# {_md_text(pub.title)}",
         "",
-        f"> {one_line(pub.description)}",
+        f"> {_md_text(pub.description)}",
         "",
         f"The catalog lists {plural(len(games), 'game')}. "
         f"It is also published as a read-only JSON API at {b}{API_GAMES} "
@@ -57,9 +70,10 @@ def llms_txt(pub: Publication, games: list[dict[str, Any]]) -> str:
         "",
     ]
     for g in games:
-        platforms = ", ".join(g["platforms"])
+        platforms = _md_text(", ".join(g["platforms"]))
         lines.append(
-            f"- [{_md_text(g['name'])}]({g['url']}): {one_line(g['description'])} ({platforms})"
+            f"- [{_md_text(g['name'])}]({_md_url(g['url'])}): {_md_text(g['description'])} "
+            f"({platforms})"
         )
     lines += [
         "",

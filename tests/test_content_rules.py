@@ -213,6 +213,15 @@ CASES = [
         words="no page has 'steamUrl' yet",
     ),
     Case(
+        "unused-exclude",
+        OK,
+        "site.toml",
+        20,
+        21,
+        site=SITE_TOML + '\n[content]\nexclude = ["ok.md", "privacy-polcy.md"]\n',
+        words="'privacy-polcy.md' names no page of the games folder",
+    ),
+    Case(
         "unlinked-store",
         OK,
         "site.toml",

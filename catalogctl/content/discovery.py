@@ -72,10 +72,12 @@ class Discovery:
         "resources",
         "sections",
         "translations",
+        "unmatched",
     )
 
     def __init__(self) -> None:
         self.pages: list[PageFile] = []
+        self.unmatched: list[int] = []  # [content] exclude patterns (their index) naming none
         self.problems: list[TreeProblem] = []
         self.translations = 0
         self.sections = 0
@@ -475,45 +477,56 @@ def discover(
     """The pages under `games_dir` (inside the content tree `root`), and what was skipped;
     `exclude`: `[content] exclude`, the patterns of pages that are not games; `sections`:
     `[content] sections`, a section's own page below the games folder is a game."""
-    walker = _Walker(os.path.realpath(root), language, excluder(exclude), shown, sections)
-    return walker.walk(games_dir, shown)
+    excluding = excluder(exclude)
+    walker = _Walker(os.path.realpath(root), language, excluding, shown, sections)
+    found = walker.walk(games_dir, shown)
+    if excluding is not None:
+        found.unmatched = [i for i in range(len(exclude)) if i not in excluding.matched]
+    return found
 
 
-def excluder(patterns: Sequence[str]) -> Callable[[str], bool] | None:
+class Excluder:
+    """`[content] exclude` as a test of a page's path (see `excluder`), which remembers the
+    patterns that named a page (their index), so that one naming none can be reported."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.matched: set[int] = set()
+        self.names: list[tuple[int, re.Pattern[str], bool]] = []  # (index, regex, folders only)
+        self.paths: list[tuple[int, re.Pattern[str], bool]] = []
+        for i, pattern in enumerate(patterns):
+            folders = pattern.endswith("/")
+            core = pattern.strip("/")
+            if not core:
+                continue  # "/": no page
+            regex = re.compile(fnmatch.translate(core))
+            if "/" in core or pattern.startswith("/"):
+                self.paths.append((i, regex, folders))
+            else:
+                self.names.append((i, regex, folders))
+
+    def __call__(self, path: str) -> bool:
+        parts = path.split("/")
+        for i, regex, folders in self.names:
+            if any(regex.match(part) for part in (parts[:-1] if folders else parts)):
+                self.matched.add(i)
+                return True
+        if self.paths:
+            prefixes = ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
+            for i, regex, folders in self.paths:
+                if any(regex.match(p) for p in (prefixes[:-1] if folders else prefixes)):
+                    self.matched.add(i)
+                    return True
+        return False
+
+
+def excluder(patterns: Sequence[str]) -> Excluder | None:
     """Whether a page (its path from the games folder, `/` between folders) is excluded, as
     `.gitignore` reads a pattern: one without `/` matches the page's file name or the name of
     a folder it is in (`privacy*`, `legal`); one ending in `/` only a folder's (`legal/`,
     `*/`); one with `/` elsewhere, or starting with it, the path of the page or of a folder
     it is in, from the games folder (`/legal`, `*/mechanics/*`; `*` matches `/` too).
     None without patterns."""
-    if not patterns:
-        return None
-    names: list[tuple[re.Pattern[str], bool]] = []  # (pattern, folders only)
-    paths: list[tuple[re.Pattern[str], bool]] = []
-    for pattern in patterns:
-        folders = pattern.endswith("/")
-        core = pattern.strip("/")
-        if not core:
-            continue  # "/": no page
-        regex = re.compile(fnmatch.translate(core))
-        if "/" in core or pattern.startswith("/"):
-            paths.append((regex, folders))
-        else:
-            names.append((regex, folders))
-
-    def excluded(path: str) -> bool:
-        parts = path.split("/")
-        for regex, folders in names:
-            if any(regex.match(part) for part in (parts[:-1] if folders else parts)):
-                return True
-        if paths:
-            prefixes = ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
-            for regex, folders in paths:
-                if any(regex.match(p) for p in (prefixes[:-1] if folders else prefixes)):
-                    return True
-        return False
-
-    return excluded
+    return Excluder(patterns) if patterns else None
 
 
 _READ_FLAGS = (

@@ -52,6 +52,7 @@ from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding
 from catalogctl.text import path_text, plural
+from catalogctl.urls import shown as shown_value
 from catalogctl.urls import url_problem
 
 __all__ = [
@@ -351,6 +352,8 @@ def load(
     games_name = usable.content.games if usable is not None else GAMES_DIR
     games_shown = posixpath.normpath(posixpath.join(shown, path_text(games_name)))
     found = _discover(root, usable, broken, findings, sitefile)
+    if usable is not None and site_doc is not None:
+        _unused_excludes(found.unmatched, usable, site_doc, games_shown, sitefile)
 
     fields = None
     if usable is not None and "fields" not in broken:
@@ -423,6 +426,28 @@ _WHERE_PAGES = frozenset(
         "content.sections",
     }
 )
+
+
+def _unused_excludes(
+    unmatched: list[int],
+    site: SiteSettings,
+    doc: Document,
+    games_shown: str,
+    out: Findings,
+) -> None:
+    """A pattern of [content] exclude that named no page: a finding at it."""
+    for i in unmatched:
+        pattern = site.content.exclude[i]
+        line, col = doc.value_pos(("content", "exclude", i))
+        out.add(
+            "unused-exclude",
+            f"{shown_value(pattern)} names no page of the games folder {games_shown}; "
+            "correct it (read as .gitignore reads a pattern, from the games folder: "
+            "'privacy*', 'legal/', '*/notes/*') or remove it",
+            line=line,
+            column=col,
+            field=f"content.exclude.{i}",
+        )
 
 
 def _discover(

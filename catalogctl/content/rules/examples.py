@@ -184,6 +184,11 @@ EXAMPLES: dict[str, Example] = {
     ),
     "field-mapping": _ex(_site(add='[fields]\nicon = "params..icon"\n')),
     "unused-mapping": _ex(_site(add='[fields.stores]\nios = "appStoreUrl"\n')),
+    "unused-exclude": _ex(
+        _site(add='[content]\nexclude = ["privacy-polcy.md"]\n'),
+        File("games/privacy-policy.md", BASE_PAGE.replace("Moon Lander", "Privacy")),
+        note="The pattern misspells the page it is meant to leave out.",
+    ),
     "unlinked-store": _ex(_site(add='[stores.steam]\nname = "Steam"\n')),
     "rule-config": _ex(_site(add='[rules]\nsyntax = "off"\n')),
     "duplicate-id": _ex(

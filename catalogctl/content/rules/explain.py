@@ -364,6 +364,15 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Check the key's spelling against a page; leave the line for the pages to come, or "
         'turn the rule `off` (`[rules] unused-mapping = "off"`).',
     ),
+    "unused-exclude": _e(
+        "A pattern of `[content] exclude` that names no page of the games folder: a "
+        "misspelled name (`privacy-polcy.md`), a folder pattern without its `/`, or a page "
+        "since removed.",
+        "A pattern meant to leave a page out that names none leaves it in: the page is "
+        "read as a game, and its findings (or its publication) come as a surprise.",
+        "Correct the pattern, as `.gitignore` reads one from the games folder "
+        "(`privacy*`, `legal/`, `*/notes/*`), or remove it.",
+    ),
     "unlinked-store": _e(
         "A store of `[stores]` that no page links: not in front matter and, with `[content] "
         "body_links`, not in any page's body. Checked when every page could be read.",

@@ -98,6 +98,7 @@ RULES: dict[str, Rule] = {
         _r("api-lifecycle", ERROR, False, "inconsistent deprecation and sunset settings"),
         _r("migration-link", WARNING, True, "a deprecated version without a migration guide"),
         _r("unknown-setting", ERROR, False, "a key of site.toml that catalogctl does not know"),
+        _r("unused-exclude", WARNING, True, "an exclude pattern that names no page"),
         _r(
             "field-mapping",
             ERROR,

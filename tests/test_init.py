@@ -917,6 +917,22 @@ def test_init_with_nothing_to_go_on_names_the_folders_it_saw(tmp_path: Path) -> 
     assert not (tmp_path / "site.toml").exists()
 
 
+def test_init_takes_no_mark_for_a_description(tmp_path: Path) -> None:
+    """`subtitle: "📃"` on every page is a mark, not a description: init maps the key with
+    words (`summary`), though fewer pages have it."""
+    files = {"next.config.js": "module.exports = {}\n"}
+    for i, name in enumerate("abc"):
+        summary = f"summary: The game {name} in words.\n" if i else ""
+        files[f"content/games/{name}.mdx"] = (
+            f'---\ntitle: {name}\nsubtitle: "📃"\n{summary}'
+            f"itch: https://ex.itch.io/{name}\n---\n"
+        )
+    root = write(tmp_path, files)
+    init_json(root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["fields"]["description"] == "summary"
+
+
 def test_init_maps_an_astro_collections_order_to_weight(tmp_path: Path) -> None:
     """`order: 2` (an Astro collection's sort key, ascending as weight is) is weight."""
     files = {"astro.config.mjs": 'export default { site: "https://ex.example" }\n'}

@@ -93,6 +93,8 @@ def map_fields(
                 continue
             if key == "genres" and _own_labels(keys, path):
                 continue
+            if key == "description" and not _mostly_words(keys.values.get(path, [])):
+                continue  # `subtitle: "📃"`: a mark, not a description
             n = keys.paths[path]
             if best is None or n > best[0]:
                 best = (n, name)
@@ -119,6 +121,13 @@ def map_fields(
         out[key] = (guess.path, guess.pages)
         guesses[key] = guess.evidence
     return out, guesses
+
+
+def _mostly_words(found: list[Any]) -> bool:
+    """Whether most of a key's text values hold a word (three letters or more)."""
+    texts = [v for v in found if isinstance(v, str) and v.strip()]
+    worded = sum(1 for v in texts if sum(ch.isalpha() for ch in v[:200]) >= 3)
+    return 2 * worded > len(texts)
 
 
 def _own_labels(keys: PageKeys, path: tuple[str, ...]) -> bool:

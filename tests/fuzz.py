@@ -5,7 +5,8 @@ Inputs are the pages and site.toml files of the sample (`content/`) and of the f
 bits flipped, the text cut short, YAML tags and values their constructors refuse, deep
 nesting, huge numbers, byte-order marks, CRLF and lone CR, NULs and control characters,
 invalid UTF-8, lines repeated (keys given twice), one front-matter kind's fences swapped for
-another's, extreme dates, alias bombs, and slices of other files spliced in. The same seed
+another's, extreme dates, alias bombs, keys that are not text (`~`, a date, a number), and slices of
+other files spliced in. The same seed
 gives the same inputs, in the same order, on every machine.
 
 `check_page` runs one input through the validate core as `validate` does (the file read, the
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import re
 import shutil
 import sys
 import tempfile
@@ -324,6 +326,21 @@ def dates(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
     )
 
 
+# Keys that YAML reads as something else than text: null, a date, numbers, true, a list.
+ODD_KEYS = [b"~", b"null", b"2024-01-01", b"1.5", b".inf", b"0x1F", b"true", b"? [a, b]", b"1"]
+_KEY_SPOT = re.compile(rb"(?m)^([ \t]*)([A-Za-z_][\w-]*)(?=[ \t]*:)")
+
+
+def odd_key(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
+    """A key of the front matter (a table's too: `stores:`'s `ios`) made one that is not
+    text."""
+    spots = list(_KEY_SPOT.finditer(data))
+    if not spots:
+        return data
+    m = rng.choice(spots)
+    return data[: m.start(2)] + rng.choice(ODD_KEYS) + data[m.end(2) :]
+
+
 MUTATIONS: tuple[Callable[[bytes, random.Random, Corpus], bytes], ...] = (
     flip,
     truncate,
@@ -343,6 +360,8 @@ MUTATIONS: tuple[Callable[[bytes, random.Random, Corpus], bytes], ...] = (
     splice,
     aliases,
     dates,
+    odd_key,
+    odd_key,
 )
 
 

@@ -924,8 +924,7 @@ def test_init_takes_no_mark_for_a_description(tmp_path: Path) -> None:
     for i, name in enumerate("abc"):
         summary = f"summary: The game {name} in words.\n" if i else ""
         files[f"content/games/{name}.mdx"] = (
-            f'---\ntitle: {name}\nsubtitle: "📃"\n{summary}'
-            f"itch: https://ex.itch.io/{name}\n---\n"
+            f'---\ntitle: {name}\nsubtitle: "📃"\n{summary}itch: https://ex.itch.io/{name}\n---\n'
         )
     root = write(tmp_path, files)
     init_json(root)
@@ -1354,6 +1353,21 @@ HOSTILE_CONFIGS: dict[str, dict[str, str]] = {
         "package.json": '{"dependencies": {"next": "14"}}',
         "CNAME": ("a" * 60 + ".") * 5 + "example\n",
         "content/games/a.md": ASTRO_PAGE,
+    },
+    # Keys that are not text in a generator's YAML (a traceback at `k.lower()`), its
+    # language's table too, and in the pages.
+    "odd-yaml-keys": {
+        "hugo.yaml": "baseURL: https://studio.example\n1: x\n~: y\ntitle: T\n"
+        "languages:\n  en:\n    2024-01-01: x\n    title: Y\n",
+        "content/games/a.md": ASTRO_PAGE.replace("---\n", "---\n1: x\n~: y\n1.5: z\n", 1),
+        "content/games/b.md": ASTRO_PAGE.replace("title: A", "title: B"),
+    },
+    # A collections block opened ten thousand times, never closed (each scanned as far as
+    # its bound: seconds, once).
+    "astro-open-collections": {
+        "package.json": '{"dependencies": {"astro": "4"}}',
+        "src/content/config.ts": "export const collections = {" * 9800,
+        "src/content/games/a.md": ASTRO_PAGE,
     },
 }
 

@@ -202,8 +202,11 @@ def _partial(
             bad.add(str(loc[0]))
     values = {k: v for k, v in data.items() if k not in bad}
     stores = values.get("stores")
-    if isinstance(stores, dict) and bad_links:
-        values["stores"] = {k: v for k, v in stores.items() if k not in bad_links}
+    if isinstance(stores, dict):
+        # A key that is not text failed too, named by its repr (`None`, a date's): out.
+        values["stores"] = {
+            k: v for k, v in stores.items() if isinstance(k, str) and k not in bad_links
+        }
     missing = frozenset(bad | (REQUIRED_KEYS - values.keys()))
     src = GamePage(**{**dict.fromkeys(REQUIRED_KEYS), **values})
     return _Page(src, missing, not bad_links and "stores" not in unknown, found, draft, from_body)

@@ -43,7 +43,24 @@ def read_yaml(path: Path) -> dict[str, Any]:
         data = yaml.safe_load(text) if text is not None else None
     except (yaml.YAMLError, ValueError, RecursionError):
         return {}
-    return data if isinstance(data, dict) else {}
+    return _text_keys(data) if isinstance(data, dict) else {}
+
+
+MAX_DEPTH = 32  # of a configuration's tables, as much as is kept
+
+
+def _text_keys(data: dict[Any, Any], depth: int = 0) -> dict[str, Any]:
+    """A YAML mapping with only its text keys (`1: x`, `~: x` are no setting of a
+    generator's), in its tables too; tables below MAX_DEPTH left out."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if not isinstance(key, str):
+            continue
+        if isinstance(value, dict):
+            out[key] = _text_keys(value, depth + 1) if depth < MAX_DEPTH else {}
+        else:
+            out[key] = value
+    return out
 
 
 def read_json(path: Path) -> dict[str, Any]:

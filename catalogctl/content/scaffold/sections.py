@@ -27,7 +27,8 @@ _ASTRO_CONFIGS = tuple(
 _ASTRO_NAMED = re.compile(
     r"""["']?(?<![A-Za-z0-9_-])([A-Za-z0-9_-]+)["']?\s*[:=]\s*defineCollection\s*\("""
 )
-_ASTRO_EXPORT = re.compile(r"export\s+const\s+collections\s*=\s*\{([^}]{0,10000})\}")
+_ASTRO_EXPORT = re.compile(r"export\s+const\s+collections\s*=\s*\{")
+MAX_EXPORT = 10_000  # characters of the exported collections object read
 _ASTRO_BASE = re.compile(r"""\bbase\s*:\s*["'`]([^"'`]+)["'`]""")
 # A schema key naming a store's URL: `steamUrl: z.string().url().optional()`.
 _SCHEMA_STORE = re.compile(
@@ -125,9 +126,11 @@ def _astro_collections(root: Path) -> tuple[str, list[str], list[str]] | None:
     if path is None or source is None:
         return None
     names = [m.group(1) for m in _ASTRO_NAMED.finditer(source)]
-    exported = _ASTRO_EXPORT.search(source)
-    if exported is not None:
-        for item in exported.group(1).split(","):
+    exported = _ASTRO_EXPORT.search(source)  # the first one: each other would be read again
+    body = source[exported.end() : exported.end() + MAX_EXPORT + 1] if exported else ""
+    close = body.find("}")
+    if 0 <= close <= MAX_EXPORT:
+        for item in body[:close].split(","):
             key = item.split(":", 1)[0].strip().strip("'\"")
             if re.fullmatch(r"[A-Za-z0-9_-]+", key):
                 names.append(key)

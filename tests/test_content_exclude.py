@@ -94,6 +94,22 @@ def test_excluded_pages_are_counted_not_read(tmp_path: Path) -> None:
     }
 
 
+def test_a_pattern_naming_no_page_is_unused_exclude(tmp_path: Path) -> None:
+    """A misspelled pattern is a warning at it; a pattern naming a page another pattern
+    names too (`privacy*` in `legal/`) is used, whichever comes first."""
+    files = {
+        "brick.md": game_yaml("Brick"),
+        "legal/privacy.md": LEGAL,
+        "mokosh/mechanics/doors.md": "---\ntitle: Doors\n---\n",
+        "mokosh/mokosh.md": game_yaml("Mokosh"),
+    }
+    patterns = '["legal/", "privacy*", "privacy-polcy.md", "*/mechanics/*", "/mokosh/mech*"]'
+    root = tree(tmp_path, files, site(f"exclude = {patterns}"))
+    found = [f for f in load(root).findings if f.rule == "unused-exclude"]
+    assert [(f.field, f.severity) for f in found] == [("content.exclude.2", "warning")]
+    assert found[0].message.startswith("'privacy-polcy.md' names no page of the games folder")
+
+
 @needs_symlinks
 @needs_fifos
 def test_an_excluded_page_is_not_looked_at(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from catalogctl.content import discovery, loader
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.pool import parallel_map
+from catalogctl.content.rules.suggest import osa_distance
 from tests.conftest import (
     SITE_TOML,
     ContentFactory,
@@ -586,6 +587,51 @@ def test_hundred_thousand_bad_platforms_stay_linear(make_content: ContentFactory
     stdout = done.proc.stdout
     assert '"vocabulary"' in stdout or '"rule": "vocabulary"' in stdout or stdout
     assert done.seconds < 60 and done.peak_mib < 800, (done.seconds, done.peak_mib)
+
+
+@needs_rlimits
+def test_names_built_to_share_their_variants_cost_a_bounded_time(
+    make_content: ContentFactory,
+) -> None:
+    """498 platforms of site.toml that share their deletion variants (`aaa…ab`, `aaa…ac`),
+    and a page listing 700 words that reduce to them too: each lookup would measure its
+    word against every name (two minutes); bounded, the page's findings come at once."""
+    letters = "bcdefghijklmnopqrstuvwxyz"
+    names = ["a" * 30 + x + y for x in letters for y in letters][:498]
+    site = SITE_TOML.replace('platforms = ["iOS", "Android"]', f"platforms = {names!r}")
+    site = site.replace("platforms = [", 'platforms = ["iOS", "Android", ', 1)
+    words = ["a" * i + c + "a" * (30 - i) + "z" for i in range(31) for c in letters][:700]
+    root = make_content({"a": game_yaml("A", platforms=f"[iOS, {', '.join(words)}]")}, site=site)
+    done = measure(cli("validate", root, "--format", "json"))
+    assert done.proc.returncode == 1, done.proc.stderr
+    found = [f for f in json.loads(done.proc.stdout)["findings"] if f["rule"] == "vocabulary"]
+    assert len(found) == 700
+    assert done.seconds < 20, done.seconds
+
+
+def test_a_bounded_distance_is_the_distance_within_its_bound() -> None:
+    """The distance measured within two edits of the diagonal is the whole one where that
+    is within the bound, and one past the bound elsewhere."""
+
+    def whole(a: str, b: str) -> int:
+        prev2: list[int] = []
+        prev = list(range(len(b) + 1))
+        for i in range(1, len(a) + 1):
+            cur = [i] + [0] * len(b)
+            for j in range(1, len(b) + 1):
+                cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+                if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                    cur[j] = min(cur[j], prev2[j - 2] + 1)
+            prev2, prev = prev, cur
+        return prev[-1]
+
+    words = ["", "a", "ab", "ba", "abc", "acb", "bca", "abcd", "dcba", "aabb", "abab", "iOS"]
+    words += ["android", "andriod", "androids", "adnroid", "ios", "puzzle", "puzle", "puzzles"]
+    for a in words:
+        for b in words:
+            for limit in (1, 2):
+                d = whole(a, b)
+                assert osa_distance(a, b, limit) == (d if d <= limit else limit + 1), (a, b)
 
 
 def test_unknown_store_keys_name_a_few_of_many_stores(make_content: ContentFactory) -> None:

@@ -486,13 +486,15 @@ def discover(
 
 
 class Excluder:
-    """`[content] exclude` as a test of a page's path (see `excluder`), which remembers the
-    patterns that named a page (their index), so that one naming none can be reported."""
+    """`[content] exclude` as a test of a page's path (see `excluder`), which remembers every
+    pattern that named a page (their index), so that one naming none can be reported. What
+    the folders of a path match is worked out once per folder, not once per page in it."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.matched: set[int] = set()
         self.names: list[tuple[int, re.Pattern[str], bool]] = []  # (index, regex, folders only)
         self.paths: list[tuple[int, re.Pattern[str], bool]] = []
+        self._folders: dict[str, frozenset[int]] = {}
         for i, pattern in enumerate(patterns):
             folders = pattern.endswith("/")
             core = pattern.strip("/")
@@ -504,19 +506,28 @@ class Excluder:
             else:
                 self.names.append((i, regex, folders))
 
-    def __call__(self, path: str) -> bool:
-        parts = path.split("/")
-        for i, regex, folders in self.names:
-            if any(regex.match(part) for part in (parts[:-1] if folders else parts)):
-                self.matched.add(i)
-                return True
-        if self.paths:
+    def _folder(self, folder: str) -> frozenset[int]:
+        """The patterns a folder of the games folder (its path from there) or a folder
+        above it matches."""
+        hits = self._folders.get(folder)
+        if hits is None:
+            parts = folder.split("/") if folder else []
             prefixes = ["/".join(parts[:end]) for end in range(1, len(parts) + 1)]
-            for i, regex, folders in self.paths:
-                if any(regex.match(p) for p in (prefixes[:-1] if folders else prefixes)):
-                    self.matched.add(i)
-                    return True
-        return False
+            hits = frozenset(
+                [i for i, regex, _ in self.names if any(regex.match(p) for p in parts)]
+                + [i for i, regex, _ in self.paths if any(regex.match(p) for p in prefixes)]
+            )
+            self._folders[folder] = hits
+        return hits
+
+    def __call__(self, path: str) -> bool:
+        folder, _, name = path.rpartition("/")
+        hits = self._folder(folder) | {
+            i for i, regex, folders in self.names if not folders and regex.match(name)
+        }
+        hits |= {i for i, regex, folders in self.paths if not folders and regex.match(path)}
+        self.matched |= hits
+        return bool(hits)
 
 
 def excluder(patterns: Sequence[str]) -> Excluder | None:

@@ -634,6 +634,21 @@ def test_a_bounded_distance_is_the_distance_within_its_bound() -> None:
                 assert osa_distance(a, b, limit) == (d if d <= limit else limit + 1), (a, b)
 
 
+@needs_rlimits
+def test_a_syntax_error_at_the_end_of_a_long_yaml_is_not_parsed_twice(
+    make_content: ContentFactory,
+) -> None:
+    """A megabyte of front matter with many brackets and a syntax error at its end: the
+    error at its line, without the pure-Python parser reading it all again (five seconds a
+    page)."""
+    body = "".join(f"k{i}: [a, b]\n" for i in range(70_000)) + "bad: [x\n"
+    root = make_content({"a": "---\n" + body + "---\n"})
+    done = measure(cli("validate", root, "--format", "json"))
+    (f,) = [f for f in json.loads(done.proc.stdout)["findings"] if f["file"].endswith("a.md")]
+    assert f["rule"] == "syntax" and f["line"] >= 70_000, f
+    assert done.seconds < 4, done.seconds  # CPU seconds (five before)
+
+
 def test_unknown_store_keys_name_a_few_of_many_stores(make_content: ContentFactory) -> None:
     """A page's findings grow with the page: each unknown store key names ten of site.toml's
     500 stores, not all of them (2,000 such keys would otherwise make a 100 MB report)."""

@@ -84,16 +84,19 @@ def _check_depth(text: str, loader: type[yaml.SafeLoader], line0: int) -> None:
 
     A parser may refuse deep input with a cap of its own before our count gets there (libyaml
     reads flow brackets ahead of the events it gives, and since PyYAML 6.0.4 stops at 1000
-    levels). Our limit must not depend on which release is installed, so when the parser fails,
-    the events are counted again by the pure-Python parser, which has no cap: a document past
-    our limit is a `limit` finding whatever the library would have said.
+    levels). Our limit must not depend on which release is installed, so when the parser fails
+    on its cap, the events are counted again by the pure-Python parser, which has no cap: a
+    document past our limit is a `limit` finding whatever the library would have said.
     """
     if not yaml_may_nest_deeper(text):
         return
     try:
         _count_depth(text, loader, line0)
     except yaml.YAMLError as exc:
-        if loader is not PURE:
+        # Only libyaml's own cap hides levels our count has not seen; any other error came
+        # after every level was counted (a syntax error at the end of a megabyte is not
+        # parsed again, by a parser ten times slower, for nothing).
+        if loader is not PURE and "nesting depth" in str(exc):
             with contextlib.suppress(yaml.YAMLError):
                 _count_depth(text, PURE, line0)
         raise _problem_from(exc, line0, text) from None

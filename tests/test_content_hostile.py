@@ -642,11 +642,14 @@ def test_a_syntax_error_at_the_end_of_a_long_yaml_is_not_parsed_twice(
     error at its line, without the pure-Python parser reading it all again (five seconds a
     page)."""
     body = "".join(f"k{i}: [a, b]\n" for i in range(70_000)) + "bad: [x\n"
-    root = make_content({"a": "---\n" + body + "---\n"})
+    root = make_content({"a": "---\n" + body + "---\n", "b": "---\n" + body + "---\n"})
     done = measure(cli("validate", root, "--format", "json"))
-    (f,) = [f for f in json.loads(done.proc.stdout)["findings"] if f["file"].endswith("a.md")]
-    assert f["rule"] == "syntax" and f["line"] >= 70_000, f
-    assert done.seconds < 4, done.seconds  # CPU seconds (five before)
+    findings = json.loads(done.proc.stdout)["findings"]
+    mine = [
+        (f["rule"], f["line"] > 70_000) for f in findings if f["file"].endswith(("a.md", "b.md"))
+    ]
+    assert mine == [("syntax", True), ("syntax", True)], findings
+    assert done.seconds < 6, done.seconds  # wall seconds: ten before, one and a half now
 
 
 def test_unknown_store_keys_name_a_few_of_many_stores(make_content: ContentFactory) -> None:

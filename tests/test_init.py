@@ -1209,6 +1209,7 @@ def test_init_takes_no_studio_or_jam_page_for_a_games_store_link(tmp_path: Path)
     assert "site.toml:1:1: error missing-field" not in text
 
 
+@pytest.mark.parametrize("posts", ["_posts", "_posts/game", "game/_posts"])
 @pytest.mark.parametrize(
     ("permalink", "url", "note"),
     [
@@ -1220,14 +1221,16 @@ def test_init_takes_no_studio_or_jam_page_for_a_games_store_link(tmp_path: Path)
     ],
 )
 def test_init_says_when_game_url_cannot_follow_jekylls_posts(
-    tmp_path: Path, permalink: str | None, url: str, note: str | None
+    tmp_path: Path, permalink: str | None, url: str, note: str | None, posts: str
 ) -> None:
+    """Posts, in `_posts` or a folder of it (`_posts/game`, `game/_posts`): game_url from
+    the site's permalink where it holds only the name, else a note saying why it cannot."""
     from catalogctl.content.scaffold.generators import detect
     from catalogctl.content.scaffold.pageurl import page_url
 
     config = "title: X\n" + (f"permalink: {permalink}\n" if permalink else "")
     (tmp_path / "_config.yml").write_text(config, encoding="utf-8")
-    found = page_url(detect(tmp_path), tmp_path, "_posts")
+    found = page_url(detect(tmp_path), tmp_path, posts)
     assert found.path == url
     assert (found.note is None) if note is None else (note in (found.note or ""))
 

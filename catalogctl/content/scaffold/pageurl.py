@@ -34,7 +34,8 @@ def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
         section = folder[len(base) + 1 :] if folder.startswith(base + "/") else last
         return PageUrl(f"/{section}/{{id}}/", f"{gen.label}'s URL of a page in {games}")
     if gen.name == "jekyll":
-        return _jekyll_url(gen, last)
+        # Posts in a folder of their own (`_posts/game`, `game/_posts`) are posts all the same.
+        return _jekyll_url(gen, "_posts" if "_posts" in folder.split("/") else last)
     if gen.name == "eleventy":
         data = read_json(root / games / f"{last}.11tydata.json") or read_json(
             root / games / f"{last}.json"

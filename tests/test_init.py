@@ -917,6 +917,25 @@ def test_init_with_nothing_to_go_on_names_the_folders_it_saw(tmp_path: Path) -> 
     assert not (tmp_path / "site.toml").exists()
 
 
+def test_init_maps_an_icon_kept_in_a_list_of_images(tmp_path: Path) -> None:
+    """`images: [{url: …, alt: Game Logo}, {url: …, alt: Screenshot}]` (a Jekyll theme's
+    gallery): the icon is the item the pages name alike, with an icon's word first."""
+    files = {"_config.yml": 'title: Geared\nurl: "https://geared.example"\n'}
+    for name in "abc":
+        files[f"_posts/game/2020-01-0{ord(name) - 96}-{name}.md"] = (
+            "---\ncategory: game\nimages:\n"
+            f"  - url: /assets/{name}-shot.png\n    alt: Screenshot\n"
+            f"  - url: /assets/{name}-logo.png\n    alt: Game Logo\n---\n"
+            f"[itch.io](https://geared.itch.io/{name})\n"
+        )
+    root = write(tmp_path, files)
+    init_json(root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["fields"]["icon"] == "images[alt=Game Logo].url"
+    proc = run_cli("validate", "--format", "json", cwd=root)
+    assert not [f for f in json.loads(proc.stdout)["findings"] if f["field"] == "icon"]
+
+
 def test_init_takes_no_mark_for_a_description(tmp_path: Path) -> None:
     """`subtitle: "📃"` on every page is a mark, not a description: init maps the key with
     words (`summary`), though fewer pages have it."""

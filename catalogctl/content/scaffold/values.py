@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
+from catalogctl.content.fields import parse_path
 from catalogctl.content.scaffold.pages import PageKeys
 from catalogctl.content.scaffold.survey import GAME_WORDS, IMAGE_RE
 from catalogctl.content.settings import CATALOG_KEYS
@@ -214,7 +215,51 @@ def icon(keys: PageKeys) -> Guess | None:
         example = images[0] if len(images[0]) <= 60 else images[0][:57] + "…"
         evidence = f"image paths or URLs in {n} of {keys.pages} pages ({example})"
         found.append((n, -_icon_rank(path), Guess(_dotted(path), keys.paths[path], evidence)))
-    return max(found, key=lambda f: (f[0], f[1]))[2] if found else None
+    if found:
+        return max(found, key=lambda f: (f[0], f[1]))[2]
+    return _listed_icon(keys)
+
+
+# A value of an item's key that a [fields] selector can name (`[alt=Game Logo]`).
+_SELECTOR_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]{0,60}")
+
+
+def _listed_icon(keys: PageKeys) -> Guess | None:
+    """An image in a list of objects (`images: [{url: /a.png, alt: Game Logo}]`), picked by
+    a key of its item whose value the pages share (`images[alt=Game Logo].url`), in most
+    pages that have the list; an icon's words in the value first."""
+    best: tuple[int, int, Guess] | None = None
+    for path, values in keys.values.items():
+        lists = [v for v in values if isinstance(v, list)]
+        if len(path) != 1 or not lists:
+            continue
+        pages: Counter[tuple[str, str, str]] = Counter()  # (namer, its value, URL key)
+        example: dict[tuple[str, str, str], str] = {}
+        for items in lists:
+            seen: set[tuple[str, str, str]] = set()
+            for item in items[:50]:
+                if not isinstance(item, dict):
+                    continue
+                texts = {k: v for k, v in item.items() if isinstance(k, str) and isinstance(v, str)}
+                for url_key, url in texts.items():
+                    if len(url) >= 2000 or not IMAGE_RE.search(url):
+                        continue
+                    for namer, value in texts.items():
+                        if namer != url_key and _SELECTOR_VALUE.fullmatch(value.strip()):
+                            seen.add((namer, value.strip(), url_key))
+                            example.setdefault((namer, value.strip(), url_key), url)
+            pages.update(seen)
+        for (namer, value, url_key), n in pages.items():
+            selector = f"{path[0]}[{namer}={value}].{url_key}"
+            if 2 * n < len(lists) or parse_path(selector) is None:
+                continue
+            rank = -next((i for i, w in enumerate(ICON_WORDS) if w in value.lower()), 99)
+            shown = example[(namer, value, url_key)][:57]
+            evidence = f"image paths or URLs in {n} of {keys.pages} pages ({shown})"
+            guess = Guess(selector, n, evidence)
+            if best is None or (n, rank) > (best[0], best[1]):
+                best = (n, rank, guess)
+    return best[2] if best is not None else None
 
 
 def _is_date(value: Any) -> bool:

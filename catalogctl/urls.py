@@ -20,8 +20,6 @@ import re
 from collections.abc import Collection
 from functools import lru_cache
 
-from catalogctl.text import quoted
-
 MAX_URL_LENGTH = 4096
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -46,7 +44,7 @@ _PLAIN_HTTPS = re.compile(
 def shown(value: str, limit: int = 80) -> str:
     """A value quoted for a message: control and invisible characters escaped, long ones cut."""
     cut = value if len(value) <= limit else value[:limit] + "…"
-    return quoted(cut)
+    return repr(cut)
 
 
 _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9\-._~:/?#\[\]@!$&()*+,;=%]")

@@ -225,13 +225,15 @@ _SELECTOR_VALUE = re.compile(r"[^.\[\]=\s][^.\[\]=]{0,60}")
 
 
 def _listed_icon(keys: PageKeys) -> Guess | None:
-    """An image in a list of objects (`images: [{url: /a.png, alt: Game Logo}]`), picked by
+    """An image in a list of images (`images: [{url: /a.png, alt: Game Logo}]`), picked by
     a key of its item whose value the pages share (`images[alt=Game Logo].url`), in most
-    pages that have the list; an icon's words in the value first."""
+    pages that have the list, two at least; an icon's words in the value first."""
     best: tuple[int, int, Guess] | None = None
     for path, values in keys.values.items():
         lists = [v for v in values if isinstance(v, list)]
-        if len(path) != 1 or not lists:
+        # A list of images by its name (`images`, `logos`), on two pages or more: a team's
+        # photos (`team: [{nickname: …, img: …}]`) are no game's icon.
+        if len(path) != 1 or len(lists) < 2 or _icon_rank(path) == len(ICON_WORDS):
             continue
         pages: Counter[tuple[str, str, str]] = Counter()  # (namer, its value, URL key)
         example: dict[tuple[str, str, str], str] = {}
@@ -251,7 +253,7 @@ def _listed_icon(keys: PageKeys) -> Guess | None:
             pages.update(seen)
         for (namer, value, url_key), n in pages.items():
             selector = f"{path[0]}[{namer}={value}].{url_key}"
-            if 2 * n < len(lists) or parse_path(selector) is None:
+            if n < 2 or 2 * n < len(lists) or parse_path(selector) is None:
                 continue
             rank = -next((i for i, w in enumerate(ICON_WORDS) if w in value.lower()), 99)
             shown = example[(namer, value, url_key)][:57]

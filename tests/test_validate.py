@@ -285,6 +285,7 @@ syntax = "off"
 
 [content]
 body_links = true
+exclude = ["privacy-polcy.md"]
 
 [stores.kong]
 name = "Kongregate"
@@ -345,6 +346,7 @@ def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None
         "steam": game_yaml("Steam").replace("  ios:", "  steam:"),
         "ios-only": game_yaml("Ios only", android=None),
         "github": game_yaml("Github", extra="  itch: https://github.com/studio/github\n"),
+        "aux": game_yaml("Aux", extra="slug: aux-game\n"),  # a device's name on Windows
     }
     for name, text in pages.items():
         path = games / f"{name}.md"

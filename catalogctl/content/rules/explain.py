@@ -5,6 +5,10 @@ The rules reference (docs/reference/rules.md, `python -m catalogctl.output.refer
 `catalogctl.content.rules.examples`; a test fails when a rule of the registry has no entry here.
 Markdown, as the page shows it; `--explain` prints the same text.
 
+Why one module: it is one table, an entry per rule in the registry's order, read as a whole
+by the reference's generator and by `--explain`; split, its entries would drift from the
+registry's order and a missing one would be harder to see.
+
 May import: nothing of catalogctl.
 """
 

@@ -1384,6 +1384,14 @@ HOSTILE_CONFIGS: dict[str, dict[str, str]] = {
         "content/games/a.md": ASTRO_PAGE.replace("---\n", "---\n1: x\n~: y\n1.5: z\n", 1),
         "content/games/b.md": ASTRO_PAGE.replace("title: A", "title: B"),
     },
+    # Explicit tags whose constructors refuse their values (IndexError, KeyError in
+    # PyYAML's safe_load): the configuration is unreadable, as a page's front matter is.
+    "yaml-tags": {
+        "_config.yml": 'title: !!float ""\nurl: https://studio.example\nweight: !!int "-"\n'
+        "on: !!bool maybe\nwhen: !!timestamp garbage\ncollections:\n  games: {}\n",
+        "_games/a.md": ASTRO_PAGE,
+        "_games/b.md": ASTRO_PAGE.replace("title: A", "title: B"),
+    },
     # A collections block opened ten thousand times, never closed (each scanned as far as
     # its bound: seconds, once).
     "astro-open-collections": {

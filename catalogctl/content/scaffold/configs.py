@@ -36,12 +36,17 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def read_yaml(path: Path) -> dict[str, Any]:
-    import yaml
+    """A YAML configuration read as a page's front matter is (libyaml where installed, the
+    depth bounded, every tag's value checked): one that cannot be read is none."""
+    from catalogctl.content.document import Problem
+    from catalogctl.content.yamldoc import read_yaml as parse
 
     text = read_text(path)
+    if text is None:
+        return {}
     try:
-        data = yaml.safe_load(text) if text is not None else None
-    except (yaml.YAMLError, ValueError, RecursionError):
+        data = parse(text, path.name, 1, (1, 1)).data
+    except Problem:
         return {}
     return _text_keys(data) if isinstance(data, dict) else {}
 

@@ -117,6 +117,26 @@ def test_validate_case_collision_between_file_names(tmp_path: Path) -> None:
     }
 
 
+def test_validate_many_pages_sharing_an_id_name_a_few_of_the_others(tmp_path: Path) -> None:
+    """Forty pages with one slug (a template copied): each finding names three of the other
+    pages and counts the rest, so the report grows with the pages, not with their square."""
+    root = tmp_path / "content"
+    (root / "games").mkdir(parents=True)
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    for i in range(40):
+        slug = "same" if i < 20 else ("Same" if i % 2 else "SAME")
+        page = game_yaml(f"G{i}").replace("---\nname:", f"---\nslug: {slug}\nname:", 1)
+        (root / "games" / f"g{i:02d}.md").write_text(page, encoding="utf-8")
+    findings = load(root).findings
+    dup = [f for f in findings if f.rule == "duplicate-id" and f.file.endswith("g00.md")]
+    assert len(dup) == 1 and dup[0].message.startswith("id 'same' is also used by ")
+    assert "g01.md" in dup[0].message and " and 16 more;" in dup[0].message
+    case = [f for f in findings if f.rule == "id-case" and f.file.endswith("g00.md")]
+    assert len(case) == 1
+    assert "differs only in case from 'SAME', 'Same' (" in case[0].message
+    assert " and 17 more)" in case[0].message
+
+
 def test_validate_id_case_can_be_a_warning(make_content: ContentFactory) -> None:
     site = SITE_TOML + '\n[rules]\nid-case = "warning"\n'
     root = make_content(

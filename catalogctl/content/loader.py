@@ -16,6 +16,7 @@ in the modules below.
 import datetime as dt
 import os
 import posixpath
+from collections import Counter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -286,6 +287,17 @@ def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def _first_others(same: list[Entry], e: Entry, n: int) -> list[Entry]:
+    """The first `n` entries of `same` other than `e`."""
+    out: list[Entry] = []
+    for o in same:
+        if o is not e:
+            out.append(o)
+            if len(out) == n:
+                break
+    return out
+
+
 def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]:
     out: list[Finding] = []
     if len({e.id for e in entries}) == len(entries):
@@ -298,10 +310,17 @@ def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]
         if len(same) < 2:
             continue
         published = sum(e.state != DRAFT for e in same)
+        # Per page, in constant time: the others it names, and whether one of them is its own
+        # file written another way (thousands of pages may share an id).
+        files = Counter(e.file for e in same)
+        forms = Counter(_nfc(e.file) for e in same)
         for e in same:
-            others = [o.file for o in same if o is not e]
+            others = _first_others(same, e, 4)
+            others_named = named([o.file for o in others[:3]]) + (
+                f" and {len(same) - 4} more" if len(same) > 4 else ""
+            )
             fix = "give one of them another slug"
-            if any(o != e.file and _nfc(o) == _nfc(e.file) for o in others):
+            if forms[_nfc(e.file)] > files[e.file]:
                 fix = (
                     "the two file names differ only in how an accent is written (composed, "
                     "or decomposed as macOS writes it); remove one of the two files"
@@ -309,7 +328,7 @@ def _cross_checks(entries: list[Entry], severities: Severities) -> list[Finding]
             found = Findings(e.file, severities, draft=published < 2)
             found.add(
                 "duplicate-id",
-                f"id {game_id!r} is also used by {named(others)}; {fix}",
+                f"id {game_id!r} is also used by {others_named}; {fix}",
                 line=e.id_pos[0],
                 column=e.id_pos[1],
                 field=e.id_field,

@@ -1015,8 +1015,9 @@ def test_init_says_why_no_page_of_the_games_folder_could_be_read(tmp_path: Path)
 
 
 def test_init_takes_no_title_that_is_half_a_character(tmp_path: Path) -> None:
-    """`title: "Caf\\xe9 \\ud83c"` in _config.yml (half a character, which no file can
-    hold): the title is guessed instead, and site.toml is written."""
+    """`title: "Studio \\ud83c"` in _config.yml (half a character, which no file can hold,
+    and libyaml, Jekyll's parser, refuses): the configuration is unreadable, the title and
+    the address are guessed, and site.toml is written."""
     files = {
         "_config.yml": 'title: "Studio \\ud83c"\nurl: "https://ex.example"\n',
         "_games/a.md": "---\ntitle: A\nstore: https://studio.itch.io/a\n---\n",
@@ -1026,7 +1027,7 @@ def test_init_takes_no_title_that_is_half_a_character(tmp_path: Path) -> None:
     proc = run_cli("init", cwd=root)
     assert proc.returncode == 1, proc.stderr
     site = tomllib.loads((root / "site.toml").read_text("utf-8"))
-    assert site["title"] == root.name and site["base_url"] == "https://ex.example"
+    assert site["title"] == root.name and site["base_url"] == "https://example.com"
 
 
 def test_init_reports_what_it_could_not_read(tmp_path: Path) -> None:

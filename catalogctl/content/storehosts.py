@@ -333,14 +333,16 @@ class HostTable:
     def __init__(self, hosts: Mapping[str, Sequence[str]]) -> None:
         """`hosts`: store key -> its hosts (lowercased), in the order stores are looked up."""
         self.exact: dict[str, tuple[int, str]] = {}
-        self.suffixes: list[tuple[str, int, str]] = []  # (".itch.io", order, key)
+        # ".itch.io" -> (order, key) of the first store below that domain: a link's host is
+        # looked up by each of its parent domains, a step per label however many hosts.
+        self.suffixes: dict[str, tuple[int, str]] = {}
         keys: list[str] = []  # the stores whose links a body can give
         for i, (key, its_hosts) in enumerate(hosts.items()):
             if its_hosts:
                 keys.append(key)
             for host in its_hosts:
                 if host.startswith("*."):
-                    self.suffixes.append((host[1:], i, key))
+                    self.suffixes.setdefault(host[1:], (i, key))
                 else:
                     self.exact.setdefault(host, (i, key))
         self.keys = tuple(keys)
@@ -359,14 +361,20 @@ class HostTable:
     def store_of(self, url: str) -> str | None:
         """The store a URL belongs to, by its host."""
         host = _host(url)
+        key = self.store_of_host(host)
+        return key if key is not None and is_game_page(url, host) else None
+
+    def store_of_host(self, host: str) -> str | None:
+        """The first store, in order, one of whose hosts a (lowercased) host is."""
         best = self.exact.get(host)
-        for suffix, order, key in self.suffixes:
-            below = host.endswith(suffix) and len(host) > len(suffix)
-            if below and (best is None or order < best[0]):
-                best = (order, key)
-        if best is None or not is_game_page(url, host):
-            return None
-        return best[1]
+        if self.suffixes:
+            dot = host.find(".")
+            while dot >= 0:
+                found = self.suffixes.get(host[dot:])
+                if found is not None and dot > 0 and (best is None or found < best):
+                    best = found
+                dot = host.find(".", dot + 1)
+        return None if best is None else best[1]
 
 
 def _host(url: str) -> str:

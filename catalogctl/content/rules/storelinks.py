@@ -113,15 +113,9 @@ def _off_hosts(key: str, url: str, ctx: PageContext, add: Add) -> bool:
     on = _some(hosts)
     # Another store's host, not one of the store's own that its `hosts` leaves out.
     if other is not None and other is not known_store(key, name):
-        # The site's own store of that host, if it has one (`mysteam`, named "Steam").
-        theirs = next(
-            (
-                k
-                for k, its_hosts in ctx.hosts.items()
-                if k != key and any(host_matches(host, p) for p in its_hosts)
-            ),
-            None,
-        )
+        # The site's own store of that host, if it has one (`mysteam`, named "Steam"); not
+        # `key`, on none of whose hosts the link is.
+        theirs = ctx.host_table.store_of_host(host)
         fix = (
             f"give the link under {theirs!r}, the store of site.toml on {host}"
             if theirs is not None

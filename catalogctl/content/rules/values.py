@@ -56,6 +56,7 @@ class PageContext:
         "fields",
         "game",
         "game_url",
+        "host_table",
         "hosts",
         "icon_prefix",
         "invalid",
@@ -117,6 +118,8 @@ class PageContext:
             for k, s in stores.items()
             if self.kinds[k] == "other" and (hosts := store_hosts(k, s))
         }
+        # The same as a table, for the store of a link's host in a step per label.
+        self.host_table = HostTable(self.hosts)
         # The hosts of the stores read from one front-matter key (`externalUrl` for itch and
         # steam), which tell whose a page's link there is (`owner`).
         shared = fields.shared if fields is not None else {}

@@ -47,22 +47,41 @@ def read_yaml(path: Path) -> dict[str, Any]:
     try:
         data = parse(text, path.name, 1, (1, 1)).data
     except Problem:
-        return {}
-    return _text_keys(data) if isinstance(data, dict) else {}
+        data = _lenient(text)  # what a page may not hold, a generator may (`"\ud83c"`)
+    return _text_keys(data, {}) if isinstance(data, dict) else {}
+
+
+def _lenient(text: str) -> Any:
+    """The configuration as PyYAML's safe loader reads it (libyaml where installed), or None
+    where it cannot: every error a tag's constructor raises is one."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, ValueError, LookupError, AttributeError, TypeError, RecursionError):
+        return None
 
 
 MAX_DEPTH = 32  # of a configuration's tables, as much as is kept
 
 
-def _text_keys(data: dict[Any, Any], depth: int = 0) -> dict[str, Any]:
+def _text_keys(
+    data: dict[Any, Any], done: dict[int, dict[str, Any]], depth: int = 0
+) -> dict[str, Any]:
     """A YAML mapping with only its text keys (`1: x`, `~: x` are no setting of a
-    generator's), in its tables too; tables below MAX_DEPTH left out."""
+    generator's), in its tables too; tables below MAX_DEPTH left out. A table given again
+    by an alias is made once (`done`): aliases of aliases cost no more than the text."""
+    made = done.get(id(data))
+    if made is not None:
+        return made
     out: dict[str, Any] = {}
+    done[id(data)] = out
     for key, value in data.items():
         if not isinstance(key, str):
             continue
         if isinstance(value, dict):
-            out[key] = _text_keys(value, depth + 1) if depth < MAX_DEPTH else {}
+            out[key] = _text_keys(value, done, depth + 1) if depth < MAX_DEPTH else {}
         else:
             out[key] = value
     return out

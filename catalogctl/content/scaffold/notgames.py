@@ -142,7 +142,8 @@ def not_games(pages: list[PageInfo], legal: Sequence[PageInfo], games: str) -> N
     for folder, found in subs.items():
         patterns.append((f"*/{folder}/*", f"a game's own pages: {_files([p.file for p in found])}"))
     left = [p for found in subs.values() for p in found]
-    for pattern, found in translations([p for p in pages if p not in left]).items():
+    left_files = {p.file for p in left}
+    for pattern, found in translations([p for p in pages if p.file not in left_files]).items():
         patterns.append((pattern, f"translations: {_files([p.file for p in found])}"))
         left += found
     return NotGames(list(legal), left, patterns)
@@ -169,16 +170,18 @@ def translations(pages: list[PageInfo]) -> dict[str, list[PageInfo]]:
         if len(these) >= 2 and all(has for _, has in these):
             found[f"*{suffix}"] = [p for p, _ in these]
     names: dict[str, set[str]] = {}  # folder -> the names of its pages
+    in_folder: dict[str, list[PageInfo]] = {}
     for page in pages:
         folder, _, name = page.file.rpartition("/")
         names.setdefault(folder, set()).add(name)
+        in_folder.setdefault(folder, []).append(page)
     for folder, inside in names.items():
         parent, _, last = folder.rpartition("/")
         if not _LANGUAGE_FOLDER.fullmatch(last) or len(inside) < 2:
             continue
         originals = names.get(parent, set())
         if 2 * len(inside & originals) > len(inside):
-            found[f"{last}/"] = [p for p in pages if p.file.rpartition("/")[0] == folder]
+            found[f"{last}/"] = in_folder[folder]
     return found
 
 

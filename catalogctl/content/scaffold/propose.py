@@ -64,7 +64,8 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     inside = pages_of(games, found)
     others = not_games(inside, pages_of(games, found._replace(pages=list(found.legal))), games)
     if others.pages:
-        inside = [p for p in inside if p not in others.pages]
+        left_out = {p.file for p in others.pages}
+        inside = [p for p in inside if p.file not in left_out]
     exclude = [pattern for pattern, _ in others.patterns]
     sections = [p.file for p in inside if p.section]
     category = game_category(games, inside, shown)
@@ -93,7 +94,8 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
             "of a new game (each a warning until a page links it)"
         )
     if not stores:
-        elsewhere = [p for p in found.pages if p not in inside and p.body]
+        games_files = {p.file for p in inside}
+        elsewhere = [p for p in found.pages if p.body and p.file not in games_files]
         linked = body_stores(elsewhere)
         if linked:
             # No game page links a store, but other pages of the site do (a devlog's "play it

@@ -152,6 +152,16 @@ def test_a_system_error_no_step_expected_is_a_message_not_a_traceback(
 _STDOUT_CLOSED = "import os, subprocess, sys; os.close(1); sys.exit(subprocess.call(sys.argv[1:]))"
 
 
+def _sample_and_broken(sample: Path, tmp_path: Path) -> dict[str, str]:
+    """The sample, and a copy of it with one page's name misspelled (a finding): the places
+    `{sample}` and `{broken}` of the arguments below."""
+    broken = tmp_path / "content"
+    shutil.copytree(sample, broken)
+    page = broken / "games" / "2048-reef.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("name = ", "nom = ", 1), "utf-8")
+    return {"sample": str(sample), "broken": str(broken)}
+
+
 @pytest.mark.parametrize(
     ("args", "code"),
     [
@@ -170,11 +180,7 @@ def test_a_command_started_without_stdout_says_so_instead_of_a_traceback(
 ) -> None:
     """`catalogctl validate >&-` (or a daemon that closed it): a report that cannot be
     written is an error, exit 2, never a traceback nor a report lost without a word."""
-    broken = tmp_path / "content"
-    shutil.copytree(sample, broken)
-    page = broken / "games" / "2048-reef.md"
-    page.write_text(page.read_text(encoding="utf-8").replace("name = ", "nom = ", 1), "utf-8")
-    places = {"sample": str(sample), "broken": str(broken)}
+    places = _sample_and_broken(sample, tmp_path)
     argv = [sys.executable, "-c", _STDOUT_CLOSED, *cli(*(a.format(**places) for a in args))]
     proc = run(argv)
     assert proc.returncode == code, proc.stderr
@@ -210,11 +216,7 @@ def test_a_reader_that_left_early_does_not_change_the_exit_status(
 ) -> None:
     """`catalogctl validate --format json | true`: the report goes nowhere, and the exit
     status is still the content's (a broken pipe must not say "errors found")."""
-    broken = tmp_path / "content"
-    shutil.copytree(sample, broken)
-    page = broken / "games" / "2048-reef.md"
-    page.write_text(page.read_text(encoding="utf-8").replace("name = ", "nom = ", 1), "utf-8")
-    places = {"sample": str(sample), "broken": str(broken)}
+    places = _sample_and_broken(sample, tmp_path)
     argv = [sys.executable, "-c", _READER_GONE, *cli(*(a.format(**places) for a in args))]
     proc = run(argv)
     assert proc.returncode == code, proc.stderr

@@ -225,12 +225,9 @@ CASES = [
         "unlinked-store",
         OK,
         "site.toml",
-        11,
+        8,
         1,
-        site=SITE_TOML.replace(
-            "[stores.ios]",
-            '[fields.stores]\nsteam = "steamUrl"\n\n[stores.steam]\nname = "Steam"\n\n[stores.ios]',
-        ),
+        site=SITE_TOML.replace("[stores.ios]", '[stores.steam]\nname = "Steam"\n\n[stores.ios]'),
         words="no page links 'Steam' yet",
     ),
     Case(

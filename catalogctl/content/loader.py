@@ -388,11 +388,14 @@ def load(
     games_read = any(not o.outside for o in outcomes)  # a page of the category, if any
     if fields is not None and site_doc is not None and games_read and usable is not None:
         mapping = Findings(sitefile.file, severities)
+        unused: set[str] = set()  # stores whose [fields.stores] entry no page has
         if fields.mapped:
             use = _mapping_use(found.pages, outcomes)
-            check_mappings(site_doc, fields.mapped, use, usable.content.body_links, mapping)
+            body_links = usable.content.body_links
+            unused = check_mappings(site_doc, fields.mapped, use, body_links, mapping)
         if "stores" not in broken:  # which stores no page links
-            linked = {key for outcome in outcomes for key in outcome.linked}
+            # (one warning for one cause: a store whose entry no page has is told there)
+            linked = {key for outcome in outcomes for key in outcome.linked} | unused
             every = all(o.entry is not None or o.outside for o in outcomes)
             check_unlinked_stores(site_doc, usable, linked, every, mapping)
         findings.extend(mapping.items)

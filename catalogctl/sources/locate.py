@@ -154,7 +154,9 @@ def _here(accept: frozenset[Kind], command: str, *, sample: bool) -> Located:
 
 
 def _note_here() -> str | None:
-    if Path(DEFAULT_CONTENT).is_dir():  # a Hugo site: site.toml beside Hugo's content/
+    # Only where ./content is a site of its own too: beside Hugo's content/ folder, which
+    # holds no site.toml, the note would say on every run what nobody asked.
+    if (Path(DEFAULT_CONTENT) / SITE_FILE).is_file():
         return (
             f"using the site in this folder (its site.toml), not ./{DEFAULT_CONTENT} "
             f"(name ./{DEFAULT_CONTENT} to read that instead)"

@@ -379,7 +379,9 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "unlinked-store": _e(
         "A store of `[stores]` that no page links: not in front matter and, with `[content] "
-        "body_links`, not in any page's body. Checked when every page could be read.",
+        "body_links`, not in any page's body. Checked when every page could be read. (A "
+        "store whose `[fields.stores]` entry no page has is told once, by `unused-mapping` at "
+        "that entry's line.)",
         "The store appears in no game of the catalog. That is right for a store set up "
         "before the games reach it, and a sign of a misspelt key or host otherwise.",
         "Link the store from the pages that are on it; check its key against the pages' "

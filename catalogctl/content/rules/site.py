@@ -181,13 +181,15 @@ def check_mappings(
     use: tuple[int, dict[int, str]],
     body_links: bool,
     out: Findings,
-) -> None:
+) -> set[str]:
     """Each [fields] entry that no page has (reported at its line of site.toml): for a
     required key, misspelled (an error); for an optional key or a store, not used by any page
     yet (a warning); running through a list without `[key=value]` to pick an item (an error).
-    With `body_links`, pages may take their stores from their bodies: `stores` is optional."""
+    With `body_links`, pages may take their stores from their bodies: `stores` is optional.
+    Returns the stores whose [fields.stores] entry was reported as no page's."""
     seen, listed = use
     required = REQUIRED_KEYS - {"stores"} if body_links else REQUIRED_KEYS
+    stores: set[str] = set()
     for i, entry in enumerate(mapped):
         if seen >> i & 1:
             continue
@@ -207,7 +209,16 @@ def check_mappings(
                 f"no page has {path!r} yet; pages that set it will have their "
                 f"{entry.target} read from it (check the key's spelling)"
             )
+            if entry.target.startswith("stores."):
+                store = entry.target.removeprefix("stores.")
+                stores.add(store)
+                message = (
+                    f"no page has {path!r} yet, so no game lists store {store!r} from it; "
+                    f"pages that set it will have their {entry.target} read from it (check "
+                    "the key's spelling)"
+                )
         out.add(rule, message, line=line, column=col, field=dotted(entry.loc))
+    return stores
 
 
 def _check_rules(rules: Any, doc: Document, out: Findings) -> None:

@@ -43,6 +43,12 @@ def kind_of(value: object) -> str:
     return names.get(type(value), f"a {type(value).__name__}")
 
 
+# A string that is the same one item in a list in YAML, TOML and JSON alike (`["iOS"]`).
+_PLAIN_ITEM = re.compile(
+    r'[^"\\\x00-\x1f\x7f-\x9f\s](?:[^"\\\x00-\x1f\x7f-\x9f]{0,38}[^"\\\x00-\x1f\x7f-\x9f\s])?'
+)
+
+
 def pydantic_message(err: Any, path: Path = ()) -> str:
     """What a validation error means for the value at `path`, and what to write instead."""
     kind, value = err["type"], err.get("input")
@@ -60,9 +66,11 @@ def pydantic_message(err: Any, path: Path = ()) -> str:
     if kind in ("string_type", "string_sub_type"):
         if loc and loc[-1] == "[key]":
             return f"a key must be text, not {got}; quote it"
+        if value is None:
+            return "is empty; give it a value"
         return f"must be text, not {got}; quote it to keep it as text"
     if kind == "list_type":
-        return f"must be a list, not {got}; write it as a list: [a, b]"
+        return _list_message(value)
     if kind == "dict_type":
         return f"must be a mapping of keys to values, not {got}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
@@ -77,6 +85,18 @@ def pydantic_message(err: Any, path: Path = ()) -> str:
     if kind.startswith(("date", "datetime")) or kind == "union_tag_invalid":
         return f"must be a date (2024-05-31) or a date-time (2024-05-31T10:00:00Z), not {got}"
     return str(err["msg"])
+
+
+def _list_message(value: object) -> str:
+    """What to write where a list is wanted: the one value given, as a list, where it can be
+    written as one in YAML, TOML and JSON alike."""
+    if value is None:
+        return "is empty; list at least one item: [a, b]"
+    items = [item.strip() for item in value.split(",")] if isinstance(value, str) else []
+    if items and len(items) <= 8 and all(_PLAIN_ITEM.fullmatch(item) for item in items):
+        listed = ", ".join(f'"{item}"' for item in items)  # `iOS, Android`: two items
+        return f"must be a list, not {kind_of(value)}; write it as a list: [{listed}]"
+    return f"must be a list, not {kind_of(value)}; write it as a list: [a, b]"
 
 
 _UNION_MEMBER = re.compile(r"datetime|date|str|int|float|bool|[a-z_-]+\[.*\]")

@@ -198,7 +198,9 @@ def game_category(folder: str, pages: list[PageInfo], shown: str = ".") -> Categ
     """The category that keeps only the game pages of `folder`: written when most of its pages
     carry one game label and the others none. `shown`: the root, as files are named."""
     labelled = [p for p in pages if p.game_labels]
-    if not labelled or len(labelled) == len(pages) or 2 * len(labelled) < len(pages):
+    if not labelled or len(labelled) == len(pages):
+        return CategoryChoice(None, "")
+    if 2 * len(labelled) < len(pages) and not _sorted_by_category(labelled, pages):
         return CategoryChoice(None, "")
     layouts = {p.layout for p in pages}
     if len(layouts) == 1 and layouts <= GAME_WORDS:
@@ -236,6 +238,20 @@ def game_category(folder: str, pages: list[PageInfo], shown: str = ".") -> Categ
             + ": add the category to the pages that are games"
         )
     return CategoryChoice(label, "; ".join(notes))
+
+
+def _sorted_by_category(labelled: list[PageInfo], pages: list[PageInfo]) -> bool:
+    """Whether a folder where the games are the fewer sorts every page by its category (a
+    portfolio's `category: games` beside `mods`, `websites`, `design`), and its game pages
+    link stores where the others mostly do not: the game category marks the games. Where
+    pages outside it link stores as often (`tags: [game, puzzle]` on some games, `[puzzle]`
+    on others), it does not."""
+    if not all(p.labelled for p in pages):
+        return False
+    others = [p for p in pages if not p.game_labels]
+    games_linked = sum(1 for p in labelled if p.front_link or p.body) / len(labelled)
+    others_linked = sum(1 for p in others if p.front_link or p.body) / len(others)
+    return games_linked > 0 and others_linked < games_linked / 2
 
 
 def _not_read(folder: str, files: list[str], why: str) -> str:

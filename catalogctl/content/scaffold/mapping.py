@@ -7,6 +7,7 @@ from typing import Any
 
 from catalogctl.content.scaffold import values
 from catalogctl.content.scaffold.pages import PageKeys
+from catalogctl.content.scaffold.survey import GAME_WORDS
 
 # The usual front-matter keys of each catalog key, in order of preference, with the kinds of
 # value that fit it.
@@ -82,22 +83,25 @@ def map_fields(
     out: dict[str, tuple[str, int]] = {}
     for key, (names, kinds) in CANDIDATES.items():
         best: tuple[int, str] | None = None
+        own = 0  # pages with a value at the catalog's own key
         for name in names:
             path = tuple(name.split("."))
             kinds_seen = keys.types.get(path, set())
             if not kinds_seen & kinds or kinds_seen - kinds - {"NoneType"}:
                 continue
-            if key == "genres" and values.labels_are_genres(keys.values.get(path, [])) is None:
-                continue  # `tags: [games]` says what the page is, not its genre
-            if key == "genres" and category is not None and _holds_word(keys, path, category):
+            if not _fits(key, keys, path, category):
                 continue
-            if key == "genres" and _own_labels(keys, path):
+            n = keys.filled_in(path)
+            if n == 0:
                 continue
-            if key == "description" and not _mostly_words(keys.values.get(path, [])):
-                continue  # `subtitle: "📃"`: a mark, not a description
-            n = keys.paths[path]
             if best is None or n > best[0]:
                 best = (n, name)
+            if name == key:
+                own = n
+        # The catalog's own key wins where half as many pages have it as the most used one
+        # (`icon` in 7 pages beside `cover` in 8).
+        if best is not None and 2 * own >= best[0]:
+            best = (own, key)
         if best is not None:
             out[key] = (best[1], best[0])
     guesses: dict[str, str] = {}
@@ -116,11 +120,26 @@ def map_fields(
         marks_games = category is not None and _holds_word(
             keys, tuple(guess.path.split(".")), category
         )
-        if key == "genres" and (marks_games or _own_labels(keys, tuple(guess.path.split(".")))):
+        path = tuple(guess.path.split("."))
+        if key == "genres" and (marks_games or _own_labels(keys, path) or _marks_games(keys, path)):
             continue  # the words of the game category, or each page's own name: not genres
         out[key] = (guess.path, guess.pages)
         guesses[key] = guess.evidence
     return out, guesses
+
+
+def _fits(key: str, keys: PageKeys, path: tuple[str, ...], category: str | None) -> bool:
+    """Whether the values at `path` can be the catalog key's, beyond their kind."""
+    found = keys.values.get(path, [])
+    if key == "genres":
+        if values.labels_are_genres(found) is None:
+            return False  # `tags: [games]` says what the page is, not its genre
+        if category is not None and _holds_word(keys, path, category):
+            return False
+        return not (_own_labels(keys, path) or _marks_games(keys, path))
+    if key == "description":
+        return _mostly_words(found)  # `subtitle: "📃"`: a mark, not a description
+    return True
 
 
 def _mostly_words(found: list[Any]) -> bool:
@@ -134,6 +153,23 @@ def _own_labels(keys: PageKeys, path: tuple[str, ...]) -> bool:
     """Whether most pages list their own id among the labels of a key (`tags: [game,
     cat-hatch]` on cat-hatch.md): the key tags pages, it does not name their genres."""
     return keys.own_labels is not None and 2 * keys.own_labels[path] > keys.paths[path]
+
+
+def _marks_games(keys: PageKeys, path: tuple[str, ...]) -> bool:
+    """Whether most pages say there that they are games (`categories: [game, rust]`,
+    `[scratch, game]`): the key sorts pages, it does not name their genres; another key
+    (`tags: [strategy, boardgame]`) may."""
+    found = [v for v in keys.values.get(path, []) if _strings_of(v)]
+    marked = sum(1 for v in found if any(s.strip().lower() in GAME_WORDS for s in _strings_of(v)))
+    return 2 * marked > len(found)
+
+
+def _strings_of(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value[:50] if isinstance(v, str)]
+    return []
 
 
 def _holds_word(keys: PageKeys, path: tuple[str, ...], word: str) -> bool:

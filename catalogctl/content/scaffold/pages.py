@@ -58,6 +58,12 @@ class PageKeys(NamedTuple):
     # (`tags: [game, cat-hatch]` on cat-hatch.md): a page's own labels, not genres.
     own_labels: Counter[tuple[str, ...]] | None = None
     unread: tuple[tuple[str, str], ...] = ()  # pages whose front matter failed: (file, why)
+    # key path -> pages whose value there is not empty (`excerpt:` with nothing is empty)
+    filled: Counter[tuple[str, ...]] | None = None
+
+    def filled_in(self, path: tuple[str, ...]) -> int:
+        """The pages whose value at `path` is not empty."""
+        return self.filled[path] if self.filled is not None else self.paths[path]
 
 
 def front_store(value: Any) -> KnownStore | None:
@@ -115,6 +121,7 @@ def read_keys(
     values: dict[tuple[str, ...], list[Any]] = {}
     own_labels: Counter[tuple[str, ...]] = Counter()
     unread: list[tuple[str, str]] = []
+    filled: Counter[tuple[str, ...]] = Counter()
     for page in found.pages:
         data, why = front_matter_or_why(page.path, page.file)
         if data is None:
@@ -132,9 +139,12 @@ def read_keys(
         _count_items(data, (), items, 0)
         paths.update(seen)
         for path in seen:
+            value = _value_at(data, path)
+            if not _empty(value):
+                filled[path] += 1
             kept = values.setdefault(path, [])
             if len(kept) < MAX_VALUES:
-                kept.append(_value_at(data, path))
+                kept.append(value)
     return PageKeys(
         len(files),
         game_pages,
@@ -147,7 +157,17 @@ def read_keys(
         items,
         own_labels,
         tuple(unread),
+        filled,
     )
+
+
+def _empty(value: Any) -> bool:
+    """Nothing given: `excerpt:` (null), blank text, an empty list or mapping."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return isinstance(value, (list, dict)) and not value
 
 
 def _own_labels(data: dict[str, Any], page_id: str) -> list[tuple[str, ...]]:

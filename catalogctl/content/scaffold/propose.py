@@ -4,6 +4,10 @@ their links are; each guess with what it rests on."""
 
 from __future__ import annotations
 
+import itertools
+import os
+import posixpath
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -36,7 +40,7 @@ from catalogctl.content.scaffold.write import site_toml
 from catalogctl.content.storehosts import KNOWN_STORES, url_host
 from catalogctl.errors import InputError
 from catalogctl.paths import is_dir
-from catalogctl.text import path_text, plural
+from catalogctl.text import clean, path_text, plural
 
 _KINDS = {store.key: store.kind for store in KNOWN_STORES}  # a body link's store -> its kind
 REQUIRED = ("name", "description", "platforms", "genres", "icon")  # what [fields] may map
@@ -69,7 +73,13 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     exclude = [pattern for pattern, _ in others.patterns]
     sections = [p.file for p in inside if p.section]
     category = game_category(games, inside, shown)
-    keys = read_keys(root, games, gen.language or "en", category.label, exclude, bool(sections))
+    language = gen.language or "en"
+    keys = read_keys(root, games, language, category.label, exclude, bool(sections))
+    if keys.pages == 0 and not sections:
+        # Each game a section of its own (`content/<app>/_index.md` beside its privacy.md),
+        # and no store link to tell: the section pages are the game pages.
+        keys = read_keys(root, games, language, category.label, exclude, True)
+        sections = keys.files
     if keys.pages == 0:
         raise InputError(_none_read(games, keys))
     fields, guesses = map_fields(keys, category.label)
@@ -81,36 +91,9 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     if body_links:
         stores = with_body_stores(stores, body_stores(games_inside))
         stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
-    template = template_keys(root, games) if not stores else None
-    named = front_stores(template[0]) if template is not None else None
-    if template is not None and named is not None and named[0]:
-        # No game links a store yet: the stores the template of a new game names, a key each
-        # (one that no page has yet is a warning).
-        stores = [s._replace(path=s.path or f"{named[1]}.{s.key}") for s in named[0]]
-        table = None
-        store_notes += named[2]
-        store_notes.append(
-            f"no page links a store yet: the stores are those of {template[1]}, the template "
-            "of a new game (each a warning until a page links it)"
-        )
     if not stores:
-        games_files = {p.file for p in inside}
-        elsewhere = [p for p in found.pages if p.body and p.file not in games_files]
-        linked = body_stores(elsewhere)
-        if linked:
-            # No game page links a store, but other pages of the site do (a devlog's "play it
-            # on itch.io"): the games are sold there, perhaps; each a warning until a game
-            # page links it.
-            stores = [
-                Store(known.key, known.name, known.kind, None, 0, hosts[0], hosts=tuple(hosts))
-                for known, hosts in linked.values()
-            ]
-            stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
-            shown_files = few([at(shown, p.file) for p in elsewhere])
-            store_notes.append(
-                f"no game page links a store: the stores are those other pages of the site "
-                f"link in their text ({shown_files}), each a warning until a game page links it"
-            )
+        stores, table, more = _stores_named_elsewhere(root, games, keys, inside, found, shown)
+        store_notes += more
     apple_links = [link.url for link in keys.links if link.store.kind == "apple"] + [
         link.url for p in games_inside for link in p.body if _KINDS.get(link.store) == "apple"
     ]
@@ -231,8 +214,17 @@ NOT_STORES = frozenset(
 
 
 def _no_store(host: str) -> bool:
-    """Whether a host is one of `NOT_STORES` (or below one: `en.wikipedia.org`)."""
+    """Whether a host is one of `NOT_STORES` (or below one: `en.wikipedia.org`), or a forum's,
+    a wiki's or a blog's by its first label (`forum.bennugd.org`)."""
+    if host.split(".", 1)[0] in NOT_STORE_LABELS:
+        return True
     return any(host == h or host.endswith("." + h) for h in NOT_STORES)
+
+
+# First labels of hosts where people talk or read, not buy: `forum.example.org`.
+NOT_STORE_LABELS = frozenset(
+    {"forum", "forums", "community", "wiki", "blog", "docs", "discuss", "news", "mail"}
+)
 
 
 def _without_front_matter(found: Scan, folder: str = ".") -> str:
@@ -263,6 +255,130 @@ def _without_front_matter(found: Scan, folder: str = ".") -> str:
     return said
 
 
+def _other_table_links(
+    keys: PageKeys, table: tuple[str, ...], stores: list[Store]
+) -> tuple[list[Store], list[str]]:
+    """The other keys of the pages' table of store links, which the template does not name,
+    that hold https links (`storeLinks.web`: a web game's own address): the site calls them
+    store links, so each is a store of kind `other`, with a note to check it."""
+    named = {s.path for s in stores}
+    taken = {s.key for s in stores}
+    more: list[Store] = []
+    notes = []
+    for path, values in keys.values.items():
+        if len(path) != len(table) + 1 or path[:-1] != table or ".".join(path) in named:
+            continue
+        urls = [v for v in values if isinstance(v, str) and v.startswith("https://")]
+        key = re.sub(r"[^a-z0-9_-]", "", path[-1].lower())[:40]
+        host = url_host(urls[0]) if urls else None
+        if not urls or not key or key in taken or host is None:
+            continue
+        taken.add(key)
+        dotted = ".".join(path)
+        more.append(
+            Store(key, path[-1][:40].strip().capitalize(), "other", dotted, len(urls), host)
+        )
+        notes.append(
+            f"{dotted} holds a link in {plural(len(urls), 'page')} ({clean(host)[:80]}), no "
+            f"known store's: written as store {key!r}; remove it if players do not get the "
+            "game there"
+        )
+    return more, notes
+
+
+def _stores_named_elsewhere(
+    root: Path, games: str, keys: PageKeys, inside: list[PageInfo], found: Scan, shown: str
+) -> tuple[list[Store], str | None, list[str]]:
+    """The stores of a site whose game pages link none yet: those the template of a new game
+    names, or those the site's other pages link in their text (each a warning until a game
+    page links it); the table of links the template keeps; notes saying so."""
+    template = template_keys(root, games)
+    named = front_stores(template[0]) if template is not None else None
+    if template is not None and named is not None and named[0]:
+        # The stores the template of a new game names, a key each.
+        stores = [
+            s._replace(path=s.path or f"{named[1]}.{s.key}", template=template[1]) for s in named[0]
+        ]
+        notes = [
+            *named[2],
+            f"no page links a known store yet: the stores are those of {template[1]}, the "
+            "template of a new game (each a warning until a page links it)",
+        ]
+        if named[1] is not None:
+            more, said = _other_table_links(keys, tuple(named[1].split(".")), stores)
+            stores += more
+            notes += said
+        return stores, None, notes
+    games_files = {p.file for p in inside}
+    elsewhere = [p for p in found.pages if p.body and p.file not in games_files]
+    linked = body_stores(elsewhere)
+    if not linked:
+        return [], None, []
+    # Other pages of the site link stores (a devlog's "play it on itch.io"): the games are
+    # sold there, perhaps.
+    stores = [
+        Store(known.key, known.name, known.kind, None, 0, hosts[0], hosts=tuple(hosts))
+        for known, hosts in linked.values()
+    ]
+    stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
+    shown_files = few([at(shown, p.file) for p in elsewhere])
+    return (
+        stores,
+        None,
+        [
+            f"no game page links a store: the stores are those other pages of the site link "
+            f"in their text ({shown_files}), each a warning until a game page links it"
+        ],
+    )
+
+
+def _only_sections(found: Scan) -> str:
+    """The folder whose subfolders each have a section page (`content/<app>/_index.md`),
+    where there is no other page: each section may be a game."""
+    folders = Counter(posixpath.dirname(posixpath.dirname(f)) or "." for f in found.section_files)
+    if not folders:
+        return ""
+    folder, n = folders.most_common(1)[0]
+    files = [f for f in found.section_files if posixpath.dirname(posixpath.dirname(f)) == folder]
+    return (
+        f"; {plural(n, 'section page')} of {folder} ({few(files)}), each in a folder of its "
+        f"own, may each be a game's (`--games {folder}` reads them)"
+    )
+
+
+# Folders of generators' data files, and the names of one that lists games.
+DATA_FOLDERS = ("_data", "data", "src/_data", "src/data")
+DATA_NAMES = frozenset({"games", "apps", "projects", "portfolio", "catalog", "releases"})
+DATA_SUFFIXES = (".yml", ".yaml", ".json", ".toml")
+
+
+def _games_data(root: Path) -> str:
+    """A data file that lists the games (Jekyll's `_data/games.yml`), said: catalogctl reads
+    a game from its own page, and such a site has none."""
+    found = []
+    for folder in DATA_FOLDERS:
+        try:
+            with os.scandir(root / folder) as entries:
+                names = sorted(e.name for e in itertools.islice(entries, MAX_DATA_FILES))
+        except OSError:
+            continue
+        found += [
+            f"{folder}/{name}"
+            for name in names
+            if name.lower().endswith(DATA_SUFFIXES) and name.rsplit(".", 1)[0].lower() in DATA_NAMES
+        ]
+    if not found:
+        return ""
+    return (
+        f"; the site lists its games in a data file ({few([clean(f) for f in found])}), and "
+        "catalogctl reads each game from the front matter of a page of its own: give each game "
+        "a page (docs/content/format.md)"
+    )
+
+
+MAX_DATA_FILES = 1_000  # names of one data folder looked at
+
+
 def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     seen = [c for c in choice.candidates if c.folder != "."][:5]
     legal = [p.file for p in choice.scan.legal]
@@ -270,7 +386,8 @@ def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     if not seen:
         return (
             f"no pages found in {path_text(root)} to take for game pages{left_out}"
-            f"{_without_front_matter(choice.scan)}: name the games folder with --games FOLDER"
+            f"{_without_front_matter(choice.scan)}{_only_sections(choice.scan)}"
+            f"{_games_data(root)}: name the games folder with --games FOLDER"
         )
     shown = "; ".join(
         f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"

@@ -31,6 +31,7 @@ class Store(NamedTuple):
     body: bool = False  # read from the pages' bodies
     hosts: tuple[str, ...] = ()  # the hosts its links in the page text are on
     pt: str | None = None  # an apple store's provider token, the one its links all carry
+    template: str | None = None  # named only by this template of a new game (`_TEMPLATE.md`)
 
 
 def dotted(path: tuple[Any, ...]) -> str:
@@ -174,10 +175,42 @@ def _only_links(keys: PageKeys, parent: tuple[Any, ...]) -> bool:
     )
 
 
+# Words that name a link, not its store (`app_link`, `download_url`, `buy`): the store's usual
+# key (`appstore`) is the key the API publishes then.
+_NO_STORE_NAMES = frozenset(
+    {
+        "app",
+        "apps",
+        "game",
+        "games",
+        "store",
+        "link",
+        "links",
+        "url",
+        "download",
+        "downloads",
+        "buy",
+        "get",
+        "button",
+        "external",
+        "website",
+        "web_page",
+        "page",
+        "main",
+        "primary",
+        "cta",
+        "direct",
+        "purchase",
+        "shop",
+        "release",
+    }
+)
+
+
 def _store_key(own: str, usual: str) -> str:
     key = re.sub(r"[^a-z0-9_-]", "", own.lower())
     key = re.sub(r"[_-]?(?:url|link|href)$", "", key)  # googlePlayUrl: the store is googleplay
-    return key or usual
+    return usual if key.strip("_-") in _NO_STORE_NAMES else (key or usual)
 
 
 def _list_entry(where: tuple[Any, ...], usual: str, item: dict[str, str]) -> tuple[str, str] | None:

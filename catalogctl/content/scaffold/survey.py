@@ -73,6 +73,7 @@ class PageInfo(NamedTuple):
     other_hosts: tuple[str, ...] = ()  # the hosts of its body's links to no known store
     section: bool = False  # a section's own page (`<game>/_index.md`) that links a store
     layout: str = ""  # its `layout` (Jekyll) or `type` (Hugo), lowercased
+    labelled: bool = False  # it carries a label in `categories`, `category` or `tags`
 
     @property
     def game_category(self) -> bool:
@@ -87,6 +88,9 @@ class Scan(NamedTuple):
     # Section pages below a top folder that link a store, each of the folder above (as a
     # bundle's page is): a game with pages of its own, perhaps (`notgames`).
     sections: tuple[PageInfo, ...] = ()
+    # Every section page below a top folder that was read (`content/<app>/_index.md`): a
+    # site whose each game is a section, with no store link anywhere, has only these.
+    section_files: tuple[str, ...] = ()
 
 
 def _looks_like_image(value: Any) -> bool:
@@ -157,6 +161,7 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
     """Every page under the generator's content folders, bounded in pages, folders and depth."""
     pages: list[PageInfo] = []
     sections: list[PageInfo] = []
+    section_files: list[str] = []
     unread: list[tuple[str, str]] = []
     bounds: list[str] = []
     real_root = root.resolve()
@@ -180,7 +185,13 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
             listed += 1
             if listed > MAX_SCAN_DIRS:
                 bounds.append(f"more than {MAX_SCAN_DIRS:,} folders: the rest were not listed")
-                return Scan(pages, unread, bounds, sections=tuple(sections))
+                return Scan(
+                    pages,
+                    unread,
+                    bounds,
+                    sections=tuple(sections),
+                    section_files=tuple(section_files),
+                )
             dirs[:] = _subfolders(Path(folder), rel, dirs, unread, bounds)
             names = [n for n in sorted(files) if _is_page(n)]
             bundle = any(_index(n) for n in names)
@@ -191,7 +202,13 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
                 shown = _join(rel, name)
                 if len(pages) >= MAX_SCAN_PAGES:
                     bounds.append(f"more than {MAX_SCAN_PAGES:,} pages: the rest were not read")
-                    return Scan(pages, unread, bounds, sections=tuple(sections))
+                    return Scan(
+                        pages,
+                        unread,
+                        bounds,
+                        sections=tuple(sections),
+                        section_files=tuple(section_files),
+                    )
                 path = Path(folder, name)
                 if path.is_symlink():
                     unread.append((shown, "a symlink, not followed"))
@@ -206,9 +223,11 @@ def scan(root: Path, search: tuple[str, ...]) -> Scan:
                 shown = _join(rel, "_index.md")
                 read = _read(str(Path(folder, "_index.md")), shown)
                 info = _page_info(str(Path(rel).parent.as_posix()), shown, read)
+                if read.data is not None:
+                    section_files.append(shown)
                 if read.data is not None and (info.front_link or info.body):
                     sections.append(info._replace(section=True))
-    return Scan(pages, unread, bounds, sections=tuple(sections))
+    return Scan(pages, unread, bounds, sections=tuple(sections), section_files=tuple(section_files))
 
 
 def _subfolders(
@@ -241,6 +260,7 @@ def _page_info(folder: str, shown: str, read: _Page) -> PageInfo:
         _game_labels(data),
         read.other_hosts,
         layout=_layout(data),
+        labelled=bool(page_labels(data)),
     )
 
 

@@ -149,7 +149,7 @@ def _string_paths(keys: PageKeys, *, lists: bool) -> list[tuple[tuple[str, ...],
 def platforms(keys: PageKeys) -> Guess | None:
     """The key whose values are lists of known platform names."""
     best: Guess | None = None
-    for path, values in _string_paths(keys, lists=True):
+    for path, values in _string_paths(keys, lists=True) + _string_paths(keys, lists=False):
         names = Counter(s.strip() for v in values for s in _strings(v) if s.strip())
         total = sum(names.values())
         known = sum(n for s, n in names.items() if s.lower() in PLATFORMS)
@@ -158,9 +158,16 @@ def platforms(keys: PageKeys) -> Guess | None:
             continue
         n = keys.paths[path]
         if best is None or n > best.pages:
-            evidence = f"values: {_shown(names)} in {n} of {keys.pages} pages"
+            evidence = f"values: {_shown(names)} in {n} of {keys.pages} pages{_single(keys, path)}"
             best = Guess(_dotted(path), n, evidence)
     return best
+
+
+def _single(keys: PageKeys, path: tuple[str, ...], example: str = "iOS") -> str:
+    """The comment's warning for a key holding one name, where validate asks for a list."""
+    if "list[str]" in keys.types.get(path, set()):
+        return ""
+    return f' (one a page: validate asks for a list, ["{example}"])'
 
 
 def labels_are_genres(values: list[Any]) -> Counter[str] | None:
@@ -188,11 +195,7 @@ def genres(keys: PageKeys) -> Guess | None:
             continue
         n = keys.paths[path]
         if best is None or n > best.pages:
-            single = (
-                " (one label a page: validate asks for a list)"
-                if "list[str]" not in (keys.types.get(path, set()))
-                else ""
-            )
+            single = _single(keys, path, "Puzzle")
             evidence = f"values: {_shown(labels)} in {n} of {keys.pages} pages{single}"
             best = Guess(_dotted(path), n, evidence)
     return best

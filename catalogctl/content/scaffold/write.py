@@ -13,9 +13,10 @@ from catalogctl.content.scaffold.pageurl import page_url
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.sections import astro_schema, schema_store
 from catalogctl.content.scaffold.stores import Store
+from catalogctl.content.storehosts import known_store
 from catalogctl.errors import InputError
 from catalogctl.text import clean, path_text, plural
-from catalogctl.urls import base_url_problem
+from catalogctl.urls import base_url_problem, host_of, is_loopback_host
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 # Parameters of contract §2.4 that are the same for every site (pt is the studio's own).
@@ -60,13 +61,23 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
     found: list[tuple[str, str]] = []
     if gen.base_url:
         found.append((gen.base_url.rstrip("/"), gen.base_from or gen.config or "its settings"))
-    custom = cname(root) if not gen.base_url else None
+    local = gen.base_url is not None and is_loopback_host(host_of(gen.base_url))
+    custom = cname(root) if not gen.base_url or local else None
     if custom is not None:  # a GitHub Pages site's own domain
         found.append((custom, "the CNAME file"))
     usable = [(address, source) for address, source in found if not base_url_problem(address)]
+    # A local address (Hugo's `baseURL = "http://localhost:1313/"` while the site is worked
+    # on) only where there is no other: the catalog's links would point at the editor's machine.
+    usable.sort(key=lambda found: is_loopback_host(host_of(found[0])))
     if usable:
         address, source = usable[0]
         lines.append(f"base_url = {toml_str(address)}  # from {source}")
+        if is_loopback_host(host_of(address)):
+            notes.append(
+                f"set base_url to the website's public address: the one in {clean(source)} "
+                f"({clean(address)[:200]}) is a local one, so the catalog's links would point "
+                "at this machine"
+            )
     else:
         lines.append('base_url = "https://example.com"  # guess: no address found; set yours')
         if found:
@@ -160,9 +171,14 @@ def _field_lines(p: Proposal) -> list[str]:
     for key, (path, count) in p.fields.items():
         if path == key:
             continue
-        why = (
-            f"guess: {p.guesses[key]}" if key in p.guesses else f"in {count} of {plural(n, 'page')}"
-        )
+        if key in p.guesses:
+            why = f"guess: {p.guesses[key]}"
+        else:
+            why = f"in {count} of {plural(n, 'page')}"
+            kinds = p.keys.types.get(tuple(path.split(".")), set())
+            if key in ("platforms", "genres") and "list[str]" not in kinds:
+                example = "iOS" if key == "platforms" else "Puzzle"
+                why += f' (one a page: validate asks for a list, ["{example}"])'
         lines.append(f"{key} = {toml_str(path)}  # {why}")
     if p.stores_table is not None:
         lines.append(f"stores = {toml_str(p.stores_table)}  # the pages' table of store links")
@@ -199,10 +215,12 @@ def _store_lines(root: Path, p: Proposal, notes: list[str]) -> list[str]:
         paths = Counter(s.path for s in per_store)
         for s in per_store:
             shared = "; each link goes to the store of its host" if paths[s.path] > 1 else ""
-            lines.append(
-                f"{toml_key(s.key)} = {toml_str(s.path or '')}  # {s.host} links in "
-                f"{s.links} of {plural(n, 'page')}{shared}"
+            said = (
+                f"named by {s.template}, the template of a new game; no page links it yet"
+                if s.template is not None
+                else f"{s.host} links in {s.links} of {plural(n, 'page')}{shared}"
             )
+            lines.append(f"{toml_key(s.key)} = {toml_str(s.path or '')}  # {said}")
     lines += _unused_schema_stores(root, p)
     if not p.stores:
         notes.append(
@@ -218,14 +236,16 @@ def _store_lines(root: Path, p: Proposal, notes: list[str]) -> list[str]:
 
 def _store_table(s: Store) -> list[str]:
     where = ", ".join(s.hosts[:3]) if s.body and s.hosts else s.host
-    lines = [f"name = {toml_str(s.name)}  # guess: the usual name of {where}"]
-    links = (
-        "links in the page text"
-        if s.body
-        else plural(s.links, "link")
-        if s.links
-        else "links on the site's other pages"
-    )
+    said = f"the usual name of {where}"
+    if known_store(s.key, s.name) is None:  # a store of the site's own (`storeLinks.web`)
+        said = f"from its key, {s.path or s.key}"
+    lines = [f"name = {toml_str(s.name)}  # guess: {said}"]
+    if s.template is not None:
+        links = f"link in {s.template}"
+    elif s.body:
+        links = "links in the page text"
+    else:
+        links = plural(s.links, "link") if s.links else "links on the site's other pages"
     lines.append(f"kind = {toml_str(s.kind)}  # by the host of its {links}")
     if s.kind == "apple" and s.pt is not None:
         params = SPEC_PARAMS["apple"].replace("{ ", f"{{ pt = {toml_str(s.pt)}, ", 1)

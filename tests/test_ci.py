@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
 import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -150,3 +152,29 @@ def test_posixless_harness_imports_where_signal_lacks_sigkill(
         "kill": not emulated,  # Windows' os.kill, on Linux only
         "CTRL_C_EVENT": emulated or sys.platform == "win32",
     }
+
+
+def test_a_checkout_converting_line_endings_keeps_every_file_as_committed(
+    tmp_path: Path,
+) -> None:
+    """GitHub's Windows runners check out with core.autocrlf=true: every file, the golden
+    build files and the CRLF pages of real sites alike, must arrive as committed."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git (Debian package: git)")
+    if not (ROOT / ".git").exists():
+        pytest.skip("the project is not a git checkout here (an unpacked release)")
+    clone = tmp_path / "clone"
+    run(["git", "-c", "core.autocrlf=true", "clone", "-q", str(ROOT), str(clone)], check=True)
+    committed = run(["git", "ls-files", "-z"], cwd=clone, check=True).stdout.split("\0")
+    samples = ["tests/golden/small/manifest.json", "README.md"] + [
+        f for f in committed if f.startswith("tests/fixtures/sites/jekyll-collection-notes/")
+    ]
+    for name in samples:
+        blob = run(
+            ["git", "cat-file", "blob", f"HEAD:{name}"],
+            cwd=clone,
+            check=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+        ).stdout.encode("utf-8", "surrogateescape")
+        assert (clone / name).read_bytes() == blob, name

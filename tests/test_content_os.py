@@ -25,6 +25,7 @@ import pytest
 from catalogctl.content.loader import load
 from catalogctl.text import path_text
 from tests.conftest import (
+    SAMPLE,
     SITE_TOML,
     ContentFactory,
     game_yaml,
@@ -196,6 +197,44 @@ def test_validate_a_name_windows_cannot_hold_is_portable_name(
     assert content.summary.pages == 1
 
 
+def _two_pages(root: Path, first: str, second: str) -> None:
+    root.mkdir()
+    (root / "site.toml").write_text(SITE_TOML, encoding="utf-8")
+    for name, slug in ((first, "one"), (second, "two")):
+        page = root / "games" / name
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(game_yaml(slug.title()).replace("---\n", f"---\nslug: {slug}\n", 1))
+
+
+@needs_case_sensitive_fs
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("Alpha.md", "alpha.md"), ("Beta/index.md", "beta/index.md")],
+    ids=["pages", "bundles"],
+)
+def test_validate_names_equal_but_for_case_are_portable_name(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    """Two pages of their own slugs whose files differ only in case: both publish here, and a
+    checkout on Windows or macOS keeps one. An error naming both."""
+    root = tmp_path / "content"
+    _two_pages(root, first, second)
+    content = load(root)
+    (f,) = [f for f in content.findings if f.rule == "portable-name"]
+    assert f.severity == "error"
+    assert f.file.endswith(second.split("/", maxsplit=1)[0])
+    assert f"differs from {first.split('/', maxsplit=1)[0]!r} only in case" in f.message
+
+
+@needs_nfc_and_nfd
+def test_validate_names_equal_but_for_their_encoding_are_portable_name(tmp_path: Path) -> None:
+    root = tmp_path / "content"
+    nfc, nfd = "caf\u00e9.md", "cafe\u0301.md"
+    _two_pages(root, nfc, nfd)
+    found = [f for f in load(root).findings if f.rule == "portable-name"]
+    assert len(found) == 1 and "a checkout on macOS keeps only one" in found[0].message
+
+
 @needs_symlinks
 @pytest.mark.parametrize("eloop", [40, 62], ids=["linux", "macos"])
 def test_validate_names_a_symlink_loop_by_its_errno(
@@ -322,3 +361,61 @@ def test_a_builds_manifest_and_a_link_cache_are_read_with_a_bom(tmp_path: Path) 
     cache.write_bytes(BOM + b'{"catalogctl-link-cache": {}}')  # as a text editor saves it
     proc = run_cli("check-links", "--offline", tmp_path / "dist", "--cache", cache)
     assert proc.returncode == 0, proc.stderr
+
+
+# --- the games folder as Windows users write it ------------------------------------------------
+
+
+def _site_games(tmp_path: Path, games: str) -> Path:
+    """The sample, its games moved to content/games, site.toml naming them `games`."""
+    root = tmp_path / "site"
+    shutil.copytree(SAMPLE, root)
+    (root / "content").mkdir()
+    (root / "games").rename(root / "content" / "games")
+    text = (root / "site.toml").read_text("utf-8")
+    (root / "site.toml").write_text(
+        text.replace("[api.v1]", f"[content]\ngames = {json.dumps(games)}\n\n[api.v1]", 1),
+        encoding="utf-8",
+    )
+    return root
+
+
+@pytest.mark.parametrize("games", ["content\\games", ".\\content\\games\\"])
+def test_validate_a_games_folder_with_backslashes_is_one_finding_everywhere(
+    tmp_path: Path, games: str
+) -> None:
+    """`games = "content\\games"` works on Windows only: on every system one games-folder
+    error saying to write `content/games` (not a folder that "does not exist" here)."""
+    found = load(_site_games(tmp_path, games)).findings
+    assert [(f.rule, f.severity) for f in found] == [("games-folder", "error")]
+    assert "write 'content/games'" in found[0].message
+
+
+def test_validate_a_games_folder_spelled_in_another_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`games = "content/Games"`: Linux finds no such folder and says which one there is; a
+    file system that ignores case (Windows, macOS) finds it, and the same error says that
+    Linux would not."""
+    root = _site_games(tmp_path, "content/Games")
+    (f,) = load(root).findings
+    assert f.rule == "games-folder" and "('content/games' does: names differ in case)" in f.message
+    isdir = os.path.isdir
+    monkeypatch.setattr(os.path, "isdir", lambda p: isdir(str(p).replace("Games", "games")))
+    (f,) = load(root).findings
+    assert f.rule == "games-folder"
+    assert "is 'content/games' on disk, not 'content/Games'" in f.message
+
+
+def test_init_writes_a_games_folder_typed_on_windows_with_slashes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import PureWindowsPath
+
+    from catalogctl.content.scaffold import run as init_run
+
+    root = _site_games(tmp_path, "content/games")
+    (root / "site.toml").unlink()
+    monkeypatch.setattr(init_run, "PurePath", PureWindowsPath)  # `init --games content\games`
+    init_run.init_site(root, games="content\\games")
+    assert 'games = "content/games"' in (root / "site.toml").read_text("utf-8")

@@ -32,6 +32,7 @@ import fnmatch
 import os
 import re
 import stat
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -44,6 +45,9 @@ _LANG_RE = re.compile(r"[A-Za-z]{2}(?:[-_][A-Za-z0-9]{2,8})?")
 # Repository files that live beside pages and are not pages.
 NOT_PAGES = frozenset({"readme", "license", "licence", "changelog", "contributing", "authors"})
 _JEKYLL_DATE_RE = re.compile(r"^([0-9]{4}-[0-9]{2}-[0-9]{2})-(.+)$")
+
+
+_CANT_RESOLVE = 1921  # Windows' ERROR_CANT_RESOLVE_FILENAME: a symlink loop
 
 
 class PageFile(NamedTuple):
@@ -196,6 +200,24 @@ class _Walker:
     def problem(self, rule: str, file: str, message: str) -> None:
         self.found.problems.append(TreeProblem(rule, file, message))
 
+    def collides(self, name: str, shown: str, folded: dict[str, str]) -> None:
+        """Two names of one folder that differ only in case (`Alpha.md`, `alpha.md`) or in
+        how their accents are encoded (`café.md` composed and decomposed): a Windows or
+        macOS checkout, whose file system takes them for one name, keeps only one."""
+        key = unicodedata.normalize("NFC", name).casefold()
+        other = folded.setdefault(key, name)
+        if other != name:
+            if other.casefold() == name.casefold():
+                how, where = "in case", "Windows or macOS"
+            else:
+                how, where = "in how its accents are encoded (NFC, NFD)", "macOS"
+            self.problem(
+                "portable-name",
+                shown,
+                f"the name differs from {other!r} only {how}, so a checkout on {where} keeps "
+                "only one of the two; rename one",
+            )
+
     def portable(self, name: str, shown: str) -> None:
         """A name Windows cannot hold is a finding; the file is read all the same (the site
         works here, a checkout on Windows fails)."""
@@ -212,7 +234,9 @@ class _Walker:
         try:
             real = os.path.realpath(path, strict=True)
         except OSError as exc:
-            loops = exc.errno == errno.ELOOP  # 40 on Linux, 62 on macOS and the BSDs
+            # ELOOP: 40 on Linux, 62 on macOS and the BSDs; Windows has none, and tells a loop
+            # by ERROR_CANT_RESOLVE_FILENAME (errno EINVAL).
+            loops = exc.errno == errno.ELOOP or getattr(exc, "winerror", None) == _CANT_RESOLVE
             what = "loops" if loops else "is dangling (its target does not exist)"
             self.problem(
                 "broken-symlink",
@@ -287,6 +311,7 @@ class _Walker:
             section_id = name_text(base) or safe_name(base)
         subdirs: list[tuple[str, str, int]] = []
         prefix = shown if shown.endswith("/") else shown + "/"  # a child's name follows
+        folded: dict[str, str] = {}  # a name as a case-insensitive file system sees it -> name
         for entry in entries:
             text = name_text(entry.name)
             if text is None:
@@ -298,6 +323,7 @@ class _Walker:
             if name.startswith("."):
                 found.ignore(name, entry.is_dir(follow_symlinks=False))
                 continue
+            self.collides(name, child, folded)
             self.portable(name, child)
             if self.excluded is not None and self._excluded_page(name, child, section_id):
                 found.excluded += 1  # not read, nor looked at: a symlink, a FIFO, a page
@@ -318,9 +344,9 @@ class _Walker:
                 continue
             if is_dir:
                 try:
-                    self.subdir(
-                        entry.path, entry.stat(follow_symlinks=False), child, depth, subdirs
-                    )
+                    # os.lstat, not entry.stat: on Windows a directory entry's stat has no
+                    # device or inode (both 0), which tell a folder reached twice.
+                    self.subdir(entry.path, os.lstat(entry.path), child, depth, subdirs)
                 except OSError as exc:
                     self.problem("unreadable-file", child, unreadable(exc))
                 continue

@@ -14,6 +14,7 @@ in the modules below.
 """
 
 import datetime as dt
+import itertools
 import os
 import posixpath
 from collections import Counter
@@ -26,7 +27,7 @@ from catalogctl.content.discovery import Discovery, PageFile, discover, read_hea
 from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
 from catalogctl.content.frontmatter import HEAD_BYTES, check_wide, decode, parse_page
-from catalogctl.content.limits import MAX_SITE_BYTES
+from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES, MAX_SITE_BYTES
 from catalogctl.content.rules.ids import check_id_case, named
 from catalogctl.content.rules.page import (
     DRAFT,
@@ -472,6 +473,29 @@ def _unused_excludes(
         )
 
 
+def _as_on_disk(root: Path, games: str) -> str | None:
+    """The games folder as its folders' names are written on disk, where that differs from
+    `games` only in case (`Games` for `games`); None where it does not, or there is none."""
+    parts = [p for p in games.split("/") if p not in ("", ".")]
+    folder, spelled = str(root), []
+    for part in parts[:MAX_DIR_DEPTH]:
+        try:
+            with os.scandir(folder) as entries:
+                names = [e.name for e in itertools.islice(entries, MAX_PAGES)]
+        except OSError:
+            return None
+        if part in names or part == "..":
+            spelled.append(part)
+        else:
+            twins = [n for n in names if n.casefold() == part.casefold()]
+            if len(twins) != 1:
+                return None
+            spelled.append(twins[0])
+        folder = os.path.join(folder, spelled[-1])
+    written = "/".join(spelled)
+    return written if written != "/".join(parts) else None
+
+
 def _discover(
     root: Path,
     site: SiteSettings | None,
@@ -491,14 +515,25 @@ def _discover(
     if any(f.rule == "games-folder" for f in findings):
         return Discovery()
     found = Discovery()
+    on_disk = _as_on_disk(root, games_name) if site is not None else None
     if not os.path.isdir(games_dir):
         if site is not None:  # without settings, the missing site.toml is the finding
+            twin = f" ({on_disk!r} does: names differ in case)" if on_disk else ""
             sitefile.add(
                 "games-folder",
-                f"the games folder {games_name!r} does not exist; create it, or set [content] "
-                "games in site.toml to the folder of the game pages",
+                f"the games folder {games_name!r} does not exist{twin}; create it, or set "
+                "[content] games in site.toml to the folder of the game pages",
                 file=games_shown,
             )
+    elif on_disk is not None:
+        # Found here by a file system that ignores case (Windows, macOS): Linux, where CI
+        # runs, reads another folder.
+        sitefile.add(
+            "games-folder",
+            f"the games folder is {on_disk!r} on disk, not {games_name!r}: a system that tells "
+            f"case apart (Linux) finds no folder {games_name!r}; write games = {on_disk!r}",
+            file=games_shown,
+        )
     elif not _inside(games_dir, os.path.realpath(root)):
         sitefile.add(
             "games-folder",

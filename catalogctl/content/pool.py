@@ -67,7 +67,8 @@ def die_with_parent(parent: int) -> None:
     (`PR_SET_PDEATHSIG`). Otherwise (macOS, Windows, a child of a fork server) a thread
     watches the parent (`watch_parent`).
     """
-    if os.getppid() == parent and signal_when_parent_dies(signal.SIGKILL):
+    kill = getattr(signal, "SIGKILL", None)  # Windows has none
+    if kill is not None and os.getppid() == parent and signal_when_parent_dies(kill):
         if os.getppid() != parent:  # it died before prctl took effect
             os._exit(1)
         return

@@ -31,6 +31,9 @@ and so does every Python process it starts (a spawned loader inherits the enviro
   `sock_connect` and `sock_recv`, which the Proactor does by overlapped I/O);
 - multiprocessing starts processes by spawn, and `get_context("fork")` (or "forkserver") is a
   ValueError;
+- `signal.SIGKILL`; `os.scandir`'s entries have no device, inode or link count in their
+  `stat()` (0, as on Windows, where only `os.stat` has them); a symlink loop fails with
+  Windows' error (ERROR_CANT_RESOLVE_FILENAME, errno EINVAL), not ELOOP;
 - the C library has no `prctl` or `renameat2` (ctypes raises AttributeError, as dlsym fails),
   and there is no /proc (`os.open` of a path under it: FileNotFoundError).
 
@@ -44,9 +47,10 @@ case sensitivity, text mode and `O_BINARY`, the console and its code page, which
 tests cover); the event loop is still the selector loop, not the Proactor (overlapped I/O on
 completion ports); `select.select` still accepts pipes (on Windows only sockets: it is left,
 because the standard library's own POSIX code, such as `multiprocessing.connection.wait`,
-needs it here where Windows uses WaitForMultipleObjects); `signal.SIGKILL` and the `os.W*`
-wait-status helpers stay, because multiprocessing's POSIX code needs them to do what it does on
-Windows by other means; `signal.Signals` still lists every signal; Ctrl+C is still SIGINT
+needs it here where Windows uses WaitForMultipleObjects); the `os.W*` wait-status helpers stay,
+because multiprocessing's POSIX code needs them to do what it does on Windows by other means
+(and its `kill()` still sends signal 9, where `signal.SIGKILL` is gone); `signal.Signals`
+still lists every signal; Ctrl+C is still SIGINT
 from a terminal (Windows delivers a console control event to every process on the console,
 and there is no Ctrl+Break); the console-close event, services and SO_EXCLUSIVEADDRUSE have
 no counterpart. What this does not reproduce of macOS: kqueue, SO_REUSEPORT's semantics (no
@@ -229,6 +233,90 @@ def _windows_kill() -> None:
     signal.CTRL_BREAK_EVENT = CTRL_BREAK_EVENT  # type: ignore[attr-defined]
 
 
+def _without_sigkill() -> None:
+    """No `signal.SIGKILL`: Windows ends a process with TerminateProcess, which is what
+    multiprocessing's and subprocess's `kill()` do there; here they still send signal 9."""
+    import subprocess
+    from multiprocessing import popen_fork
+
+    nine = int(getattr(signal, "SIGKILL", 9))  # Linux's number; 9 where the caller took it away
+    popen_fork.Popen.kill = lambda self: self._send_signal(nine)  # type: ignore[method-assign]
+    subprocess.Popen.kill = lambda self: self.send_signal(nine)  # type: ignore[method-assign]
+    _remove(signal, ("SIGKILL",))
+
+
+class _WindowsEntry:
+    """A directory entry as Windows' os.scandir gives it: its stat() has no device, inode or
+    link count (all 0; os.stat has them)."""
+
+    def __init__(self, entry: os.DirEntry[Any]) -> None:
+        self._entry = entry
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._entry, name)
+
+    def __fspath__(self) -> Any:
+        return self._entry.__fspath__()
+
+    def stat(self, *, follow_symlinks: bool = True) -> os.stat_result:
+        st = self._entry.stat(follow_symlinks=follow_symlinks)
+        rest = {n: getattr(st, n) for n in dir(st) if n.startswith("st_") and n not in _SEQ}
+        seq = (st.st_mode, 0, 0, 0, st.st_uid, st.st_gid, st.st_size)
+        seq += (int(st.st_atime), int(st.st_mtime), int(st.st_ctime))
+        return os.stat_result(seq, rest)
+
+
+_SEQ = ("st_mode", "st_ino", "st_dev", "st_nlink", "st_uid", "st_gid", "st_size")
+
+
+class _WindowsScandir:
+    def __init__(self, it: Any) -> None:
+        self._it = it
+
+    def __iter__(self) -> _WindowsScandir:
+        return self
+
+    def __next__(self) -> _WindowsEntry:
+        return _WindowsEntry(next(self._it))
+
+    def __enter__(self) -> _WindowsScandir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._it.close()
+
+    def close(self) -> None:
+        self._it.close()
+
+
+def _windows_scandir() -> None:
+    real = os.scandir
+
+    def scandir(path: Any = ".") -> Any:
+        return _WindowsScandir(real(path))
+
+    os.scandir = scandir  # type: ignore[assignment]
+
+
+def _windows_realpath() -> None:
+    """A symlink loop fails as on Windows: ERROR_CANT_RESOLVE_FILENAME (1921), errno EINVAL;
+    Windows has no ELOOP of its own."""
+    real = os.path.realpath
+
+    def realpath(path: Any, *, strict: bool = False) -> Any:
+        try:
+            return real(path, strict=strict)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            error = OSError(errno.EINVAL, "The name of the file cannot be resolved by the system")
+            error.winerror = 1921  # type: ignore[attr-defined]
+            error.filename = exc.filename
+            raise error from None
+
+    os.path.realpath = realpath
+
+
 def _loopback_socketpair(
     family: int | None = None, type: int = socket.SOCK_STREAM, proto: int = 0
 ) -> tuple[socket.socket, socket.socket]:
@@ -290,6 +378,9 @@ def windows() -> None:
     _remove(socket, WINDOWS_SOCKET)
     socket.socketpair = _loopback_socketpair
     _windows_kill()
+    _without_sigkill()
+    _windows_scandir()
+    _windows_realpath()
     _windows_mmap()
     _hide_modules(WINDOWS_MODULES)
     _windows_loops()

@@ -37,9 +37,13 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "games-folder": _e(
         "The games folder (`[content] games`, `games` by default) does not exist, is not a "
-        "folder, or lies outside the content tree.",
+        "folder, or lies outside the content tree; or it is written so that only some systems "
+        "find it: with `\\` between its folders (`content\\games`, which only Windows reads "
+        "as `content/games`), or in another case than on disk (`content/Games`, which Windows "
+        "and macOS find and Linux does not).",
         "Every page is looked for there. A folder outside the tree (`../elsewhere`, an absolute "
-        "path) would make the catalog depend on files the tree does not hold.",
+        "path) would make the catalog depend on files the tree does not hold; one that only "
+        "some systems find passes on a laptop and fails in CI.",
         "Set `[content] games` to a folder inside the content tree, relative to `site.toml` "
         '(`games = "content/games"` at the root of a Hugo site).',
     ),
@@ -72,8 +76,11 @@ EXPLANATIONS: dict[str, Explanation] = {
     "portable-name": _e(
         "A file or folder name in the games folder that Windows cannot hold: a device's name "
         "(`con.md`, `aux`, `nul.md`, `com1.md`, `lpt1.md`, whatever the extension), one of "
-        'the characters `< > : " | ? * \\`, or a name ending in a dot or a space. The page '
-        "is read all the same.",
+        'the characters `< > : " | ? * \\`, or a name ending in a dot or a space; or two '
+        "names of one folder that differ only in case (`Alpha.md`, `alpha.md`), which "
+        "Windows and macOS take for one, or only in how their accents are encoded "
+        "(`café.md` composed and decomposed), which macOS takes for one. The page is read "
+        "all the same.",
         "Git for Windows cannot check such a file out: the editor of the studio who works on "
         "Windows gets an error, or a tree without the page. It is an error although Linux "
         "and macOS keep the name, as `id-case` is; a site edited only there may set it to a "

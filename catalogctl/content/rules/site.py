@@ -369,6 +369,15 @@ def _check_content(content: ContentSettings, add: _Add) -> None:
             ("content", "games"),
             f"must be a folder inside the content tree, relative to site.toml, not {shown(games)}",
         )
+    elif "\\" in games:
+        # Read as a separator on Windows only: the same site.toml would name another folder
+        # (or none) on Linux and macOS, where CI runs.
+        add(
+            "games-folder",
+            ("content", "games"),
+            f"separates its folders with '\\', which only Windows reads as a separator; write "
+            f"{shown(normal)}, which every system reads",
+        )
     if not _LANGUAGE_RE.match(content.language):
         add(
             "wrong-type",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import NamedTuple
 
 from catalogctl.content.loader import SITE_FILE, Content, load
@@ -46,6 +46,10 @@ def init_site(
             f"{path_text(path)} exists; it is left as it is (--force replaces it; "
             "`catalogctl validate` checks it)"
         )
+    if games is not None:
+        # As site.toml writes it on every system: `content\games` typed on Windows is
+        # `content/games` (elsewhere `\` is a letter of a name, and stays).
+        games = PurePath(games).as_posix().removeprefix("./").rstrip("/") or "."
     proposal = propose(root, games, path_text(display) if display is not None else ".")
     _write(path, proposal.text)
     content = load(root, display=display)

@@ -1572,3 +1572,51 @@ def test_init_refuses_a_games_folder_whose_name_is_not_utf8(tmp_path: Path) -> N
     assert proc.returncode == 2, proc.stderr
     assert "not UTF-8" in proc.stderr and "Traceback" not in proc.stderr
     assert not (root / "site.toml").exists()
+
+
+def test_init_weighs_each_folder_on_its_own_pages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each game in a folder of its own, folders below it: the pages weighed, summed over
+    every folder, are the pages times the folders above each (linear), not every page for
+    every folder (600 games: 360,000)."""
+    from catalogctl.content.scaffold import choose as chooser
+    from catalogctl.content.scaffold.generators import detect
+
+    page = "---\ntitle: Game {0}\nios: https://apps.apple.com/app/x/id{0}\n---\n"
+    files = {"hugo.toml": 'baseURL = "https://ex.example/"\n'}
+    for i in range(600):
+        files[f"content/games/g{i}/d/game.md"] = page.format(1000 + i)
+    root = write(tmp_path, files)
+    weighed: list[int] = []  # pages weighed, and pages tested for being inside a folder
+    weigh, inside = chooser._weigh, chooser._inside
+
+    def counted_weigh(folder: str, pages: list[Any], *rest: Any) -> Any:
+        weighed.append(len(pages))
+        return weigh(folder, pages, *rest)
+
+    def counted_inside(page_folder: str, folder: str) -> bool:
+        weighed.append(1)
+        return inside(page_folder, folder)
+
+    monkeypatch.setattr(chooser, "_weigh", counted_weigh)
+    monkeypatch.setattr(chooser, "_inside", counted_inside)
+    choice = chooser.choose(root, detect(root))
+    assert choice.folder == "content/games"
+    assert sum(weighed) <= 2 * 600 * 5  # each page in ., content, content/games, g<i>, g<i>/d
+
+
+def test_init_names_the_bound_it_stopped_at(tmp_path: Path) -> None:
+    deep = "content/" + "/".join(f"d{i}" for i in range(12))
+    root = write(
+        tmp_path,
+        {
+            "hugo.toml": 'baseURL = "https://ex.example/"\n',
+            f"{deep}/g.md": "---\ntitle: G\nios: https://apps.apple.com/app/x/id1\n---\n",
+        },
+    )
+    proc = run_cli("init", cwd=root)
+    assert proc.returncode == 2
+    assert "the walk stopped at a bound: content/d0/d1/d2/d3/d4/d5/d6/d7: deeper than" in (
+        proc.stderr
+    )

@@ -376,8 +376,8 @@ class _Walker:
             self.problem(
                 "broken-symlink",
                 shown,
-                "the folder is reached twice (a symlink loop), so it is read once; remove the "
-                "symlink that leads back",
+                "the folder is reached twice (a symlink that leads back, or a second way to "
+                "it), so it is read once; remove the symlink that leads to it again",
             )
             return
         if depth + 1 > MAX_DIR_DEPTH:

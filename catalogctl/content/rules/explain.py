@@ -56,7 +56,8 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "broken-symlink": _e(
         "A symlink in the games folder whose target does not exist, or a chain of symlinks "
-        "that loops (a folder reached twice).",
+        "that loops; or a folder reached twice, through a symlink that leads back to a folder "
+        "above it or a second symlink to it (its pages are read once).",
         "The page it stands for cannot be read; leaving it out silently would drop a game "
         "from the catalog.",
         "Point the link at an existing file inside the tree, or remove it.",

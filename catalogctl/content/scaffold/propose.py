@@ -383,11 +383,13 @@ def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     seen = [c for c in choice.candidates if c.folder != "."][:5]
     legal = [p.file for p in choice.scan.legal]
     left_out = f" ({plural(len(legal), 'legal page')} left out: {few(legal)})" if legal else ""
+    bounds = choice.scan.bounds
+    reached = f"; the walk stopped at a bound: {bounds[0]}" if bounds else ""
     if not seen:
         return (
             f"no pages found in {path_text(root)} to take for game pages{left_out}"
             f"{_without_front_matter(choice.scan)}{_only_sections(choice.scan)}"
-            f"{_games_data(root)}: name the games folder with --games FOLDER"
+            f"{_games_data(root)}{reached}: name the games folder with --games FOLDER"
         )
     shown = "; ".join(
         f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"
@@ -398,7 +400,7 @@ def _nothing_to_go_on(root: Path, choice: Choice) -> str:
     return (
         f"no folder of {path_text(root)} looks like the games section ({links}, no games or "
         f"apps folder, no game category or collection); folders of pages seen: {shown}"
-        f"{left_out}; name the games folder with --games FOLDER"
+        f"{left_out}{reached}; name the games folder with --games FOLDER"
     )
 
 

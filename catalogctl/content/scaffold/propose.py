@@ -26,7 +26,7 @@ from catalogctl.content.scaffold.choose import (
 from catalogctl.content.scaffold.generators import detect
 from catalogctl.content.scaffold.mapping import map_fields, own_keys
 from catalogctl.content.scaffold.notgames import not_games, without_legal
-from catalogctl.content.scaffold.pages import PageKeys, read_keys, template_keys
+from catalogctl.content.scaffold.pages import PageKeys, front_store, read_keys, template_keys
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.stores import (
     STORE_ORDER,
@@ -275,13 +275,14 @@ def _other_table_links(
             continue
         taken.add(key)
         dotted = ".".join(path)
-        more.append(
-            Store(key, path[-1][:40].strip().capitalize(), "other", dotted, len(urls), host)
-        )
+        known = front_store(urls[0])  # a store catalogctl knows, which the template omits
+        name = known.name if known is not None else path[-1][:40].strip().capitalize()
+        kind = known.kind if known is not None else "other"
+        more.append(Store(key, name, kind, dotted, len(urls), host))
+        whose = f"{known.name}'s" if known is not None else "no known store's"
         notes.append(
-            f"{dotted} holds a link in {plural(len(urls), 'page')} ({clean(host)[:80]}), no "
-            f"known store's: written as store {key!r}; remove it if players do not get the "
-            "game there"
+            f"{dotted} holds a link in {plural(len(urls), 'page')} ({clean(host)[:80]}), "
+            f"{whose}: written as store {key!r}; remove it if players do not get the game there"
         )
     return more, notes
 

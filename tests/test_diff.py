@@ -431,6 +431,78 @@ def test_diff_contract_deprecation_is_compatible(spec: dict[str, Any]) -> None:
     assert "paths./api/v1/games.get: deprecated" in compatible
 
 
+def _web_root(root: Path, doc: dict[str, Any]) -> Path:
+    """A web root with no games and `doc` for its openapi.json."""
+    (root / "api/v1/games").mkdir(parents=True)
+    (root / "api/v1/games/index.json").write_text('{"schemaVersion": 1, "games": []}', "utf-8")
+    (root / "openapi.json").write_text(json.dumps(doc), "utf-8")
+    return root
+
+
+def _one_path(path: str, schema: dict[str, Any], **schemas: Any) -> dict[str, Any]:
+    ok = {"200": {"content": {"application/json": {"schema": schema}}}}
+    return {
+        "openapi": "3.1.0",
+        "components": {"schemas": schemas},
+        "paths": {path: {"get": {"responses": ok}}},
+    }
+
+
+def test_diff_contract_long_names_are_shown_bounded(tmp_path: Path) -> None:
+    """A path of 100,000 characters, 300 new fields under it: each change used to carry the
+    whole path (30 MB of report); now its ends, what was left out and a digest."""
+    path = "/" + "a" * 100_000
+    old = _web_root(tmp_path / "old", _one_path(path, {"type": "object", "properties": {}}))
+    fields = {f"p{i}": {} for i in range(300)}
+    new = _web_root(tmp_path / "new", _one_path(path, {"type": "object", "properties": fields}))
+    proc = run_cli("diff", old, new, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    compatible = by_kind(json.loads(proc.stdout))["compatible"]
+    assert len(compatible) == 300
+    assert len(proc.stdout) < 300 * 1000
+    first = compatible[0]
+    assert first["where"].startswith("paths./aaaa") and first["where"].endswith(".p0")
+    assert "99,9" in first["where"] and "characters left out" in first["where"]
+    assert first["message"] == "new optional field 'p0'"
+    # Two long paths that share their ends stay apart.
+    twins = ["/" + "a" * 50_000 + x + "a" * 50_000 for x in "bc"]
+    doc = _one_path(twins[0], {})
+    doc["paths"][twins[1]] = doc["paths"][twins[0]]
+    wheres = [c.where for c in contract_changes({"paths": {}}, doc)]
+    assert len(wheres) == len(set(wheres)) == 2 and all(len(w) < 300 for w in wheres)
+
+
+def test_diff_contract_a_shared_enum_is_listed_bounded() -> None:
+    """100 properties that each referred to one schema of 20,000 values, now inline with one:
+    each change used to print the whole enum (20 MB); now a count, the schema and ten values."""
+    values = [f"v{j}" for j in range(20_000)]
+    props = {f"p{i}": {"$ref": "#/components/schemas/Kind"} for i in range(100)}
+    old = _one_path("/g", {"type": "object", "properties": props}, Kind={"enum": values})
+    inline = {f"p{i}": {"enum": ["v0"]} for i in range(100)}
+    new = _one_path("/g", {"type": "object", "properties": inline})
+    changes = contract_changes(old, new)
+    assert [c.breaking for c in changes] == [False] * 100  # a response may return fewer values
+    assert sum(len(c.where) + len(c.message) for c in changes) < 100 * 300
+    assert changes[0].message == (
+        "no longer returns 19,999 values of schemas.Kind: "
+        "['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7', 'v8', 'v9', 'v10', …] and 19,989 more"
+    )
+    # The other way round, each property has 19,999 new values: breaking, told as briefly.
+    changes = contract_changes(new, old)
+    assert [c.breaking for c in changes] == [True] * 100
+    assert changes[99].message.startswith("new allowed values 19,999 values of schemas.Kind: ")
+    # Equal values of other types stay apart from strings; duplicates count once.
+    old = _one_path("/g", {"enum": ["1", 1, True, 1.0, [1], {"a": 1}, "1"]})
+    new = _one_path("/g", {"enum": [1, "x"]})
+    assert _messages(old, new) == (
+        ["paths./g.get.responses.200.content.application/json: new allowed value ['x']"],
+        [
+            "paths./g.get.responses.200.content.application/json: "
+            "no longer returns ['1', True, 1.0, [1], {'a': 1}]"
+        ],
+    )
+
+
 def test_diff_contract_between_build_directories(
     make_content: ContentFactory, tmp_path: Path
 ) -> None:

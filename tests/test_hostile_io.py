@@ -1014,3 +1014,43 @@ def test_a_build_file_that_is_not_a_regular_file_is_refused_not_read(
     for args in (("diff", build, SAMPLE), ("check-links", "--offline", build)):
         proc = run_cli(*args, timeout=60)
         assert_usage_error(proc, "public/openapi.json", "not a regular file")
+
+
+@needs_fifos
+@needs_symlinks
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [
+        ("fifo", "is a FIFO"),
+        ("device", "is a device"),
+        ("folder", "is a folder"),
+        ("dangling", "a symbolic link to nothing"),
+    ],
+)
+def test_a_web_root_openapi_that_is_not_a_regular_file_is_an_error_not_skipped(
+    tmp_path: Path, kind: str, said: str
+) -> None:
+    # A web root (a build's public/ without its manifest) whose openapi.json cannot be read
+    # was compared as if it had none: "no differences", exit 0, the contract never checked.
+    build = _damaged_build(tmp_path, lambda manifest: None)
+    root = build / "public"
+    target = root / "openapi.json"
+    target.unlink()
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        target.symlink_to(os.devnull if os.name == "posix" else "NUL")
+    elif kind == "folder":
+        target.mkdir()
+    else:
+        target.symlink_to(tmp_path / "nowhere.json")
+    for other in (root, SAMPLE):
+        proc = run_cli("diff", root, other, timeout=60)
+        assert_usage_error(proc, "public/openapi.json", said, "contract cannot be compared")
+    # With no openapi.json at all, the web root is read without a contract, as before.
+    if kind == "folder":
+        target.rmdir()
+    else:
+        target.unlink()
+    proc = run_cli("diff", root, SAMPLE, timeout=60)
+    assert proc.returncode == 0, proc.stderr

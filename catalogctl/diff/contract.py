@@ -11,7 +11,10 @@ check id it follows.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -39,6 +42,14 @@ Direction = Literal["request", "response"]
 # Lower bounds: raising one narrows what is valid, lowering (or removing) one widens it.
 _LOWER_BOUNDS = ("minItems", "minLength", "minimum", "minProperties")
 _UPPER_BOUNDS = ("maxItems", "maxLength", "maximum", "maxProperties")
+# What a change shows of the documents is bounded, so the report stays linear in them however
+# long a name is or however many places share one schema: a name (path, field, parameter,
+# media type, schema) of more than MAX_NAME characters and a `where` of more than MAX_WHERE
+# keep their ends and say how much was left out, with a digest of the whole so that two long
+# names stay apart; a list of values shows its first SHOWN_VALUES and counts the rest.
+MAX_NAME = 120
+MAX_WHERE = 400
+SHOWN_VALUES = 10
 
 
 class _Contract:
@@ -52,24 +63,27 @@ class _Contract:
         self._seen: set[tuple[str, str, Direction]] = set()
         self._depth = 0
         self._types: dict[int, str] = {}  # id(schema) → type_of, computed once
+        # id(schema) → its enum (or const) by value key, computed once: a schema shared by many
+        # properties is serialised once, not once per property.
+        self._values: dict[int, dict[Any, Any]] = {}
 
     def breaking(self, where: str, message: str) -> None:
-        self.changes.append(ContractChange(True, where, message))
+        self.changes.append(ContractChange(True, _clip(where, MAX_WHERE), message))
 
     def compatible(self, where: str, message: str) -> None:
-        self.changes.append(ContractChange(False, where, message))
+        self.changes.append(ContractChange(False, _clip(where, MAX_WHERE), message))
 
     def run(self) -> list[ContractChange]:
         old_paths, new_paths = _dict(self.old.get("paths")), _dict(self.new.get("paths"))
         for path, item in old_paths.items():
             if path not in new_paths:
                 # api-path-removed-without-deprecation (ERR)
-                self.breaking(f"paths.{path}", "endpoint removed")
+                self.breaking(f"paths.{_clip(path)}", "endpoint removed")
             else:
-                self.path_item(path, _dict(item), _dict(new_paths[path]))
+                self.path_item(_clip(path), _dict(item), _dict(new_paths[path]))
         for path in new_paths:
             if path not in old_paths:
-                self.compatible(f"paths.{path}", "new endpoint")  # endpoint-added (INFO)
+                self.compatible(f"paths.{_clip(path)}", "new endpoint")  # endpoint-added (INFO)
         # Component schemas are compared as the paths use them (the wire contract): each pair
         # once per direction, reported under its name.
         return self.changes
@@ -107,16 +121,18 @@ class _Contract:
             self.breaking(f"{where}.security", "now requires authentication")
         old_resp, new_resp = _dict(old.get("responses")), _dict(new.get("responses"))
         for status, resp in old_resp.items():
-            at = f"{where}.responses.{status}"
+            shown = _clip(status)
+            at = f"{where}.responses.{shown}"
             if status not in new_resp:
                 # response-success-status-removed (ERR); response-non-success-status-removed
                 # is INFO in oasdiff, but contract §7 fixes the error answers of this API too
-                self.breaking(at, f"response {status} removed")
+                self.breaking(at, f"response {shown} removed")
             else:
                 self.response(at, _dict(resp), _dict(new_resp[status]))
         for status in new_resp:
             if status not in old_resp:
-                self.compatible(f"{where}.responses.{status}", f"new response {status}")
+                shown = _clip(status)
+                self.compatible(f"{where}.responses.{shown}", f"new response {shown}")
 
     def request_body(self, where: str, old_op: dict[str, Any], new_op: dict[str, Any]) -> None:
         old, new = _dict(old_op.get("requestBody")), _dict(new_op.get("requestBody"))
@@ -126,10 +142,10 @@ class _Contract:
         old_content, new_content = _dict(old.get("content")), _dict(new.get("content"))
         for ctype, media in old_content.items():
             if ctype not in new_content:
-                self.breaking(f"{where}.content", f"no longer accepts {ctype}")
+                self.breaking(f"{where}.content", f"no longer accepts {_clip(ctype)}")
             else:
                 self.schema(
-                    f"{where}.content.{ctype}",
+                    f"{where}.content.{_clip(ctype)}",
                     _dict(_dict(media).get("schema")),
                     _dict(_dict(new_content[ctype]).get("schema")),
                     "request",
@@ -142,36 +158,36 @@ class _Contract:
         new: dict[tuple[str, str], dict[str, Any]],
     ) -> None:
         for key, p in new.items():
-            at = f"{where}.parameters.{key[1]}"
+            place, name = _clip(key[0]), _clip(key[1])
+            at = f"{where}.parameters.{name}"
             q = old.get(key)
             if q is None:
                 if p.get("required"):
                     # new-required-request-parameter (ERR)
-                    self.breaking(at, f"new required {key[0]} parameter {key[1]!r}")
+                    self.breaking(at, f"new required {place} parameter {name!r}")
                 else:
                     # new-optional-request-parameter (INFO)
-                    self.compatible(at, f"new optional {key[0]} parameter {key[1]!r}")
+                    self.compatible(at, f"new optional {place} parameter {name!r}")
                 continue
             if p.get("required") and not q.get("required"):
                 # request-parameter-became-required (ERR)
-                self.breaking(at, f"{key[0]} parameter {key[1]!r} is now required")
+                self.breaking(at, f"{place} parameter {name!r} is now required")
             self.schema(at, _dict(q.get("schema")), _dict(p.get("schema")), "request")
         for key in old:
             if key not in new:
+                place, name = _clip(key[0]), _clip(key[1])
                 # request-parameter-removed (WARN)
-                self.breaking(
-                    f"{where}.parameters.{key[1]}", f"{key[0]} parameter {key[1]!r} removed"
-                )
+                self.breaking(f"{where}.parameters.{name}", f"{place} parameter {name!r} removed")
 
     def response(self, where: str, old: dict[str, Any], new: dict[str, Any]) -> None:
         old_content, new_content = _dict(old.get("content")), _dict(new.get("content"))
         for ctype, media in old_content.items():
             if ctype not in new_content:
                 # response-media-type-removed (ERR)
-                self.breaking(f"{where}.content", f"no longer returns {ctype}")
+                self.breaking(f"{where}.content", f"no longer returns {_clip(ctype)}")
             else:
                 self.schema(
-                    f"{where}.content.{ctype}",
+                    f"{where}.content.{_clip(ctype)}",
                     _dict(_dict(media).get("schema")),
                     _dict(_dict(new_content[ctype]).get("schema")),
                     "response",
@@ -179,16 +195,18 @@ class _Contract:
         for ctype in new_content:
             if ctype not in old_content and old_content:
                 # response-media-type-added (INFO)
-                self.compatible(f"{where}.content", f"also returns {ctype}")
+                self.compatible(f"{where}.content", f"also returns {_clip(ctype)}")
         old_headers, new_headers = _dict(old.get("headers")), _dict(new.get("headers"))
         for name in old_headers:
             if name not in new_headers:
                 # required-response-header-removed (ERR), optional-response-header-removed
                 # (WARN)
-                self.breaking(f"{where}.headers.{name}", f"response header {name} removed")
+                shown = _clip(name)
+                self.breaking(f"{where}.headers.{shown}", f"response header {shown} removed")
         for name in new_headers:
             if name not in old_headers:
-                self.compatible(f"{where}.headers.{name}", f"new response header {name}")
+                shown = _clip(name)
+                self.compatible(f"{where}.headers.{shown}", f"new response header {shown}")
 
     # -- schemas -------------------------------------------------------------------------------
 
@@ -213,20 +231,29 @@ class _Contract:
                 return
             self._seen.add(pair)
             if old_ref is not None and new_ref is not None:
-                where = f"schemas.{new_ref}"
+                where = f"schemas.{_clip(new_ref)}"
             old = self.resolve(old, self.old_schemas)
             new = self.resolve(new, self.new_schemas)
         old_t, new_t = self.type_of(old, self.old_schemas), self.type_of(new, self.new_schemas)
         if old_t != new_t:
             # response-property-type-changed, request-property-type-changed (ERR)
-            self.breaking(where, f"type changed from {old_t} to {new_t}")
+            self.breaking(where, f"type changed from {_clip(old_t)} to {_clip(new_t)}")
             return
         if old.get("format") != new.get("format"):
             # response-property-format-changed, request-property-format-changed (ERR)
             self.breaking(
-                where, f"format changed from {old.get('format')!r} to {new.get('format')!r}"
+                where,
+                f"format changed from {_brief(old.get('format'))} to {_brief(new.get('format'))}",
             )
-        self.values(where, old, new, direction)
+        # Values listed from a schema that only one side refers to are named after it.
+        one_ref = (old_ref is None) != (new_ref is None)
+        self.values(
+            where,
+            old,
+            new,
+            direction,
+            (old_ref if one_ref else None, new_ref if one_ref else None),
+        )
         self.bounds(where, old, new, direction)
         self.properties(where, old, new, direction)
         if "items" in old and "items" in new:
@@ -238,10 +265,20 @@ class _Contract:
                     self.schema(f"{where}.{key}[{i}]", _dict(a), _dict(b), direction)
 
     def values(
-        self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
+        self,
+        where: str,
+        old: dict[str, Any],
+        new: dict[str, Any],
+        direction: Direction,
+        refs: tuple[str | None, str | None] = (None, None),
     ) -> None:
-        """`enum` and `const` (a one-value enum): the set of values a reader must accept."""
-        old_values, new_values = _allowed(old), _allowed(new)
+        """`enum` and `const` (a one-value enum): the set of values a reader must accept.
+
+        Linear in the documents: each schema's values are keyed once (`allowed`), and a
+        comparison walks the smaller side plus the few values it shows, so a 50,000-value enum
+        shared by a hundred properties is neither serialised nor printed a hundred times.
+        """
+        old_values, new_values = self.allowed(old), self.allowed(new)
         if old_values is None and new_values is None:
             return
         if old_values is None or new_values is None:
@@ -252,17 +289,13 @@ class _Contract:
             else:
                 self.compatible(where, "allowed values changed")
             return
-        old_keys, new_keys = (
-            {_value_key(v) for v in old_values},
-            {_value_key(v) for v in new_values},
-        )
-        added = [v for v in new_values if _value_key(v) not in old_keys]
-        removed = [v for v in old_values if _value_key(v) not in new_keys]
+        added = _missing(new_values, old_values, refs[1])
+        removed = _missing(old_values, new_values, refs[0])
         if direction == "response":
             # response-property-enum-value-added (WARN): a client may not handle the new
             # value; response-property-enum-value-removed (INFO)
             if added:
-                self.breaking(where, f"new allowed value{'s' * (len(added) > 1)} {added}")
+                self.breaking(where, f"new allowed value{'s' * (added.count > 1)} {added}")
             if removed:
                 self.compatible(where, f"no longer returns {removed}")
         else:
@@ -272,6 +305,21 @@ class _Contract:
                 self.breaking(where, f"no longer accepts {removed}")
             if added:
                 self.compatible(where, f"also accepts {added}")
+
+    def allowed(self, schema: dict[str, Any]) -> dict[Any, Any] | None:
+        """The values `schema` allows (its `enum`, or its `const`) by value key, in document
+        order, the first of equal values kept; None when it does not restrict them."""
+        known = self._values.get(id(schema))
+        if known is not None:
+            return known
+        values = _allowed(schema)
+        if values is None:
+            return None
+        keyed: dict[Any, Any] = {}
+        for v in values:
+            keyed.setdefault(_value_key(v), v)
+        self._values[id(schema)] = keyed  # schema is the document's own: its id stays its own
+        return keyed
 
     def bounds(
         self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
@@ -286,7 +334,7 @@ class _Contract:
             a, b = old.get(key), new.get(key)
             if a == b or not all(isinstance(v, int | float | None) for v in (a, b)):
                 continue
-            message = f"{key} changed from {a} to {b}"
+            message = f"{key} changed from {_brief(a, repr_=str)} to {_brief(b, repr_=str)}"
             if _widens(key, a, b) == (direction == "response"):
                 self.breaking(where, message)
             else:
@@ -302,21 +350,24 @@ class _Contract:
         for p in gone:
             # response-required-property-removed (ERR), response-optional-property-removed
             # (WARN), request-property-removed (WARN)
-            hint = f" (renamed to {fresh[0]!r}?)" if len(gone) == len(fresh) == 1 else ""
-            self.breaking(f"{where}.{p}", f"field {p!r} removed{hint}")
+            hint = f" (renamed to {_clip(fresh[0])!r}?)" if len(gone) == len(fresh) == 1 else ""
+            name = _clip(p)
+            self.breaking(f"{where}.{name}", f"field {name!r} removed{hint}")
         for p in fresh:
             required = p in new_req
             kind = "required" if required else "optional"
+            name = _clip(p)
             if direction == "request" and required:
                 # new-required-request-property (ERR)
-                self.breaking(f"{where}.{p}", f"new required field {p!r}")
+                self.breaking(f"{where}.{name}", f"new required field {name!r}")
             else:
                 # response-required-property-added, response-optional-property-added,
                 # new-optional-request-property (INFO): clients ignore unknown fields
-                self.compatible(f"{where}.{p}", f"new {kind} field {p!r}")
+                self.compatible(f"{where}.{name}", f"new {kind} field {name!r}")
         for p, schema in old_props.items():
             if p not in new_props:
                 continue
+            name = _clip(p)
             if (p in old_req) != (p in new_req):
                 now_required = p in new_req
                 state = "required" if now_required else "optional"
@@ -324,10 +375,10 @@ class _Contract:
                 # (INFO); request-property-became-required (ERR),
                 # request-property-became-optional (INFO)
                 if now_required == (direction == "request"):
-                    self.breaking(f"{where}.{p}", f"field {p!r} is now {state}")
+                    self.breaking(f"{where}.{name}", f"field {name!r} is now {state}")
                 else:
-                    self.compatible(f"{where}.{p}", f"field {p!r} is now {state}")
-            self.schema(f"{where}.{p}", _dict(schema), _dict(new_props[p]), direction)
+                    self.compatible(f"{where}.{name}", f"field {name!r} is now {state}")
+            self.schema(f"{where}.{name}", _dict(schema), _dict(new_props[p]), direction)
 
     @staticmethod
     def resolve(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
@@ -387,9 +438,91 @@ def _names(value: Any) -> set[str]:
     return {v for v in _list(value) if isinstance(v, str)}
 
 
-def _value_key(value: Any) -> str:
-    """A hashable stand-in for a JSON value (enum members may be objects or lists)."""
-    return json.dumps(value, sort_keys=True, default=str)
+def _value_key(value: Any) -> Any:
+    """A hashable stand-in for a JSON value (enum members may be objects or lists): a string
+    stands for itself, any other value for its canonical JSON text (a tuple, so that the
+    string "1" and the number 1 stay apart)."""
+    if isinstance(value, str):
+        return value
+    return ("json", json.dumps(value, sort_keys=True, default=str))
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """Some of the values one side allows and the other does not: how many, the first few."""
+
+    count: int
+    shown: list[Any]
+    schema: str | None  # the schema they are the values of, when a $ref names it
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def __str__(self) -> str:
+        items = ", ".join(_brief(v) for v in self.shown)
+        more = self.count - len(self.shown)
+        if self.schema is None and not more:
+            return f"[{items}]"  # the whole list, as Python writes it
+        of = f" of schemas.{_clip(self.schema)}" if self.schema is not None else ""
+        value = "value" if self.count == 1 else "values"
+        tail = f", …] and {more:,} more" if more else "]"
+        return f"{self.count:,} {value}{of}: [{items}{tail}"
+
+
+def _missing(values: dict[Any, Any], other: dict[Any, Any], schema: str | None) -> _Listed:
+    """The values in `values` that `other` lacks, counted by walking the smaller of the two, and
+    the first SHOWN_VALUES of them (skipping only values both hold): never more work than the
+    smaller side and the values shown, however large the other is."""
+    small, large = (values, other) if len(values) <= len(other) else (other, values)
+    shared = sum(1 for k in small if k in large)
+    count = len(values) - shared
+    if not count:
+        return _Listed(0, [], schema)
+    shown = list(itertools.islice((v for k, v in values.items() if k not in other), SHOWN_VALUES))
+    return _Listed(count, shown, schema)
+
+
+class _BriefRepr(reprlib.Repr):
+    """`reprlib`'s bounded repr, reading a dict in its own order (reprlib sorts the keys
+    first: work in the dict's size, not in what is shown)."""
+
+    def repr_dict(self, x: dict[Any, Any], level: int) -> str:
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        pieces = [
+            f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
+            for k, v in itertools.islice(x.items(), self.maxdict)
+        ]
+        return "{" + ", ".join(pieces) + (", ...}" if len(x) > self.maxdict else "}")
+
+
+_REPR = _BriefRepr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = MAX_NAME
+_REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = SHOWN_VALUES
+_REPR.maxlevel = 4
+
+
+def _brief(value: Any, repr_: Any = repr) -> str:
+    """A value from a document as a message shows it: `repr_` (repr, or str for a number),
+    bounded in length and in the work it takes (a long string is clipped, not copied whole)."""
+    if isinstance(value, str):
+        return repr(_clip(value)) if repr_ is repr else _clip(value)
+    if isinstance(value, bool | int | float | type(None)):
+        return _clip(repr_(value))
+    return _REPR.repr(value)
+
+
+def _clip(text: str, limit: int = MAX_NAME) -> str:
+    """`text`, or when longer than `limit` its ends with a count of what is left out between
+    them and a digest of the whole (two long names that share their ends stay apart)."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 2 // 3], text[-(limit // 6) :]
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    left_out = len(text) - len(head) - len(tail)
+    return f"{head}…({left_out:,} characters left out, #{digest})…{tail}"
 
 
 def _ref_name(schema: dict[str, Any]) -> str | None:

@@ -14,13 +14,14 @@ source needs the bounded fetch; apart, each loader would restate those rules.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from catalogctl.errors import ContentInvalid, InputError
-from catalogctl.paths import is_file
 from catalogctl.sources.locate import WEB_ROOT_GAMES, Located, is_url, locate
 from catalogctl.sources.schema import catalog_validator
 from catalogctl.text import path_text, plural
@@ -124,7 +125,7 @@ def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:
 def _load_web_root(path: Path, *, label: str) -> CatalogSnapshot:
     games = _read_file(path / WEB_ROOT_GAMES)
     openapi_file = path / _WEB_ROOT_OPENAPI
-    openapi = _read_file(openapi_file) if is_file(openapi_file) else None
+    openapi = _read_openapi_file(openapi_file)
     return CatalogSnapshot(
         label,
         "build",
@@ -284,6 +285,63 @@ def _read_file(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read {path_text(path)}: {exc.strerror or exc}") from None
+
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # a FIFO is refused, not waited on
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def _read_openapi_file(path: Path) -> bytes | None:
+    """A web root's openapi.json; None when nothing is at that name.
+
+    Anything else there is an error (exit 2), as an unreadable games document is: the contract
+    would otherwise go unchecked without a word. A FIFO, a device (/dev/zero) or a folder is
+    refused, never read from (opened without blocking, its type read from the open file); so
+    is a symlink to nothing.
+    """
+    shown = path_text(path)
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError:
+        if not os.path.lexists(path):
+            return None
+        raise InputError(
+            f"cannot read {shown}: a symbolic link to nothing; the OpenAPI contract cannot "
+            "be compared (link it to the document, or remove it)"
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"cannot read {shown}: {exc.strerror or exc}; the OpenAPI contract cannot be compared"
+        ) from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        what = (
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a folder"
+            if stat.S_ISDIR(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a special file"
+        )
+        raise InputError(
+            f"{shown} is {what}, not an OpenAPI document, so it is not read and the contract "
+            "cannot be compared; replace it with the document, or remove it"
+        )
+    with os.fdopen(fd, "rb") as file:
+        try:
+            return file.read()
+        except OSError as exc:
+            raise InputError(f"cannot read {shown}: {exc.strerror or exc}") from None
 
 
 def _describe(exc: ValidationError) -> str:

@@ -6,7 +6,8 @@
 Why one module: `_Contract` is one recursive walk over two OpenAPI documents (paths,
 operations, parameters, then schemas by who reads them), whose rules call each other through
 one `$ref` resolution and one depth bound; they read best side by side, each beside the oasdiff
-check id it follows.
+check id it follows. The helpers that keep what a change shows bounded (`_clip`, `_brief`,
+`_Listed`) serve every rule and nothing else.
 """
 
 from __future__ import annotations
@@ -66,6 +67,13 @@ class _Contract:
         # id(schema) → its enum (or const) by value key, computed once: a schema shared by many
         # properties is serialised once, not once per property.
         self._values: dict[int, dict[Any, Any]] = {}
+        # id(schema) → its required names, and how many of them it has as properties.
+        self._required: dict[int, tuple[frozenset[str], int]] = {}
+        self._order: dict[int, dict[str, int]] = {}  # id(properties) → name → position
+        # The schema that only one side refers to ($ref) and that is being walked: it is
+        # compared again at every place that refers to it, so what it adds or lacks is told
+        # in one change per place once it is more than SHOWN_VALUES fields.
+        self._shared: str | None = None
 
     def breaking(self, where: str, message: str) -> None:
         self.changes.append(ContractChange(True, _clip(where, MAX_WHERE), message))
@@ -216,10 +224,12 @@ class _Contract:
         if self._depth >= MAX_SCHEMA_DEPTH:  # deeper inline schemas are not compared
             return
         self._depth += 1
+        shared = self._shared
         try:
             self._schema(where, old, new, direction)
         finally:
             self._depth -= 1
+            self._shared = shared
 
     def _schema(
         self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
@@ -232,6 +242,9 @@ class _Contract:
             self._seen.add(pair)
             if old_ref is not None and new_ref is not None:
                 where = f"schemas.{_clip(new_ref)}"
+                self._shared = None  # a pair of schemas is compared once
+            else:
+                self._shared = old_ref or new_ref
             old = self.resolve(old, self.old_schemas)
             new = self.resolve(new, self.new_schemas)
         old_t, new_t = self.type_of(old, self.old_schemas), self.type_of(new, self.new_schemas)
@@ -294,8 +307,10 @@ class _Contract:
         if direction == "response":
             # response-property-enum-value-added (WARN): a client may not handle the new
             # value; response-property-enum-value-removed (INFO)
-            if added:
+            if added and not added.schema and added.count == len(added.shown):
                 self.breaking(where, f"new allowed value{'s' * (added.count > 1)} {added}")
+            elif added:
+                self.breaking(where, added.text("new allowed value"))
             if removed:
                 self.compatible(where, f"no longer returns {removed}")
         else:
@@ -343,30 +358,47 @@ class _Contract:
     def properties(
         self, where: str, old: dict[str, Any], new: dict[str, Any], direction: Direction
     ) -> None:
+        """Fields removed, added, made required or optional, then each common field's schema.
+
+        The names both sides have are found by walking the smaller side (in the old order), and
+        the removed and added ones from those: a schema of 50,000 fields that one side refers
+        to at a hundred places is not walked whole at each.
+        """
         old_props, new_props = _dict(old.get("properties")), _dict(new.get("properties"))
-        old_req, new_req = _names(old.get("required")), _names(new.get("required"))
-        gone = [p for p in old_props if p not in new_props]
-        fresh = [p for p in new_props if p not in old_props]
-        for p in gone:
-            # response-required-property-removed (ERR), response-optional-property-removed
-            # (WARN), request-property-removed (WARN)
-            hint = f" (renamed to {_clip(fresh[0])!r}?)" if len(gone) == len(fresh) == 1 else ""
-            name = _clip(p)
-            self.breaking(f"{where}.{name}", f"field {name!r} removed{hint}")
-        for p in fresh:
-            required = p in new_req
-            kind = "required" if required else "optional"
-            name = _clip(p)
-            if direction == "request" and required:
-                # new-required-request-property (ERR)
-                self.breaking(f"{where}.{name}", f"new required field {name!r}")
-            else:
-                # response-required-property-added, response-optional-property-added,
-                # new-optional-request-property (INFO): clients ignore unknown fields
-                self.compatible(f"{where}.{name}", f"new {kind} field {name!r}")
-        for p, schema in old_props.items():
-            if p not in new_props:
-                continue
+        old_req, new_req = self.required(old)[0], self.required(new)[0]
+        if len(old_props) <= len(new_props):
+            common = [p for p in old_props if p in new_props]
+        else:
+            order = self.order(old_props)
+            common = sorted((p for p in new_props if p in old_props), key=order.__getitem__)
+        n_gone, n_fresh = len(old_props) - len(common), len(new_props) - len(common)
+        of = "" if self._shared is None else f" of schemas.{_clip(self._shared)}"
+        if of and n_gone > SHOWN_VALUES:
+            gone = _Listed(n_gone, _first_missing(old_props, new_props, SHOWN_VALUES), of)
+            self.breaking(where, gone.text("removed field"))
+        else:
+            fresh_one = _first_missing(new_props, old_props, 1) if n_gone == n_fresh == 1 else []
+            for p in _first_missing(old_props, new_props, n_gone):
+                # response-required-property-removed (ERR), response-optional-property-removed
+                # (WARN), request-property-removed (WARN)
+                hint = f" (renamed to {_clip(fresh_one[0])!r}?)" if fresh_one else ""
+                name = _clip(p)
+                self.breaking(f"{where}.{name}", f"field {name!r} removed{hint}")
+        if of and n_fresh > SHOWN_VALUES:
+            self.fields_added(where, of, old_props, new, new_props, common, direction)
+        else:
+            for p in _first_missing(new_props, old_props, n_fresh):
+                required = p in new_req
+                kind = "required" if required else "optional"
+                name = _clip(p)
+                if direction == "request" and required:
+                    # new-required-request-property (ERR)
+                    self.breaking(f"{where}.{name}", f"new required field {name!r}")
+                else:
+                    # response-required-property-added, response-optional-property-added,
+                    # new-optional-request-property (INFO): clients ignore unknown fields
+                    self.compatible(f"{where}.{name}", f"new {kind} field {name!r}")
+        for p in common:
             name = _clip(p)
             if (p in old_req) != (p in new_req):
                 now_required = p in new_req
@@ -378,7 +410,56 @@ class _Contract:
                     self.breaking(f"{where}.{name}", f"field {name!r} is now {state}")
                 else:
                     self.compatible(f"{where}.{name}", f"field {name!r} is now {state}")
-            self.schema(f"{where}.{name}", _dict(schema), _dict(new_props[p]), direction)
+            self.schema(f"{where}.{name}", _dict(old_props[p]), _dict(new_props[p]), direction)
+
+    def fields_added(
+        self,
+        where: str,
+        of: str,
+        old_props: dict[str, Any],
+        new: dict[str, Any],
+        new_props: dict[str, Any],
+        common: list[str],
+        direction: Direction,
+    ) -> None:
+        """Many fields that a shared schema adds, in one change per place (two in a request:
+        new required fields break it, new optional ones do not)."""
+        n_fresh = len(new_props) - len(common)
+        seen = _first_missing(new_props, old_props, 4 * SHOWN_VALUES)
+        if direction == "response":
+            # response-required-property-added, response-optional-property-added (INFO)
+            listed = _Listed(n_fresh, seen[:SHOWN_VALUES], of)
+            self.compatible(where, listed.text("new field"))
+            return
+        new_req, required_props = self.required(new)
+        n_required = required_props - sum(1 for p in common if p in new_req)
+        required = [p for p in seen if p in new_req][:SHOWN_VALUES]
+        optional = [p for p in seen if p not in new_req][:SHOWN_VALUES]
+        if n_required:
+            # new-required-request-property (ERR)
+            listed = _Listed(n_required, required, of)
+            self.breaking(where, listed.text("new required field"))
+        if n_fresh - n_required:
+            # new-optional-request-property (INFO)
+            listed = _Listed(n_fresh - n_required, optional, of)
+            self.compatible(where, listed.text("new optional field"))
+
+    def required(self, schema: dict[str, Any]) -> tuple[frozenset[str], int]:
+        """The names `schema` requires, and how many of them are among its properties."""
+        if "required" not in schema:
+            return frozenset(), 0
+        known = self._required.get(id(schema))
+        if known is None:
+            names = frozenset(_names(schema.get("required")))
+            props = _dict(schema.get("properties"))
+            known = self._required[id(schema)] = (names, sum(1 for p in names if p in props))
+        return known
+
+    def order(self, props: dict[str, Any]) -> dict[str, int]:
+        known = self._order.get(id(props))
+        if known is None:
+            known = self._order[id(props)] = {p: i for i, p in enumerate(props)}
+        return known
 
     @staticmethod
     def resolve(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
@@ -449,24 +530,29 @@ def _value_key(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class _Listed:
-    """Some of the values one side allows and the other does not: how many, the first few."""
+    """What one side has and the other lacks (values, field names): how many, the first few."""
 
     count: int
     shown: list[Any]
-    schema: str | None  # the schema they are the values of, when a $ref names it
+    schema: str  # " of schemas.S" when a $ref names the schema they come from, else ""
 
     def __bool__(self) -> bool:
         return self.count > 0
 
     def __str__(self) -> str:
+        return self.text("value")
+
+    def text(self, noun: str) -> str:
+        """`['a', 'b']` when that is all of them, else `3 {noun}s{of}: ['a', 'b', …] and 1 more`."""
         items = ", ".join(_brief(v) for v in self.shown)
         more = self.count - len(self.shown)
-        if self.schema is None and not more:
+        if not self.schema and not more:
             return f"[{items}]"  # the whole list, as Python writes it
-        of = f" of schemas.{_clip(self.schema)}" if self.schema is not None else ""
-        value = "value" if self.count == 1 else "values"
+        head = f"{self.count:,} {noun}{'s' * (self.count != 1)}{self.schema}"
+        if not self.shown:
+            return head
         tail = f", …] and {more:,} more" if more else "]"
-        return f"{self.count:,} {value}{of}: [{items}{tail}"
+        return f"{head}: [{items}{tail}"
 
 
 def _missing(values: dict[Any, Any], other: dict[Any, Any], schema: str | None) -> _Listed:
@@ -476,10 +562,16 @@ def _missing(values: dict[Any, Any], other: dict[Any, Any], schema: str | None) 
     small, large = (values, other) if len(values) <= len(other) else (other, values)
     shared = sum(1 for k in small if k in large)
     count = len(values) - shared
+    of = "" if schema is None else f" of schemas.{_clip(schema)}"
     if not count:
-        return _Listed(0, [], schema)
+        return _Listed(0, [], of)
     shown = list(itertools.islice((v for k, v in values.items() if k not in other), SHOWN_VALUES))
-    return _Listed(count, shown, schema)
+    return _Listed(count, shown, of)
+
+
+def _first_missing(names: dict[str, Any], other: dict[str, Any], limit: int) -> list[str]:
+    """The first `limit` keys of `names` that `other` lacks, in order."""
+    return list(itertools.islice((k for k in names if k not in other), limit))
 
 
 class _BriefRepr(reprlib.Repr):

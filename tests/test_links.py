@@ -22,7 +22,7 @@ from catalogctl.errors import InputError
 from catalogctl.links.catalog import url_problem
 from catalogctl.links.options import parse_accept, parse_duration
 from catalogctl.links.pacing import retry_after
-from tests.conftest import SITE_TOML, ContentFactory, game_yaml, require_program
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml, needs_fifos, require_program
 from tests.processes import run, run_cli
 from tests.terminal import ON_A_TERMINAL, shown
 
@@ -597,6 +597,65 @@ def test_check_links_refuses_a_cache_file_that_is_not_its_own(
     )
     assert nowhere.returncode == 2
     assert "no directory" in " ".join(nowhere.stderr.split())
+
+
+@pytest.mark.parametrize(
+    "kind", ["deep", "large", pytest.param("fifo", marks=needs_fifos), "device", "folder"]
+)
+def test_check_links_refuses_a_cache_it_cannot_have_written_without_reading_it_whole(
+    misbehaving: Path, server: LinkServer, tmp_path: Path, kind: str
+) -> None:
+    # Nested brackets once made a RecursionError traceback; a FIFO was waited on for ever,
+    # /dev/zero read until memory ran out. Each is refused before any link is requested.
+    cache = tmp_path / "links.cache"
+    words = ["links.cache"]
+    if kind == "deep":
+        cache.write_text("[" * 100_000 + "]" * 100_000)
+        words += ["not a catalogctl link cache", "deeper than 64 levels"]
+    elif kind == "large":
+        with cache.open("wb") as fh:
+            fh.truncate(257 << 20)  # sparse: nothing to read but its size
+        words += ["not a catalogctl link cache", "larger than 256 MiB"]
+    elif kind == "fifo":
+        os.mkfifo(cache)
+        words += ["cannot read the link cache", "not a regular file"]
+    elif kind == "device":
+        if os.name != "posix":
+            pytest.skip("no /dev/zero")
+        cache = Path("/dev/zero")
+        words = ["/dev/zero", "not a regular file"]
+    else:
+        cache.mkdir()
+        words += ["cannot read the link cache", "not a regular file"]
+    result = run_cli("check-links", str(misbehaving), "--cache", str(cache), timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    said = " ".join(result.stderr.split())
+    assert all(word in said for word in words), result.stderr
+    assert server.hits == Counter()
+    if kind == "deep":
+        assert cache.read_text().startswith("[[[")  # not ours: left as it was
+
+
+def test_check_links_cache_it_writes_stays_within_what_it_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cache grown past the size read back would stop every later run: the newest entries
+    # that fit are kept.
+    from catalogctl.links import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MAX_CACHE_BYTES", 4096)
+    path = tmp_path / "links.cache"
+    now = time.time()
+    entries = {
+        f"https://example.com/{i}": {"checked": now - i, "status": 200, "kinds": ["url"]}
+        for i in range(200)
+    }
+    cache_module.LinkCache(path, 86400, entries).save(now)
+    assert 0 < path.stat().st_size <= 4096
+    kept = cache_module.LinkCache.open(path, 86400).entries
+    assert "https://example.com/0" in kept and "https://example.com/199" not in kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["links.cache"]
 
 
 def test_check_links_offline_sends_no_request(misbehaving: Path, server: LinkServer) -> None:

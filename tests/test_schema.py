@@ -18,7 +18,16 @@ import pytest
 import yaml
 
 from catalogctl.content.loader import load
-from tests.conftest import ROOT, SAMPLE, SITE_TOML, ContentFactory, game_yaml, require_program
+from tests.conftest import (
+    ROOT,
+    SAMPLE,
+    SITE_TOML,
+    ContentFactory,
+    game_yaml,
+    needs_fifos,
+    needs_symlinks,
+    require_program,
+)
 from tests.processes import run, run_cli
 
 
@@ -266,3 +275,44 @@ def test_schema_page_reads_site_toml_within_validates_limits(
     result = run_cli("schema", "page", root)
     assert result.returncode == 2, result.stderr
     assert said in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "large",
+        pytest.param("outside", marks=needs_symlinks),
+        pytest.param("fifo", marks=needs_fifos),
+        "many-values",
+    ],
+)
+def test_schema_page_reads_site_toml_as_validate_does(tmp_path: Path, kind: str) -> None:
+    """A site.toml validate does not read (over its size limit, a symlink out of the tree, a
+    FIFO) is not read by `schema page` either: exit 2 with validate's message."""
+    root = tmp_path / "content"
+    shutil.copytree(SAMPLE, root)
+    site = root / "site.toml"
+    text = site.read_text(encoding="utf-8")
+    if kind == "large":  # valid TOML, but more than validate reads
+        site.write_text(text + "\n# " + "x" * (1 << 20) + "\n", encoding="utf-8")
+        said = "site.toml is larger than 1,024 KiB, the limit"
+    elif kind == "outside":
+        outside = tmp_path / "outside.toml"
+        outside.write_text(text + "\n[fields]\nname = 'secret-key-name'\n", encoding="utf-8")
+        site.unlink()
+        site.symlink_to(outside)
+        said = "site.toml is a symlink out of the content tree, so it is not read"
+    elif kind == "fifo":
+        site.unlink()
+        os.mkfifo(site)
+        said = "site.toml cannot be read (not a regular file)"
+    else:
+        site.write_text(text + "\nx = [" + ",".join(["1"] * 210_000) + "]\n", encoding="utf-8")
+        said = "the limit of one document; site.toml holds settings only"
+    validated = load(root)
+    assert any(said in f.message for f in validated.errors), validated.errors
+    result = run_cli("schema", "page", root, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr and "front matter" not in result.stderr
+    assert said in " ".join(result.stderr.split())
+    assert "secret-key-name" not in result.stdout + result.stderr

@@ -89,34 +89,33 @@ def _site_of(content: Path | None) -> Path:
 
 
 def _fields_of(root: Path, optional: bool) -> dict[str, Any]:
-    """The `[fields]` table of ROOT/site.toml (none: an empty table when `optional`)."""
+    """The `[fields]` table of ROOT/site.toml (none: an empty table when `optional`), read as
+    validate reads it: the same limits, a symlink out of the tree not followed."""
+    import os
+
     from catalogctl.content.document import Problem
     from catalogctl.content.limits import MAX_SITE_NAME
-    from catalogctl.content.tomldoc import read_toml
+    from catalogctl.content.loader import SITE_FILE, read_site
     from catalogctl.errors import InputError
-    from catalogctl.paths import is_file
     from catalogctl.text import path_text
 
-    site = root / "site.toml"
-    if not is_file(site):
+    site = root / SITE_FILE
+    if not os.path.lexists(site):
         if optional:
             return {}
         raise InputError(
             f"no site.toml in {path_text(root)}: name the content tree (the folder of site.toml)"
         )
     try:
-        text = site.read_text(encoding="utf-8-sig")  # a BOM is no TOML
-        # Read as validate reads it: nesting and numbers bounded before tomli sees them.
-        data = read_toml(text, path_text(site), 1, (1, 1)).data
+        data = read_site(root, path_text(root)).data
     except Problem as exc:
-        where = f"{exc.line}:{exc.column}:" if exc.line is not None else ""
-        raise InputError(
-            f"{path_text(site)}:{where} {exc.message} (`catalogctl validate` checks the whole file)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(
-            f"{path_text(site)} cannot be read: {exc} (`catalogctl validate` tells more)"
-        ) from None
+        where = f":{exc.line}:{exc.column}" if exc.line is not None else ""
+        # Validate's message; where the file was parsed, validate also reports what follows.
+        unread = exc.rule in ("symlink-outside", "unreadable-file") or exc.message.startswith(
+            "site.toml is larger"
+        )
+        more = "" if unread else " (`catalogctl validate` checks the whole file)"
+        raise InputError(f"{path_text(site)}{where}: {exc.message}{more}") from None
     fields = data.get("fields", {}) if isinstance(data, dict) else {}
     if not isinstance(fields, dict):
         return {}

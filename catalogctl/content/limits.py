@@ -36,12 +36,11 @@ def nested_too_deep() -> str:
     )
 
 
-def too_many_values(*, aliases: bool = False) -> str:
+def too_many_values(*, aliases: bool = False, site: bool = False) -> str:
+    """`site`: said of site.toml, not of a page's front matter."""
     counted = " (aliases counted as the values they repeat)" if aliases else ""
-    return (
-        f"more than {MAX_NODES:,} keys and values{counted}, the limit of one document; move "
-        "the data out of the front matter"
-    )
+    fix = "site.toml holds settings only" if site else "move the data out of the front matter"
+    return f"more than {MAX_NODES:,} keys and values{counted}, the limit of one document; {fix}"
 
 
 def too_long_number() -> str:

@@ -27,7 +27,7 @@ from catalogctl.content.discovery import Discovery, PageFile, discover, read_hea
 from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
 from catalogctl.content.frontmatter import HEAD_BYTES, check_wide, decode, parse_page
-from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES, MAX_SITE_BYTES
+from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES, MAX_SITE_BYTES, too_many_values
 from catalogctl.content.rules.ids import check_id_case, named
 from catalogctl.content.rules.page import (
     DRAFT,
@@ -65,6 +65,7 @@ __all__ = [
     "ReadSummary",
     "load",
     "load_catalog",
+    "read_site",
     "sample_content",
     "store_platforms",
     "with_params",
@@ -155,7 +156,40 @@ def _site_document(raw: bytes, complete: bool, file: str) -> Document:
             1,
         )
     check_wide(raw)
-    return read_toml(decode(raw.removeprefix(b"\xef\xbb\xbf")), file, 1, (1, 1))
+    try:
+        return read_toml(decode(raw.removeprefix(b"\xef\xbb\xbf")), file, 1, (1, 1))
+    except Problem as p:
+        if p.message == too_many_values():  # said of a page's front matter
+            raise Problem(p.rule, too_many_values(site=True), p.line, p.column) from None
+        raise
+
+
+def read_site(root: Path, shown: str) -> Document:
+    """ROOT/site.toml as every command reads it (`shown`: ROOT as messages name it).
+
+    Raises a `Problem` of the rule validate reports: `site-missing`, `symlink-outside` (a
+    symlink out of the tree is not read), `unreadable-file` (a FIFO or device is not waited
+    on), `limit` (larger than MAX_SITE_BYTES, unread past it; nested too deep...), `encoding`
+    or a TOML syntax rule.
+    """
+    path = os.path.join(root, SITE_FILE)
+    if not os.path.lexists(path):
+        raise Problem(
+            "site-missing",
+            "site.toml is missing from the content tree; name the folder that holds it, or "
+            "write one with `catalogctl init`",
+        )
+    if os.path.islink(path) and not _inside(path, os.path.realpath(root)):
+        raise Problem(
+            "symlink-outside",
+            "site.toml is a symlink out of the content tree, so it is not read; copy the file "
+            "into the tree instead",
+        )
+    try:
+        raw, complete = read_head(os.path.realpath(path), MAX_SITE_BYTES)
+    except OSError as exc:
+        raise Problem("unreadable-file", unreadable(exc, what="site.toml")) from None
+    return _site_document(raw, complete, posixpath.join(shown, SITE_FILE))
 
 
 _NO_SITE = SiteCheck(None, None, frozenset())
@@ -164,29 +198,9 @@ _NO_SITE = SiteCheck(None, None, frozenset())
 def _load_site(
     root: Path, shown: str
 ) -> tuple[SiteCheck, Document | None, Severities, list[Finding]]:
-    path = os.path.join(root, SITE_FILE)
-    file = posixpath.join(shown, SITE_FILE)
-    out = Findings(file, DEFAULT_SEVERITIES)
-    if not os.path.lexists(path):
-        out.add(
-            "site-missing",
-            "site.toml is missing from the content tree; name the folder that holds it, or "
-            "write one with `catalogctl init`",
-        )
-        return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
-    if os.path.islink(path) and not _inside(path, os.path.realpath(root)):
-        out.add(
-            "symlink-outside",
-            "site.toml is a symlink out of the content tree, so it is not read; copy the file "
-            "into the tree instead",
-        )
-        return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
+    out = Findings(posixpath.join(shown, SITE_FILE), DEFAULT_SEVERITIES)
     try:
-        raw, complete = read_head(os.path.realpath(path), MAX_SITE_BYTES)
-        doc = _site_document(raw, complete, file)
-    except OSError as exc:
-        out.add("unreadable-file", unreadable(exc, what="site.toml"))
-        return _NO_SITE, None, DEFAULT_SEVERITIES, out.items
+        doc = read_site(root, shown)
     except Problem as p:
         out.add(p.rule, p.message, line=p.line, column=p.column)
         return _NO_SITE, None, DEFAULT_SEVERITIES, out.items

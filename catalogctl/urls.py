@@ -69,12 +69,7 @@ def _char_problem(value: str) -> str | None:
             code = "%3C" if ch == "<" else "%3E"
             return f"contains an angle bracket {where}; encode it as {code}"
         if 0xDC80 <= ord(ch) <= 0xDCFF:
-            # A byte of an argument the locale could not decode (Python's surrogate escape).
-            byte = ord(ch) - 0xDC00
-            return (
-                f"contains the byte \\x{byte:02x} {where}, which is not UTF-8 text; encode it "
-                f"as %{byte:02X}, or write the character it was meant to be"
-            )
+            return _byte_problem(ch, i)
         if ord(ch) > 0x7F:
             encoded = "".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass"))
             return (
@@ -83,6 +78,25 @@ def _char_problem(value: str) -> str | None:
             )
         return f"contains {ch!r} {where}, which a URL cannot carry; percent-encode it"
     return None
+
+
+def _byte_problem(ch: str, i: int) -> str:
+    # A byte of an argument the locale could not decode (Python's surrogate escape).
+    byte = ord(ch) - 0xDC00
+    return (
+        f"contains the byte \\x{byte:02x} at position {i + 1}, which is not UTF-8 text; "
+        f"encode it as %{byte:02X}, or write the character it was meant to be"
+    )
+
+
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
+
+def undecoded_byte_problem(value: str) -> str | None:
+    """What is wrong with a URL given as an argument that holds a byte the locale could not
+    decode (it cannot be sent), as `url_problem` words it; None when it holds none."""
+    m = _UNDECODED.search(value)
+    return None if m is None else _byte_problem(m.group(), m.start())
 
 
 @lru_cache(maxsize=1024)  # the few hosts of a catalog's links, checked once each

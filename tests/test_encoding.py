@@ -466,8 +466,33 @@ def test_paths_are_shown_with_slashes_and_utf8_names(path: Any, shown: str) -> N
         (("serve", "{sample}", "--host", "h\udce9"), "'h\\xe9' is not a host name"),
         (("validate", "--format", "j\udce9"), "'j\\xe9' is not one of"),
         (("validate", "a", "b\udce9\x1b[2J"), "argument(s) (b\\xe9"),
+        (("validate", "--explain", "\udcff\udcfe"), "no rule '\\xff\\xfe'"),
+        (("validate", "--explain", "unknown-ke\udce9"), "no rule 'unknown-ke\\xe9'"),
+        (
+            ("diff", "https://h\udce9/", "{sample}"),
+            "not a valid URL: 'https://h\\xe9/' contains the byte \\xe9 at position 10",
+        ),
+        (("diff", "http://[\udce9]/", "{sample}"), "'http://[\\xe9]/' contains the byte \\xe9"),
+        (("check-links", "http://h\udce9/"), "not a valid URL: 'http://h\\xe9/'"),
+        (("check-links", "{sample}", "--max-cache-age", "1\udce9"), "not a duration: '1\\xe9'"),
+        (
+            ("check-links", "{sample}", "--accept", "2\udce9"),
+            "not a status code or range: '2\\xe9'",
+        ),
     ],
-    ids=["base-url", "host", "click-choice", "click-extra-argument"],
+    ids=[
+        "base-url",
+        "host",
+        "click-choice",
+        "click-extra-argument",
+        "explain",
+        "explain-suggested",
+        "diff-url-host",
+        "diff-url-ipv6",
+        "check-links-url",
+        "max-cache-age",
+        "accept",
+    ],
 )
 def test_an_argument_byte_that_is_not_utf8_is_shown_as_such(
     sample: Path, tmp_path: Path, args: tuple[str, ...], said: str

@@ -53,7 +53,7 @@ from catalogctl.content.tomldoc import read_toml
 from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding
-from catalogctl.text import path_text, plural
+from catalogctl.text import path_text, plural, quoted
 from catalogctl.urls import shown as shown_value
 from catalogctl.urls import url_problem
 
@@ -377,7 +377,7 @@ def load(
         if problem is None and base_url.endswith("/"):
             problem = "must not end with '/'"
         if problem:
-            raise InputError(f"--base-url {problem}: {base_url!r}")
+            raise InputError(f"--base-url {problem}: {quoted(base_url)}")
         usable = usable.replace(base_url=base_url)
         site = site.replace(base_url=base_url) if site is not None else None
         broken -= {"base_url"}

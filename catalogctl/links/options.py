@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from catalogctl import __version__
 from catalogctl.errors import InputError
+from catalogctl.text import quoted, undecoded_bytes
 
 if TYPE_CHECKING:
     from catalogctl.sources.net import NetworkPolicy
@@ -60,7 +61,7 @@ def parse_duration(text: str) -> float:
     """Seconds of `90`, `90s`, `30m`, `12h`, `1d` or `2w`."""
     m = _DURATION_RE.match(text)
     if m is None:
-        raise InputError(f"not a duration: {text!r} (use e.g. 90s, 30m, 12h, 1d)")
+        raise InputError(f"not a duration: {quoted(text)} (use e.g. 90s, 30m, 12h, 1d)")
     return float(m.group(1)) * _DURATION_UNITS[m.group(2).lower()]
 
 
@@ -75,9 +76,9 @@ def parse_accept(text: str) -> frozenset[int]:
         try:
             first, last = int(lo), int(hi) if sep else int(lo)
         except ValueError:
-            raise InputError(f"--accept: not a status code or range: {part!r}") from None
+            raise InputError(f"--accept: not a status code or range: {quoted(part)}") from None
         if not (100 <= first <= last <= 999):
-            raise InputError(f"--accept: status codes lie in 100..999, got {part!r}")
+            raise InputError(f"--accept: status codes lie in 100..999, got {quoted(part)}")
         codes.update(range(first, last + 1))
     if not codes:
         raise InputError("--accept: give at least one status code")
@@ -90,7 +91,9 @@ def compile_patterns(patterns: Sequence[str], option: str) -> tuple[re.Pattern[s
         try:
             out.append(re.compile(p))
         except re.error as exc:
-            raise InputError(f"{option}: invalid regular expression {p!r}: {exc}") from None
+            raise InputError(
+                f"{option}: invalid regular expression {quoted(p)}: {undecoded_bytes(str(exc))}"
+            ) from None
     return tuple(out)
 
 

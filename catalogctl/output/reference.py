@@ -139,9 +139,12 @@ def explanation(rule_id: str) -> str:
         from catalogctl.errors import InputError
 
         close = Suggester(RULES, min_length=1)(rule_id)
-        hint = f"did you mean {close!r}? " if close else ""
+        from catalogctl.text import quoted
+
+        hint = f"did you mean {quoted(close)}? " if close else ""
         raise InputError(
-            f"--explain: no rule {rule_id!r}; {hint}`catalogctl validate --list-rules` lists them"
+            f"--explain: no rule {quoted(rule_id)}; {hint}`catalogctl validate --list-rules` "
+            "lists them"
         )
     return f"{rule_id}\n\n{explain_text(rule_id)}\nDocs: {docs_url(rule_docs(rule_id))}\n"
 

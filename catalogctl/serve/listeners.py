@@ -47,7 +47,7 @@ def systemd_socket() -> socket.socket | None:
     if not pid.isdigit() or int(pid) != os.getpid():
         return None
     if not fds.isdigit() or int(fds) < 1:
-        raise InputError(f"LISTEN_FDS={fds!r}: expected the number of sockets passed")
+        raise InputError(f"LISTEN_FDS={quoted(fds)}: expected the number of sockets passed")
     if int(fds) > 1:
         raise InputError(f"LISTEN_FDS={fds}: serve listens on one socket; pass exactly one")
     try:

@@ -188,7 +188,7 @@ def parse_address(value: str) -> tuple[str, int]:
     """`HOST:PORT` or `[V6]:PORT` → (host, port); raises ValueError with the reason."""
     host, sep, port = value.rpartition(":")
     if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"expected HOST:PORT, got {value!r}")
+        raise ValueError(f"expected HOST:PORT, got {quoted(value)}")
     host = host.strip("[]") or "127.0.0.1"
     return host, int(port)
 

@@ -48,6 +48,7 @@ from catalogctl.site.nginx_locations import (
     quote,
     request_checks,
 )
+from catalogctl.text import quoted
 
 DEFAULT_LISTEN = "127.0.0.1:8080"
 # Outside the build directory: a rebuild replaces that directory whole.
@@ -82,7 +83,7 @@ def check_listen(listen: str) -> str:
 
     problem = listen_problem(listen)
     if problem is not None:
-        raise InputError(f"--nginx-listen {listen!r} {problem}")
+        raise InputError(f"--nginx-listen {quoted(listen)} {problem}")
     return listen
 
 
@@ -125,7 +126,7 @@ def _state_paths(state_dir: str | None) -> tuple[str, str]:
         return DEFAULT_RUN_DIR, DEFAULT_LOG_DIR
     problem = state_dir_problem(state_dir)
     if problem is not None:
-        raise InputError(f"--nginx-state-dir {state_dir!r} {problem}")
+        raise InputError(f"--nginx-state-dir {quoted(state_dir)} {problem}")
     state_dir = state_dir.rstrip("/") or "/"
     return state_dir, state_dir
 

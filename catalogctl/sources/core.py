@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.sources.locate import WEB_ROOT_GAMES, Located, is_url, locate
 from catalogctl.sources.schema import catalog_validator
-from catalogctl.text import path_text, plural
+from catalogctl.text import path_text, plural, quoted, undecoded_bytes
 
 if TYPE_CHECKING:
     import aiohttp
@@ -175,12 +175,19 @@ def load_url(
 
 def base_url_of(url: str) -> str:
     """The service's base URL: a trailing '/', '/api/v1' or '/api/v1/games' is dropped."""
+    from catalogctl.urls import undecoded_byte_problem
+
+    # A byte the locale could not decode (`https://$'\xff'/`) cannot be sent: said here, as
+    # --base-url says it, not by the IDNA codec once a connection is tried.
+    problem = undecoded_byte_problem(url)
+    if problem is not None:
+        raise InputError(f"not a valid URL: {quoted(url)} {problem}")
     try:
         parts = urlsplit(url)
     except ValueError as exc:
-        raise InputError(f"not a valid URL: {url!r} ({exc})") from None
+        raise InputError(f"not a valid URL: {quoted(url)} ({undecoded_bytes(str(exc))})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InputError(f"not an http(s) URL with a host: {url!r}")
+        raise InputError(f"not an http(s) URL with a host: {quoted(url)}")
     path = parts.path.rstrip("/")
     for suffix in (GAMES_PATH, "/api/v1"):
         if path.endswith(suffix):

@@ -589,6 +589,32 @@ def test_hundred_thousand_bad_platforms_stay_linear(make_content: ContentFactory
     assert done.seconds < 60 and done.peak_mib < 800, (done.seconds, done.peak_mib)
 
 
+def test_thousands_of_findings_after_thousands_of_own_keys_are_placed_at_once(
+    make_content: ContentFactory,
+) -> None:
+    """30,000 keys of the site's own, then 30,000 platforms outside the vocabulary and 30,000
+    store entries that are not links: each finding's place was found by walking the keys
+    before it (minutes for this page); the first 200 of each rule are placed, at their own
+    lines."""
+    n = 30_000
+    own = "".join(f"k{i}: 1\n" for i in range(n))
+    platforms = "platforms:\n" + "".join(f"  - P{i}\n" for i in range(n))
+    stores = "stores:\n  ios: https://apps.apple.com/app/a/id1\n"
+    stores += "".join(f"  k{i}x: 1\n" for i in range(n))
+    head = "---\nname: A\ndescription: A game.\ngenres: [Puzzle]\nicon: /i.png\n"
+    root = make_content({"a": head + own + platforms + stores + "---\n"})
+    first_platform = 6 + n + 1  # "---", four keys, the own keys, "platforms:"
+    first_store = first_platform + n + 2  # the platforms, "stores:", "ios:"
+    rc, doc, _ = validate(root)  # within run_cli's deadline: seconds, not minutes
+    assert rc == 1
+    for rule, line, column in (("vocabulary", first_platform, 5), ("wrong-type", first_store, 8)):
+        found = [f for f in doc["findings"] if f["rule"] == rule]
+        assert len(found) == 201, (rule, len(found))
+        assert (found[1]["line"], found[1]["column"]) == (line, column), found[1]
+        assert found[-1]["line"] == line + 199, found[-1]
+        assert found[0]["message"].startswith(f"and 29,800 more {rule} findings in this file")
+
+
 @needs_rlimits
 def test_names_built_to_share_their_variants_cost_a_bounded_time(
     make_content: ContentFactory,

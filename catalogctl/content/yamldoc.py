@@ -351,14 +351,18 @@ class _Finder:
     """The position of a key or value, found by walking the composed nodes along its path.
 
     For a document whose values were built once each (no alias, no merge, no repeated key),
-    this gives what `_Builder(locate=True)` would record, at the cost of one path.
+    this gives what `_Builder(locate=True)` would record, at the cost of one path. A mapping's
+    keys are indexed the first time a path runs through it, so that a page's thousands of
+    findings in one mapping cost a look-up each, not a walk of its keys each.
     """
 
-    __slots__ = ("builder", "root")
+    __slots__ = ("builder", "keys", "root")
 
     def __init__(self, root: yaml.Node, builder: _Builder) -> None:
         self.root = root
         self.builder = builder
+        # id of a mapping node -> {key as a path part: (value node, key node)}
+        self.keys: dict[int, dict[Any, tuple[yaml.Node, yaml.Node]]] = {}
 
     def __call__(self, path: Path, key: bool) -> Pos | None:
         node = self.root
@@ -373,16 +377,27 @@ class _Finder:
 
     def _step(self, node: yaml.Node, part: str | int) -> tuple[yaml.Node, yaml.Node | None]:
         if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                tag = key_node.tag
-                if tag == STR and type(key_node) is _SCALAR:  # a string key is its text
-                    if key_node.value == part:
-                        return value_node, key_node
-                elif tag != MERGE and path_part(self.builder.key(key_node)) == part:
-                    return value_node, key_node
-        elif isinstance(node, yaml.SequenceNode) and type(part) is int and part >= 0:
+            index = self.keys.get(id(node))
+            if index is None:
+                index = self.keys[id(node)] = self._index(node)
+            return index[part]
+        if isinstance(node, yaml.SequenceNode) and type(part) is int and part >= 0:
             return node.value[part], None
         raise LookupError(part)
+
+    def _index(self, node: yaml.MappingNode) -> dict[Any, tuple[yaml.Node, yaml.Node]]:
+        """A mapping's keys as path parts, each to its value and key node (the first, as a
+        walk of its keys would find it)."""
+        index: dict[Any, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            tag = key_node.tag
+            if tag == STR and type(key_node) is _SCALAR:  # a string key is its text
+                index.setdefault(key_node.value, (value_node, key_node))
+            elif tag != MERGE:
+                with contextlib.suppress(Problem):  # built once already: it does not fail
+                    part = path_part(self.builder.key(key_node))
+                    index.setdefault(part, (value_node, key_node))
+        return index
 
 
 def read_yaml(text: str, file: str, line0: int, start: Pos) -> Document:

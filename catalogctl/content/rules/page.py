@@ -107,6 +107,9 @@ def check_page(
     src, missing, fmap, where = page.src, page.missing, ctx.fields, page.found.where
 
     def add(rule: str, loc: tuple[Any, ...], msg: str) -> None:
+        if not out.keeps(rule):
+            out.count(rule)  # past the file's cap: not placed
+            return
         link = page.body.get(loc[1]) if len(loc) > 1 and loc[0] == "stores" else None
         if link is not None:  # a store link of the body: its line and column there
             out.add(rule, msg, line=link.line, column=link.column, field=f"stores.{link.store}")

@@ -184,6 +184,18 @@ class Findings:
         ]
         return self._items + more if more else self._items
 
+    def keeps(self, rule: str, file: str | None = None) -> bool:
+        """Whether a finding of `rule` added now would be listed, not only counted: the work
+        of placing one (its line and column, its did-you-mean) is for those listed."""
+        if self.severities.level(rule) == OFF:
+            return False
+        counted = self.left_out.get((file or self.file, rule))
+        return counted is None or counted[0] < MAX_PER_RULE
+
+    def count(self, rule: str, file: str | None = None) -> None:
+        """A finding of `rule` that `keeps` said would not be listed: counted only."""
+        self.add(rule, "", file=file)
+
     def add(
         self,
         rule: str,

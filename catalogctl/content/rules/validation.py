@@ -116,6 +116,9 @@ def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: A
         seen.add(loc)
         path: Path = source(loc) if source is not None else loc
         rule = _PYDANTIC_RULES.get(err["type"], "wrong-type")
+        if not out.keeps(rule):
+            out.count(rule)  # past the file's cap: not placed, not worded
+            continue
         line, col = doc.key_pos(path) if rule == "unknown-setting" else doc.value_pos(path)
         if err["type"] == "missing":
             line, col = doc.start

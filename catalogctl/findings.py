@@ -21,6 +21,9 @@ class Finding(NamedTuple):
     severity: Severity = ERROR
     rule: str = "invalid-value"
     column: int | None = None
+    # How many findings this one counts for the summary: 1, or for one that says how many
+    # more of its rule were found and not listed, that many.
+    tally: int = 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -32,6 +35,11 @@ class Finding(NamedTuple):
             "severity": self.severity,
             "message": self.message,
         }
+
+
+def report_order(f: Finding) -> tuple[str, int, str, str]:
+    """The order in which reports list findings: by file, line, field and message."""
+    return (f.file, f.line or 0, f.field or "", f.message)
 
 
 # Where the rules reference explains each content rule, one section per rule id

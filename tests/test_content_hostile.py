@@ -595,7 +595,7 @@ def test_thousands_of_findings_after_thousands_of_own_keys_are_placed_at_once(
     """30,000 keys of the site's own, then 30,000 platforms outside the vocabulary and 30,000
     store entries that are not links: each finding's place was found by walking the keys
     before it (minutes for this page); the first 200 of each rule are placed, at their own
-    lines."""
+    lines, and the summary counts all 60,000."""
     n = 30_000
     own = "".join(f"k{i}: 1\n" for i in range(n))
     platforms = "platforms:\n" + "".join(f"  - P{i}\n" for i in range(n))
@@ -607,12 +607,65 @@ def test_thousands_of_findings_after_thousands_of_own_keys_are_placed_at_once(
     first_store = first_platform + n + 2  # the platforms, "stores:", "ios:"
     rc, doc, _ = validate(root)  # within run_cli's deadline: seconds, not minutes
     assert rc == 1
+    assert doc["summary"]["errors"] == 2 * n, doc["summary"]
     for rule, line, column in (("vocabulary", first_platform, 5), ("wrong-type", first_store, 8)):
         found = [f for f in doc["findings"] if f["rule"] == rule]
         assert len(found) == 201, (rule, len(found))
         assert (found[1]["line"], found[1]["column"]) == (line, column), found[1]
         assert found[-1]["line"] == line + 199, found[-1]
         assert found[0]["message"].startswith(f"and 29,800 more {rule} findings in this file")
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_run_lists_five_thousand_findings_of_a_rule_and_counts_the_rest(
+    make_content: ContentFactory, extra: int
+) -> None:
+    """25 pages of 200 wrong-type findings each are listed in full; one more finding of the
+    rule anywhere is counted, not listed: the report names how many more and where they
+    start, the summary and exit status count it."""
+    ints = "[" + ", ".join(["1"] * 200) + "]"
+    pages = {f"p{i:02d}": game_yaml(f"P{i}", platforms=ints) for i in range(25)}
+    if extra:
+        pages["p99"] = game_yaml("P99", platforms="[iOS, 1]")
+    rc, doc, _ = validate(make_content(pages))
+    assert rc == 1
+    found = [f for f in doc["findings"] if f["rule"] == "wrong-type"]
+    assert doc["summary"]["errors"] == 5_000 + extra
+    if not extra:
+        assert len(found) == 5_000
+        assert not any("more" in f["message"] for f in found)
+        return
+    assert len(found) == 5_001
+    more = [f for f in found if "not listed" in f["message"]]
+    assert [(m["file"].rsplit("/", 1)[-1], m["line"], m["severity"]) for m in more] == [
+        ("p99.md", None, "error")
+    ]
+    assert more[0]["message"].startswith(
+        "and 1 more wrong-type findings in this file, not listed (a run lists 5,000 findings "
+        "of a rule)"
+    )
+    assert not any(f["file"].endswith("p99.md") for f in found if f not in more)
+
+
+def test_the_run_cap_counts_what_the_file_caps_left_out(make_content: ContentFactory) -> None:
+    """30 pages of 300 wrong-type findings, each listing 200 and one that counts 100: the run
+    lists 5,000 of these 6,030 (24 pages and 176 of the 25th), and one finding counts the
+    1,525 findings the others stand for; a draft's left out are a warning of their own."""
+    ints = "[" + ", ".join(["1"] * 300) + "]"
+    pages = {f"p{i:02d}": game_yaml(f"P{i}", platforms=ints) for i in range(30)}
+    pages["q"] = game_yaml("Q", platforms="[1]", extra="draft: true\n")
+    rc, doc, _ = validate(make_content(pages))
+    assert rc == 1
+    assert (doc["summary"]["errors"], doc["summary"]["warnings"]) == (9_000, 1), doc["summary"]
+    more = [
+        (f["file"].rsplit("/", 1)[-1], f["severity"], f["message"].split(", not listed")[0])
+        for f in doc["findings"]
+        if f["rule"] == "wrong-type" and "a run lists" in f["message"]
+    ]
+    assert more == [
+        ("p24.md", "error", "and 1,525 more wrong-type findings in this file and 5 files after it"),
+        ("q.md", "warning", "and 1 more wrong-type findings in this file"),
+    ]
 
 
 @needs_rlimits

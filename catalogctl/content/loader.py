@@ -38,7 +38,7 @@ from catalogctl.content.rules.page import (
     PageContext,
     check_page,
 )
-from catalogctl.content.rules.registry import DEFAULT_SEVERITIES, Findings, Severities
+from catalogctl.content.rules.registry import DEFAULT_SEVERITIES, Findings, Severities, cap_run
 from catalogctl.content.rules.site import check_mappings, check_site, severities_of
 from catalogctl.content.rules.stores import (
     PLATFORM_OF_KIND,
@@ -362,9 +362,11 @@ def load(
     base_url: str | None = None,
     now: dt.datetime | None = None,
     locate: bool = False,
+    uncapped: bool = False,
 ) -> Content:
     """Load a content tree; every problem becomes a finding. Raises only for a bad root or
-    a bad `base_url` override. `locate`: record the line of each published link."""
+    a bad `base_url` override. `locate`: record the line of each published link. `uncapped`:
+    without the cap of a rule per run (`MAX_PER_RULE_RUN`; a file's own cap stays)."""
     if not root.exists():
         raise InputError(f"content directory not found: {path_text(root)}")
     if not root.is_dir():
@@ -430,7 +432,7 @@ def load(
             )
         empty.add("empty-catalog", f"no game is published ({summary.describe()}); {fix}")
         findings.extend(empty.items)
-    return Content(root, site, entries, findings, summary)
+    return Content(root, site, entries, findings if uncapped else cap_run(findings), summary)
 
 
 def _no_page_of_the_category(category: str | None, outcomes: list[_Outcome]) -> str:
@@ -635,7 +637,7 @@ def load_catalog(
     content = load(root, display=display, base_url=base_url)
     failing = content.errors + (content.warnings if strict else [])
     if failing or content.site is None:
-        n = len(failing)
+        n = sum(f.tally for f in failing)
         raise ContentInvalid(f"content is invalid ({plural(n, 'problem')})", content.findings)
     return Catalog(content.site, content.published(), content.summary, content.warnings)
 

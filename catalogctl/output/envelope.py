@@ -64,12 +64,14 @@ def finding_json(f: Finding) -> dict[str, Any]:
 
 
 def findings_summary(findings: Iterable[Finding]) -> dict[str, int]:
+    """Errors and warnings found, listed or not (a finding that says how many more of its rule
+    were left out counts them)."""
     errors = warnings = 0
     for f in findings:
         if f.severity == "error":
-            errors += 1
+            errors += f.tally
         else:
-            warnings += 1
+            warnings += f.tally
     return {"errors": errors, "warnings": warnings}
 
 

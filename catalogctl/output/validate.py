@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from catalogctl import docs_url
-from catalogctl.findings import Finding, Rule, rule_docs
+from catalogctl.findings import Finding, Rule, report_order, rule_docs
 from catalogctl.output.envelope import envelope, finding_json, findings_summary
 from catalogctl.output.model import Case, Level, Location, Report, Result
 from catalogctl.text import clean, md_code, md_text, plural
@@ -81,7 +81,7 @@ def validate_report(content: Content, *, strict: bool) -> Report:
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (f.file, f.line or 0, f.field or "", f.message))
+    return sorted(findings, key=report_order)
 
 
 def content_rules(findings: Sequence[Finding]) -> list[Rule]:

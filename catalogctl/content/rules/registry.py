@@ -6,10 +6,11 @@ A rule that is not configurable guards what the catalog can publish at all (a fi
 be parsed, a URL that is not a URL); turning it off would publish something broken.
 """
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple
 
-from catalogctl.findings import ERROR, WARNING, Finding, Severity
+from catalogctl.findings import ERROR, WARNING, Finding, Severity, report_order
 
 Level = Literal["error", "warning", "off"]
 OFF: Level = "off"
@@ -150,6 +151,11 @@ DEFAULT_SEVERITIES = Severities()
 # page's report grows with what a person can read and fix, not with a file of 99,000
 # repeated keys (a 300 MB report).
 MAX_PER_RULE = 200
+# Findings of one rule kept for a whole run, the same way: 2,000 pages of 200 findings each
+# made a 140 MB report that took a gigabyte to write. 5,000 is what GitHub code scanning keeps
+# of one upload, and 25 files' worth at the cap of a file: findings of one rule that many
+# times over have one cause to fix, not one each to read.
+MAX_PER_RULE_RUN = 5_000
 
 
 class Findings:
@@ -178,6 +184,7 @@ class Findings:
                 "and run validate again",
                 severity,
                 rule=rule,
+                tally=n,
             )
             for (file, rule), (_, n, severity) in self.left_out.items()
             if n
@@ -218,3 +225,42 @@ class Findings:
         self._items.append(
             Finding(file or self.file, line, field, message, severity, rule=rule, column=column)
         )
+
+
+def cap_run(findings: list[Finding]) -> list[Finding]:
+    """At most MAX_PER_RULE_RUN findings of a rule in a run: the first in the order the report
+    lists them, then, for each severity of those left out, one finding that counts them, in
+    the first file they are in (the summary counts them all the same)."""
+    per_rule = Counter(f.rule for f in findings)
+    over = {rule for rule, n in per_rule.items() if n > MAX_PER_RULE_RUN}
+    if not over:
+        return findings
+    kept: list[Finding] = []
+    by_rule: dict[str, list[Finding]] = {rule: [] for rule in sorted(over)}
+    for f in findings:
+        (by_rule[f.rule] if f.rule in over else kept).append(f)
+    for rule, found in by_rule.items():
+        found.sort(key=report_order)
+        kept += found[:MAX_PER_RULE_RUN]
+        left: dict[Severity, tuple[int, dict[str, None]]] = {}
+        for f in found[MAX_PER_RULE_RUN:]:
+            n, files = left.get(f.severity, (0, {}))
+            files[f.file] = None
+            left[f.severity] = (n + f.tally, files)
+        for severity, (n, files) in left.items():
+            first = next(iter(files))
+            after = f" and {len(files) - 1:,} files after it" if len(files) > 1 else ""
+            kept.append(
+                Finding(
+                    first,
+                    None,
+                    None,
+                    f"and {n:,} more {rule} findings in this file{after}, not listed (a run "
+                    f"lists {MAX_PER_RULE_RUN:,} findings of a rule); fix those listed and run "
+                    "validate again",
+                    severity,
+                    rule=rule,
+                    tally=n,
+                )
+            )
+    return kept

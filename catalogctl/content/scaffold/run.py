@@ -52,7 +52,7 @@ def init_site(
         games = PurePath(games).as_posix().removeprefix("./").rstrip("/") or "."
     proposal = propose(root, games, path_text(display) if display is not None else ".")
     _write(path, proposal.text)
-    content = load(root, display=display)
+    content = load(root, display=display, uncapped=True)  # `lacking` names every page
     shown = path_text(display if display is not None else root)
     return InitResult(path, proposal, content, posixpath.join(shown, SITE_FILE))
 

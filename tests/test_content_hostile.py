@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from catalogctl.content import discovery, loader
+from catalogctl.content import files, loader
 from catalogctl.content.document import Problem
 from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.pool import parallel_map
@@ -213,8 +213,8 @@ def test_read_head_reads_the_whole_file_or_exactly_the_limit(
         st[6] = {"true": size, "smaller": size // 3, "larger": size * 2 + 7}[reported]
         return os.stat_result(st)
 
-    monkeypatch.setattr(discovery.os, "fstat", fstat)
-    head, complete = discovery.read_head(str(path), 100)
+    monkeypatch.setattr(files.os, "fstat", fstat)
+    head, complete = files.read_head(str(path), 100)
     assert head == data[:100]
     assert complete == (size <= 100)
 

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-from catalogctl.content.discovery import read_head
+from catalogctl.content.files import read_head
 from catalogctl.content.storehosts import HostTable
 
 MAX_BODY_BYTES = 1024 * 1024  # of a page's body, read for store links

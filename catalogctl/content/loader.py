@@ -14,7 +14,6 @@ in the modules below.
 """
 
 import datetime as dt
-import itertools
 import os
 import posixpath
 from collections import Counter
@@ -23,11 +22,11 @@ from typing import Any, NamedTuple
 
 from catalogctl.content.bodylinks import PageBody
 from catalogctl.content.categories import in_category, page_labels
-from catalogctl.content.discovery import Discovery, PageFile, discover, read_head, unreadable
+from catalogctl.content.discovery import Discovery, PageFile, discover, unreadable
 from catalogctl.content.document import Document, Problem
 from catalogctl.content.fields import FieldMap
-from catalogctl.content.frontmatter import HEAD_BYTES, check_wide, decode, parse_page
-from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES, MAX_SITE_BYTES, too_many_values
+from catalogctl.content.files import read_head
+from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.rules.ids import check_id_case, named
 from catalogctl.content.rules.page import (
     DRAFT,
@@ -48,8 +47,8 @@ from catalogctl.content.rules.stores import (
 )
 from catalogctl.content.rules.usable import SiteCheck
 from catalogctl.content.settings import SiteSettings
+from catalogctl.content.sitefile import SITE_FILE, games_as_on_disk, inside, read_site
 from catalogctl.content.summary import ReadSummary
-from catalogctl.content.tomldoc import read_toml
 from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding
@@ -71,7 +70,6 @@ __all__ = [
     "with_params",
 ]
 
-SITE_FILE = "site.toml"
 GAMES_DIR = "games"
 # Below this many pages a process pool costs more than it saves.
 PARALLEL_THRESHOLD = 1500
@@ -139,57 +137,6 @@ def store_platforms(site: SiteSettings) -> dict[str, str]:
 
 
 # --- site.toml ------------------------------------------------------------------------------
-
-
-def _inside(path: str, root_real: str) -> bool:
-    real = os.path.realpath(path)
-    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
-
-
-def _site_document(raw: bytes, complete: bool, file: str) -> Document:
-    if not complete:
-        raise Problem(
-            "limit",
-            f"site.toml is larger than {MAX_SITE_BYTES // 1024:,} KiB, the limit; it holds "
-            "settings only",
-            1,
-            1,
-        )
-    check_wide(raw)
-    try:
-        return read_toml(decode(raw.removeprefix(b"\xef\xbb\xbf")), file, 1, (1, 1))
-    except Problem as p:
-        if p.message == too_many_values():  # said of a page's front matter
-            raise Problem(p.rule, too_many_values(site=True), p.line, p.column) from None
-        raise
-
-
-def read_site(root: Path, shown: str) -> Document:
-    """ROOT/site.toml as every command reads it (`shown`: ROOT as messages name it).
-
-    Raises a `Problem` of the rule validate reports: `site-missing`, `symlink-outside` (a
-    symlink out of the tree is not read), `unreadable-file` (a FIFO or device is not waited
-    on), `limit` (larger than MAX_SITE_BYTES, unread past it; nested too deep...), `encoding`
-    or a TOML syntax rule.
-    """
-    path = os.path.join(root, SITE_FILE)
-    if not os.path.lexists(path):
-        raise Problem(
-            "site-missing",
-            "site.toml is missing from the content tree; name the folder that holds it, or "
-            "write one with `catalogctl init`",
-        )
-    if os.path.islink(path) and not _inside(path, os.path.realpath(root)):
-        raise Problem(
-            "symlink-outside",
-            "site.toml is a symlink out of the content tree, so it is not read; copy the file "
-            "into the tree instead",
-        )
-    try:
-        raw, complete = read_head(os.path.realpath(path), MAX_SITE_BYTES)
-    except OSError as exc:
-        raise Problem("unreadable-file", unreadable(exc, what="site.toml")) from None
-    return _site_document(raw, complete, posixpath.join(shown, SITE_FILE))
 
 
 _NO_SITE = SiteCheck(None, None, frozenset())
@@ -489,29 +436,6 @@ def _unused_excludes(
         )
 
 
-def _as_on_disk(root: Path, games: str) -> str | None:
-    """The games folder as its folders' names are written on disk, where that differs from
-    `games` only in case (`Games` for `games`); None where it does not, or there is none."""
-    parts = [p for p in games.split("/") if p not in ("", ".")]
-    folder, spelled = str(root), []
-    for part in parts[:MAX_DIR_DEPTH]:
-        try:
-            with os.scandir(folder) as entries:
-                names = [e.name for e in itertools.islice(entries, MAX_PAGES)]
-        except OSError:
-            return None
-        if part in names or part == "..":
-            spelled.append(part)
-        else:
-            twins = [n for n in names if n.casefold() == part.casefold()]
-            if len(twins) != 1:
-                return None
-            spelled.append(twins[0])
-        folder = os.path.join(folder, spelled[-1])
-    written = "/".join(spelled)
-    return written if written != "/".join(parts) else None
-
-
 def _discover(
     root: Path,
     site: SiteSettings | None,
@@ -531,7 +455,7 @@ def _discover(
     if any(f.rule == "games-folder" for f in findings):
         return Discovery()
     found = Discovery()
-    on_disk = _as_on_disk(root, games_name) if site is not None else None
+    on_disk = games_as_on_disk(root, games_name) if site is not None else None
     if not os.path.isdir(games_dir):
         if site is not None:  # without settings, the missing site.toml is the finding
             twin = f" ({on_disk!r} does: names differ in case)" if on_disk else ""
@@ -550,7 +474,7 @@ def _discover(
             f"case apart (Linux) finds no folder {games_name!r}; write games = {on_disk!r}",
             file=games_shown,
         )
-    elif not _inside(games_dir, os.path.realpath(root)):
+    elif not inside(games_dir, os.path.realpath(root)):
         sitefile.add(
             "games-folder",
             f"the games folder {games_name!r} leads out of the content tree; set [content] "

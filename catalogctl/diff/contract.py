@@ -7,17 +7,24 @@ Why one module: `_Contract` is one recursive walk over two OpenAPI documents (pa
 operations, parameters, then schemas by who reads them), whose rules call each other through
 one `$ref` resolution and one depth bound; they read best side by side, each beside the oasdiff
 check id it follows. The helpers that keep what a change shows bounded (`_clip`, `_brief`,
-`_Listed`) serve every rule and nothing else.
+`Listed`) serve every rule and nothing else.
 """
 
 from __future__ import annotations
 
-import hashlib
-import itertools
-import json
-import reprlib
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from catalogctl.diff.shown import (
+    MAX_WHERE,
+    SHOWN_VALUES,
+    Listed,
+    brief,
+    clip,
+    first_missing,
+    missing,
+    value_key,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +50,6 @@ Direction = Literal["request", "response"]
 # Lower bounds: raising one narrows what is valid, lowering (or removing) one widens it.
 _LOWER_BOUNDS = ("minItems", "minLength", "minimum", "minProperties")
 _UPPER_BOUNDS = ("maxItems", "maxLength", "maximum", "maxProperties")
-# What a change shows of the documents is bounded, so the report stays linear in them however
-# long a name is or however many places share one schema: a name (path, field, parameter,
-# media type, schema) of more than MAX_NAME characters and a `where` of more than MAX_WHERE
-# keep their ends and say how much was left out, with a digest of the whole so that two long
-# names stay apart; a list of values shows its first SHOWN_VALUES and counts the rest.
-MAX_NAME = 120
-MAX_WHERE = 400
-SHOWN_VALUES = 10
 
 
 class _Contract:
@@ -76,22 +75,22 @@ class _Contract:
         self._shared: str | None = None
 
     def breaking(self, where: str, message: str) -> None:
-        self.changes.append(ContractChange(True, _clip(where, MAX_WHERE), message))
+        self.changes.append(ContractChange(True, clip(where, MAX_WHERE), message))
 
     def compatible(self, where: str, message: str) -> None:
-        self.changes.append(ContractChange(False, _clip(where, MAX_WHERE), message))
+        self.changes.append(ContractChange(False, clip(where, MAX_WHERE), message))
 
     def run(self) -> list[ContractChange]:
         old_paths, new_paths = _dict(self.old.get("paths")), _dict(self.new.get("paths"))
         for path, item in old_paths.items():
             if path not in new_paths:
                 # api-path-removed-without-deprecation (ERR)
-                self.breaking(f"paths.{_clip(path)}", "endpoint removed")
+                self.breaking(f"paths.{clip(path)}", "endpoint removed")
             else:
-                self.path_item(_clip(path), _dict(item), _dict(new_paths[path]))
+                self.path_item(clip(path), _dict(item), _dict(new_paths[path]))
         for path in new_paths:
             if path not in old_paths:
-                self.compatible(f"paths.{_clip(path)}", "new endpoint")  # endpoint-added (INFO)
+                self.compatible(f"paths.{clip(path)}", "new endpoint")  # endpoint-added (INFO)
         # Component schemas are compared as the paths use them (the wire contract): each pair
         # once per direction, reported under its name.
         return self.changes
@@ -129,7 +128,7 @@ class _Contract:
             self.breaking(f"{where}.security", "now requires authentication")
         old_resp, new_resp = _dict(old.get("responses")), _dict(new.get("responses"))
         for status, resp in old_resp.items():
-            shown = _clip(status)
+            shown = clip(status)
             at = f"{where}.responses.{shown}"
             if status not in new_resp:
                 # response-success-status-removed (ERR); response-non-success-status-removed
@@ -139,7 +138,7 @@ class _Contract:
                 self.response(at, _dict(resp), _dict(new_resp[status]))
         for status in new_resp:
             if status not in old_resp:
-                shown = _clip(status)
+                shown = clip(status)
                 self.compatible(f"{where}.responses.{shown}", f"new response {shown}")
 
     def request_body(self, where: str, old_op: dict[str, Any], new_op: dict[str, Any]) -> None:
@@ -150,10 +149,10 @@ class _Contract:
         old_content, new_content = _dict(old.get("content")), _dict(new.get("content"))
         for ctype, media in old_content.items():
             if ctype not in new_content:
-                self.breaking(f"{where}.content", f"no longer accepts {_clip(ctype)}")
+                self.breaking(f"{where}.content", f"no longer accepts {clip(ctype)}")
             else:
                 self.schema(
-                    f"{where}.content.{_clip(ctype)}",
+                    f"{where}.content.{clip(ctype)}",
                     _dict(_dict(media).get("schema")),
                     _dict(_dict(new_content[ctype]).get("schema")),
                     "request",
@@ -166,7 +165,7 @@ class _Contract:
         new: dict[tuple[str, str], dict[str, Any]],
     ) -> None:
         for key, p in new.items():
-            place, name = _clip(key[0]), _clip(key[1])
+            place, name = clip(key[0]), clip(key[1])
             at = f"{where}.parameters.{name}"
             q = old.get(key)
             if q is None:
@@ -183,7 +182,7 @@ class _Contract:
             self.schema(at, _dict(q.get("schema")), _dict(p.get("schema")), "request")
         for key in old:
             if key not in new:
-                place, name = _clip(key[0]), _clip(key[1])
+                place, name = clip(key[0]), clip(key[1])
                 # request-parameter-removed (WARN)
                 self.breaking(f"{where}.parameters.{name}", f"{place} parameter {name!r} removed")
 
@@ -192,10 +191,10 @@ class _Contract:
         for ctype, media in old_content.items():
             if ctype not in new_content:
                 # response-media-type-removed (ERR)
-                self.breaking(f"{where}.content", f"no longer returns {_clip(ctype)}")
+                self.breaking(f"{where}.content", f"no longer returns {clip(ctype)}")
             else:
                 self.schema(
-                    f"{where}.content.{_clip(ctype)}",
+                    f"{where}.content.{clip(ctype)}",
                     _dict(_dict(media).get("schema")),
                     _dict(_dict(new_content[ctype]).get("schema")),
                     "response",
@@ -203,17 +202,17 @@ class _Contract:
         for ctype in new_content:
             if ctype not in old_content and old_content:
                 # response-media-type-added (INFO)
-                self.compatible(f"{where}.content", f"also returns {_clip(ctype)}")
+                self.compatible(f"{where}.content", f"also returns {clip(ctype)}")
         old_headers, new_headers = _dict(old.get("headers")), _dict(new.get("headers"))
         for name in old_headers:
             if name not in new_headers:
                 # required-response-header-removed (ERR), optional-response-header-removed
                 # (WARN)
-                shown = _clip(name)
+                shown = clip(name)
                 self.breaking(f"{where}.headers.{shown}", f"response header {shown} removed")
         for name in new_headers:
             if name not in old_headers:
-                shown = _clip(name)
+                shown = clip(name)
                 self.compatible(f"{where}.headers.{shown}", f"new response header {shown}")
 
     # -- schemas -------------------------------------------------------------------------------
@@ -241,7 +240,7 @@ class _Contract:
                 return
             self._seen.add(pair)
             if old_ref is not None and new_ref is not None:
-                where = f"schemas.{_clip(new_ref)}"
+                where = f"schemas.{clip(new_ref)}"
                 self._shared = None  # a pair of schemas is compared once
             else:
                 self._shared = old_ref or new_ref
@@ -250,13 +249,13 @@ class _Contract:
         old_t, new_t = self.type_of(old, self.old_schemas), self.type_of(new, self.new_schemas)
         if old_t != new_t:
             # response-property-type-changed, request-property-type-changed (ERR)
-            self.breaking(where, f"type changed from {_clip(old_t)} to {_clip(new_t)}")
+            self.breaking(where, f"type changed from {clip(old_t)} to {clip(new_t)}")
             return
         if old.get("format") != new.get("format"):
             # response-property-format-changed, request-property-format-changed (ERR)
             self.breaking(
                 where,
-                f"format changed from {_brief(old.get('format'))} to {_brief(new.get('format'))}",
+                f"format changed from {brief(old.get('format'))} to {brief(new.get('format'))}",
             )
         # Values listed from a schema that only one side refers to are named after it.
         one_ref = (old_ref is None) != (new_ref is None)
@@ -302,8 +301,8 @@ class _Contract:
             else:
                 self.compatible(where, "allowed values changed")
             return
-        added = _missing(new_values, old_values, refs[1])
-        removed = _missing(old_values, new_values, refs[0])
+        added = missing(new_values, old_values, refs[1])
+        removed = missing(old_values, new_values, refs[0])
         if direction == "response":
             # response-property-enum-value-added (WARN): a client may not handle the new
             # value; response-property-enum-value-removed (INFO)
@@ -332,7 +331,7 @@ class _Contract:
             return None
         keyed: dict[Any, Any] = {}
         for v in values:
-            keyed.setdefault(_value_key(v), v)
+            keyed.setdefault(value_key(v), v)
         self._values[id(schema)] = keyed  # schema is the document's own: its id stays its own
         return keyed
 
@@ -349,7 +348,7 @@ class _Contract:
             a, b = old.get(key), new.get(key)
             if a == b or not all(isinstance(v, int | float | None) for v in (a, b)):
                 continue
-            message = f"{key} changed from {_brief(a, repr_=str)} to {_brief(b, repr_=str)}"
+            message = f"{key} changed from {brief(a, repr_=str)} to {brief(b, repr_=str)}"
             if _widens(key, a, b) == (direction == "response"):
                 self.breaking(where, message)
             else:
@@ -372,25 +371,25 @@ class _Contract:
             order = self.order(old_props)
             common = sorted((p for p in new_props if p in old_props), key=order.__getitem__)
         n_gone, n_fresh = len(old_props) - len(common), len(new_props) - len(common)
-        of = "" if self._shared is None else f" of schemas.{_clip(self._shared)}"
+        of = "" if self._shared is None else f" of schemas.{clip(self._shared)}"
         if of and n_gone > SHOWN_VALUES:
-            gone = _Listed(n_gone, _first_missing(old_props, new_props, SHOWN_VALUES), of)
+            gone = Listed(n_gone, first_missing(old_props, new_props, SHOWN_VALUES), of)
             self.breaking(where, gone.text("removed field"))
         else:
-            fresh_one = _first_missing(new_props, old_props, 1) if n_gone == n_fresh == 1 else []
-            for p in _first_missing(old_props, new_props, n_gone):
+            fresh_one = first_missing(new_props, old_props, 1) if n_gone == n_fresh == 1 else []
+            for p in first_missing(old_props, new_props, n_gone):
                 # response-required-property-removed (ERR), response-optional-property-removed
                 # (WARN), request-property-removed (WARN)
-                hint = f" (renamed to {_clip(fresh_one[0])!r}?)" if fresh_one else ""
-                name = _clip(p)
+                hint = f" (renamed to {clip(fresh_one[0])!r}?)" if fresh_one else ""
+                name = clip(p)
                 self.breaking(f"{where}.{name}", f"field {name!r} removed{hint}")
         if of and n_fresh > SHOWN_VALUES:
             self.fields_added(where, of, old_props, new, new_props, common, direction)
         else:
-            for p in _first_missing(new_props, old_props, n_fresh):
+            for p in first_missing(new_props, old_props, n_fresh):
                 required = p in new_req
                 kind = "required" if required else "optional"
-                name = _clip(p)
+                name = clip(p)
                 if direction == "request" and required:
                     # new-required-request-property (ERR)
                     self.breaking(f"{where}.{name}", f"new required field {name!r}")
@@ -399,7 +398,7 @@ class _Contract:
                     # new-optional-request-property (INFO): clients ignore unknown fields
                     self.compatible(f"{where}.{name}", f"new {kind} field {name!r}")
         for p in common:
-            name = _clip(p)
+            name = clip(p)
             if (p in old_req) != (p in new_req):
                 now_required = p in new_req
                 state = "required" if now_required else "optional"
@@ -425,10 +424,10 @@ class _Contract:
         """Many fields that a shared schema adds, in one change per place (two in a request:
         new required fields break it, new optional ones do not)."""
         n_fresh = len(new_props) - len(common)
-        seen = _first_missing(new_props, old_props, 4 * SHOWN_VALUES)
+        seen = first_missing(new_props, old_props, 4 * SHOWN_VALUES)
         if direction == "response":
             # response-required-property-added, response-optional-property-added (INFO)
-            listed = _Listed(n_fresh, seen[:SHOWN_VALUES], of)
+            listed = Listed(n_fresh, seen[:SHOWN_VALUES], of)
             self.compatible(where, listed.text("new field"))
             return
         new_req, required_props = self.required(new)
@@ -437,11 +436,11 @@ class _Contract:
         optional = [p for p in seen if p not in new_req][:SHOWN_VALUES]
         if n_required:
             # new-required-request-property (ERR)
-            listed = _Listed(n_required, required, of)
+            listed = Listed(n_required, required, of)
             self.breaking(where, listed.text("new required field"))
         if n_fresh - n_required:
             # new-optional-request-property (INFO)
-            listed = _Listed(n_fresh - n_required, optional, of)
+            listed = Listed(n_fresh - n_required, optional, of)
             self.compatible(where, listed.text("new optional field"))
 
     def required(self, schema: dict[str, Any]) -> tuple[frozenset[str], int]:
@@ -517,104 +516,6 @@ def _list(value: Any) -> list[Any]:
 
 def _names(value: Any) -> set[str]:
     return {v for v in _list(value) if isinstance(v, str)}
-
-
-def _value_key(value: Any) -> Any:
-    """A hashable stand-in for a JSON value (enum members may be objects or lists): a string
-    stands for itself, any other value for its canonical JSON text (a tuple, so that the
-    string "1" and the number 1 stay apart)."""
-    if isinstance(value, str):
-        return value
-    return ("json", json.dumps(value, sort_keys=True, default=str))
-
-
-@dataclass(frozen=True, slots=True)
-class _Listed:
-    """What one side has and the other lacks (values, field names): how many, the first few."""
-
-    count: int
-    shown: list[Any]
-    schema: str  # " of schemas.S" when a $ref names the schema they come from, else ""
-
-    def __bool__(self) -> bool:
-        return self.count > 0
-
-    def __str__(self) -> str:
-        return self.text("value")
-
-    def text(self, noun: str) -> str:
-        """`['a', 'b']` when that is all of them, else `3 {noun}s{of}: ['a', 'b', …] and 1 more`."""
-        items = ", ".join(_brief(v) for v in self.shown)
-        more = self.count - len(self.shown)
-        if not self.schema and not more:
-            return f"[{items}]"  # the whole list, as Python writes it
-        head = f"{self.count:,} {noun}{'s' * (self.count != 1)}{self.schema}"
-        if not self.shown:
-            return head
-        tail = f", …] and {more:,} more" if more else "]"
-        return f"{head}: [{items}{tail}"
-
-
-def _missing(values: dict[Any, Any], other: dict[Any, Any], schema: str | None) -> _Listed:
-    """The values in `values` that `other` lacks, counted by walking the smaller of the two, and
-    the first SHOWN_VALUES of them (skipping only values both hold): never more work than the
-    smaller side and the values shown, however large the other is."""
-    small, large = (values, other) if len(values) <= len(other) else (other, values)
-    shared = sum(1 for k in small if k in large)
-    count = len(values) - shared
-    of = "" if schema is None else f" of schemas.{_clip(schema)}"
-    if not count:
-        return _Listed(0, [], of)
-    shown = list(itertools.islice((v for k, v in values.items() if k not in other), SHOWN_VALUES))
-    return _Listed(count, shown, of)
-
-
-def _first_missing(names: dict[str, Any], other: dict[str, Any], limit: int) -> list[str]:
-    """The first `limit` keys of `names` that `other` lacks, in order."""
-    return list(itertools.islice((k for k in names if k not in other), limit))
-
-
-class _BriefRepr(reprlib.Repr):
-    """`reprlib`'s bounded repr, reading a dict in its own order (reprlib sorts the keys
-    first: work in the dict's size, not in what is shown)."""
-
-    def repr_dict(self, x: dict[Any, Any], level: int) -> str:
-        if not x:
-            return "{}"
-        if level <= 0:
-            return "{...}"
-        pieces = [
-            f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}"
-            for k, v in itertools.islice(x.items(), self.maxdict)
-        ]
-        return "{" + ", ".join(pieces) + (", ...}" if len(x) > self.maxdict else "}")
-
-
-_REPR = _BriefRepr()
-_REPR.maxstring = _REPR.maxother = _REPR.maxlong = MAX_NAME
-_REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = SHOWN_VALUES
-_REPR.maxlevel = 4
-
-
-def _brief(value: Any, repr_: Any = repr) -> str:
-    """A value from a document as a message shows it: `repr_` (repr, or str for a number),
-    bounded in length and in the work it takes (a long string is clipped, not copied whole)."""
-    if isinstance(value, str):
-        return repr(_clip(value)) if repr_ is repr else _clip(value)
-    if isinstance(value, bool | int | float | type(None)):
-        return _clip(repr_(value))
-    return _REPR.repr(value)
-
-
-def _clip(text: str, limit: int = MAX_NAME) -> str:
-    """`text`, or when longer than `limit` its ends with a count of what is left out between
-    them and a digest of the whole (two long names that share their ends stay apart)."""
-    if len(text) <= limit:
-        return text
-    head, tail = text[: limit * 2 // 3], text[-(limit // 6) :]
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
-    left_out = len(text) - len(head) - len(tail)
-    return f"{head}…({left_out:,} characters left out, #{digest})…{tail}"
 
 
 def _ref_name(schema: dict[str, Any]) -> str | None:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from catalogctl.content.discovery import read_head
+from catalogctl.content.files import read_head
 from catalogctl.content.limits import MAX_DEPTH, json_too_deep
 from catalogctl.errors import InputError
 from catalogctl.links.catalog import Link

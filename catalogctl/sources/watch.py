@@ -15,8 +15,9 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from catalogctl.content.discovery import Discovery, discover, read_head
+from catalogctl.content.discovery import Discovery, discover
 from catalogctl.content.document import Problem
+from catalogctl.content.files import read_head
 from catalogctl.content.frontmatter import decode
 from catalogctl.content.limits import MAX_SITE_BYTES
 from catalogctl.content.loader import GAMES_DIR, SITE_FILE

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from catalogctl.content.discovery import read_head
+from catalogctl.content.files import read_head
 from catalogctl.content.storehosts import url_host
 from catalogctl.paths import is_file
 

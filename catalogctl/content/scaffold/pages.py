@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from catalogctl.content.categories import in_category
-from catalogctl.content.discovery import discover, read_head
+from catalogctl.content.discovery import discover
 from catalogctl.content.document import Problem
 from catalogctl.content.fields import parse_path
+from catalogctl.content.files import read_head
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.storehosts import KnownStore, known_store_of_url, url_host
 from catalogctl.text import clean

@@ -4,9 +4,6 @@ their links are; each guess with what it rests on."""
 
 from __future__ import annotations
 
-import itertools
-import os
-import posixpath
 import re
 from collections import Counter
 from pathlib import Path
@@ -26,6 +23,7 @@ from catalogctl.content.scaffold.choose import (
 from catalogctl.content.scaffold.generators import detect
 from catalogctl.content.scaffold.mapping import map_fields, own_keys
 from catalogctl.content.scaffold.notgames import not_games, without_legal
+from catalogctl.content.scaffold.nothing import none_read, nothing_to_go_on
 from catalogctl.content.scaffold.pages import PageKeys, front_store, read_keys, template_keys
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.stores import (
@@ -55,7 +53,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     if games is None:
         choice = choose(root, gen)
         if choice.folder is None:
-            raise InputError(_nothing_to_go_on(root, choice))
+            raise InputError(nothing_to_go_on(root, choice))
         games = choice.folder
         found = choice.scan
     elif not is_dir(root / games):
@@ -81,7 +79,7 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
         keys = read_keys(root, games, language, category.label, exclude, True)
         sections = keys.files
     if keys.pages == 0:
-        raise InputError(_none_read(games, keys))
+        raise InputError(none_read(games, keys))
     fields, guesses = map_fields(keys, category.label)
     stores, table, store_notes = front_stores(keys)
     games_inside = [p for p in inside if category.label is None or p.game_labels]
@@ -124,29 +122,6 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
         notes.append(category.why)
     notes += store_notes + _other_stores(games_inside, gen.base_url)
     return draft._replace(text=text, notes=notes + _scan_notes(found, shown))
-
-
-def _none_read(games: str, keys: PageKeys) -> str:
-    """Why no page of the games folder could be read: the files without front matter, and
-    the front matter each other page failed on (as `validate` says it, with its line)."""
-    plain = [f for f, why in keys.unread if "no front matter" in why]
-    failed = [(f, why) for f, why in keys.unread if "no front matter" not in why]
-    said = []
-    if plain:
-        have = "has" if len(plain) == 1 else "have"
-        said.append(
-            f"{plural(len(plain), 'Markdown file')} {have} no front matter ({few(plain)}), and "
-            "catalogctl reads each game from the front matter of its page"
-        )
-    if failed:
-        more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
-        why = "; ".join(f"{file}: {reason}" for file, reason in failed[:3])
-        said.append(f"the front matter of {plural(len(failed), 'page')} is invalid ({why}{more})")
-    reasons = ": " + "; ".join(said) if said else ""
-    return (
-        f"no page in {games} could be read{reasons}; correct the pages, or name the folder of "
-        "the game pages with --games FOLDER"
-    )
 
 
 def _scan_notes(found: Scan, shown: str) -> list[str]:
@@ -227,34 +202,6 @@ NOT_STORE_LABELS = frozenset(
 )
 
 
-def _without_front_matter(found: Scan, folder: str = ".") -> str:
-    """`; 18 Markdown files have no front matter (…)`, of `folder`, for a message saying
-    that no page was found: the site keeps its games in files catalogctl does not read."""
-    plain = [
-        f
-        for f, why in found.unread
-        if why == NO_FRONT_MATTER and (folder == "." or f.startswith(folder.rstrip("/") + "/"))
-    ]
-    unread = [
-        f
-        for f, why in found.unread
-        if why != NO_FRONT_MATTER and (folder == "." or f.startswith(folder.rstrip("/") + "/"))
-    ]
-    said = ""
-    if plain:
-        have = "has" if len(plain) == 1 else "have"
-        said += (
-            f"; {plural(len(plain), 'Markdown file')} {have} no front matter ({few(plain)}), "
-            "and catalogctl reads each game from the front matter of its page"
-        )
-    if unread:
-        said += (
-            f"; {plural(len(unread), 'file')} could not be read ({few(unread)}; --games with "
-            "their folder says why)"
-        )
-    return said
-
-
 def _other_table_links(
     keys: PageKeys, table: tuple[str, ...], stores: list[Store]
 ) -> tuple[list[Store], list[str]]:
@@ -330,78 +277,6 @@ def _stores_named_elsewhere(
             f"no game page links a store: the stores are those other pages of the site link "
             f"in their text ({shown_files}), each a warning until a game page links it"
         ],
-    )
-
-
-def _only_sections(found: Scan) -> str:
-    """The folder whose subfolders each have a section page (`content/<app>/_index.md`),
-    where there is no other page: each section may be a game."""
-    folders = Counter(posixpath.dirname(posixpath.dirname(f)) or "." for f in found.section_files)
-    if not folders:
-        return ""
-    folder, n = folders.most_common(1)[0]
-    files = [f for f in found.section_files if posixpath.dirname(posixpath.dirname(f)) == folder]
-    return (
-        f"; {plural(n, 'section page')} of {folder} ({few(files)}), each in a folder of its "
-        f"own, may each be a game's (`--games {folder}` reads them)"
-    )
-
-
-# Folders of generators' data files, and the names of one that lists games.
-DATA_FOLDERS = ("_data", "data", "src/_data", "src/data")
-DATA_NAMES = frozenset({"games", "apps", "projects", "portfolio", "catalog", "releases"})
-DATA_SUFFIXES = (".yml", ".yaml", ".json", ".toml")
-
-
-def _games_data(root: Path) -> str:
-    """A data file that lists the games (Jekyll's `_data/games.yml`), said: catalogctl reads
-    a game from its own page, and such a site has none."""
-    found = []
-    for folder in DATA_FOLDERS:
-        try:
-            with os.scandir(root / folder) as entries:
-                names = sorted(e.name for e in itertools.islice(entries, MAX_DATA_FILES))
-        except OSError:
-            continue
-        found += [
-            f"{folder}/{name}"
-            for name in names
-            if name.lower().endswith(DATA_SUFFIXES) and name.rsplit(".", 1)[0].lower() in DATA_NAMES
-        ]
-    if not found:
-        return ""
-    return (
-        f"; the site lists its games in a data file ({few([clean(f) for f in found])}), and "
-        "catalogctl reads each game from the front matter of a page of its own: give each game "
-        "a page (docs/content/format.md)"
-    )
-
-
-MAX_DATA_FILES = 1_000  # names of one data folder looked at
-
-
-def _nothing_to_go_on(root: Path, choice: Choice) -> str:
-    seen = [c for c in choice.candidates if c.folder != "."][:5]
-    legal = [p.file for p in choice.scan.legal]
-    left_out = f" ({plural(len(legal), 'legal page')} left out: {few(legal)})" if legal else ""
-    bounds = choice.scan.bounds
-    reached = f"; the walk stopped at a bound: {bounds[0]}" if bounds else ""
-    if not seen:
-        return (
-            f"no pages found in {path_text(root)} to take for game pages{left_out}"
-            f"{_without_front_matter(choice.scan)}{_only_sections(choice.scan)}"
-            f"{_games_data(root)}{reached}: name the games folder with --games FOLDER"
-        )
-    shown = "; ".join(
-        f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"
-        for c in seen
-    )
-    linked = any(p.front_link or p.body for p in choice.scan.pages)
-    links = "a store link only in a few of a blog's posts" if linked else "no store link"
-    return (
-        f"no folder of {path_text(root)} looks like the games section ({links}, no games or "
-        f"apps folder, no game category or collection); folders of pages seen: {shown}"
-        f"{left_out}{reached}; name the games folder with --games FOLDER"
     )
 
 

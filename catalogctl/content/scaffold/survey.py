@@ -16,8 +16,9 @@ from typing import Any, NamedTuple
 
 from catalogctl.content.bodylinks import MAX_BODY_BYTES, BodyLink, PageBody, links
 from catalogctl.content.categories import page_labels
-from catalogctl.content.discovery import NOT_PAGES, read_head, split_page_name
+from catalogctl.content.discovery import NOT_PAGES, split_page_name
 from catalogctl.content.document import Problem
+from catalogctl.content.files import read_head
 from catalogctl.content.frontmatter import HEAD_BYTES, parse_page
 from catalogctl.content.scaffold.pages import has_store_link
 from catalogctl.content.storehosts import HostTable, is_store_host, url_host

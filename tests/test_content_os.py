@@ -226,6 +226,14 @@ def test_validate_names_equal_but_for_case_are_portable_name(
     assert f"differs from {first.split('/', maxsplit=1)[0]!r} only in case" in f.message
 
 
+@needs_case_sensitive_fs
+def test_validate_names_that_fold_alike_but_differ_in_case_are_two(tmp_path: Path) -> None:
+    """`Straße.md` and `strasse.md`: no file system compares `ß` as `ss`, so both stay."""
+    root = tmp_path / "content"
+    _two_pages(root, "Stra\u00dfe.md", "strasse.md")
+    assert [f for f in load(root).findings if f.rule == "portable-name"] == []
+
+
 @needs_nfc_and_nfd
 def test_validate_names_equal_but_for_their_encoding_are_portable_name(tmp_path: Path) -> None:
     root = tmp_path / "content"

@@ -180,6 +180,13 @@ def _inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
+def _upper(name: str) -> str:
+    """`name` as a case-insensitive file system compares it: each letter by its one-letter
+    upper case, as NTFS's table maps it, so `ß` stays `ß` (`Straße.md` and `strasse.md` are
+    two names there)."""
+    return "".join(u if len(u := c.upper()) == 1 else c for c in name)
+
+
 class _Walker:
     def __init__(
         self,
@@ -204,10 +211,10 @@ class _Walker:
         """Two names of one folder that differ only in case (`Alpha.md`, `alpha.md`) or in
         how their accents are encoded (`café.md` composed and decomposed): a Windows or
         macOS checkout, whose file system takes them for one name, keeps only one."""
-        key = unicodedata.normalize("NFC", name).casefold()
+        key = _upper(unicodedata.normalize("NFC", name))
         other = folded.setdefault(key, name)
         if other != name:
-            if other.casefold() == name.casefold():
+            if _upper(other) == _upper(name):
                 how, where = "in case", "Windows or macOS"
             else:
                 how, where = "in how its accents are encoded (NFC, NFD)", "macOS"

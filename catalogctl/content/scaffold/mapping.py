@@ -159,17 +159,11 @@ def _marks_games(keys: PageKeys, path: tuple[str, ...]) -> bool:
     """Whether most pages say there that they are games (`categories: [game, rust]`,
     `[scratch, game]`): the key sorts pages, it does not name their genres; another key
     (`tags: [strategy, boardgame]`) may."""
-    found = [v for v in keys.values.get(path, []) if _strings_of(v)]
-    marked = sum(1 for v in found if any(s.strip().lower() in GAME_WORDS for s in _strings_of(v)))
+    found = [v for v in keys.values.get(path, []) if values.strings_of(v)]
+    marked = sum(
+        1 for v in found if any(s.strip().lower() in GAME_WORDS for s in values.strings_of(v))
+    )
     return 2 * marked > len(found)
-
-
-def _strings_of(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value[:50] if isinstance(v, str)]
-    return []
 
 
 def _holds_word(keys: PageKeys, path: tuple[str, ...], word: str) -> bool:

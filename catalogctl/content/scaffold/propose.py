@@ -4,7 +4,6 @@ their links are; each guess with what it rests on."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from catalogctl.content.scaffold.stores import (
     Store,
     front_stores,
     provider_token,
+    store_key,
     with_body_stores,
 )
 from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, PageInfo
@@ -216,13 +216,15 @@ def _other_table_links(
         if len(path) != len(table) + 1 or path[:-1] != table or ".".join(path) in named:
             continue
         urls = [v for v in values if isinstance(v, str) and v.startswith("https://")]
-        key = re.sub(r"[^a-z0-9_-]", "", path[-1].lower())[:40]
         host = url_host(urls[0]) if urls else None
-        if not urls or not key or key in taken or host is None:
+        if not urls or host is None:
+            continue
+        known = front_store(urls[0])  # a store catalogctl knows, which the template omits
+        key = store_key(path[-1], known.key if known is not None else "")[:40]
+        if not key or key in taken:
             continue
         taken.add(key)
         dotted = ".".join(path)
-        known = front_store(urls[0])  # a store catalogctl knows, which the template omits
         name = known.name if known is not None else path[-1][:40].strip().capitalize()
         kind = known.kind if known is not None else "other"
         more.append(Store(key, name, kind, dotted, len(urls), host))

@@ -81,7 +81,7 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
                 keys_not[dotted(where)] = (linking[where], keys.paths[where])
                 continue
             shared = len(stores_of[where]) > 1
-            key, path = (usual if shared else _store_key(str(where[-1]), usual)), dotted(where)
+            key, path = (usual if shared else store_key(str(where[-1]), usual)), dotted(where)
         if key is not None:
             found.setdefault(key, (link.store, path))
             links[key] += 1
@@ -207,7 +207,7 @@ _NO_STORE_NAMES = frozenset(
 )
 
 
-def _store_key(own: str, usual: str) -> str:
+def store_key(own: str, usual: str) -> str:
     key = re.sub(r"[^a-z0-9_-]", "", own.lower())
     key = re.sub(r"[_-]?(?:url|link|href)$", "", key)  # googlePlayUrl: the store is googleplay
     return usual if key.strip("_-") in _NO_STORE_NAMES else (key or usual)
@@ -229,7 +229,7 @@ def _list_entry(where: tuple[Any, ...], usual: str, item: dict[str, str]) -> tup
         if _SELECT_VALUE.fullmatch(value) and not value.startswith("http"):
             path = f"{dotted(tuple(list_path))}[{namer}={value}].{url_key}"
             if parse_path(path) is not None:  # a key `[fields]` can name (`pl.at` is not)
-                return _store_key(value, usual), path
+                return store_key(value, usual), path
     return None
 
 
@@ -266,5 +266,6 @@ __all__ = [
     "dotted",
     "front_stores",
     "provider_token",
+    "store_key",
     "with_body_stores",
 ]

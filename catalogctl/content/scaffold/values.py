@@ -117,7 +117,7 @@ class Guess(NamedTuple):
     evidence: str  # what the values look like, as the comment says it
 
 
-def _strings(value: Any) -> list[str]:
+def strings_of(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, list):
@@ -150,7 +150,7 @@ def platforms(keys: PageKeys) -> Guess | None:
     """The key whose values are lists of known platform names."""
     best: Guess | None = None
     for path, values in _string_paths(keys, lists=True) + _string_paths(keys, lists=False):
-        names = Counter(s.strip() for v in values for s in _strings(v) if s.strip())
+        names = Counter(s.strip() for v in values for s in strings_of(v) if s.strip())
         total = sum(names.values())
         known = sum(n for s, n in names.items() if s.lower() in PLATFORMS)
         portals = sum(n for s, n in names.items() if s.lower() in PORTALS)
@@ -158,12 +158,14 @@ def platforms(keys: PageKeys) -> Guess | None:
             continue
         n = keys.paths[path]
         if best is None or n > best.pages:
-            evidence = f"values: {_shown(names)} in {n} of {keys.pages} pages{_single(keys, path)}"
+            evidence = (
+                f"values: {_shown(names)} in {n} of {keys.pages} pages{one_value_note(keys, path)}"
+            )
             best = Guess(_dotted(path), n, evidence)
     return best
 
 
-def _single(keys: PageKeys, path: tuple[str, ...], example: str = "iOS") -> str:
+def one_value_note(keys: PageKeys, path: tuple[str, ...], example: str = "iOS") -> str:
     """The comment's warning for a key holding one name, where validate asks for a list."""
     if "list[str]" in keys.types.get(path, set()):
         return ""
@@ -172,13 +174,15 @@ def _single(keys: PageKeys, path: tuple[str, ...], example: str = "iOS") -> str:
 
 def labels_are_genres(values: list[Any]) -> Counter[str] | None:
     """The labels of a category key, when they are short labels and not only "game"."""
-    labels = Counter(s.strip() for v in values for s in _strings(v) if s.strip())
+    labels = Counter(s.strip() for v in values for s in strings_of(v) if s.strip())
     if not labels or any(len(s) > MAX_LABEL or len(s.split()) > 4 for s in labels):
         return None
     # Most pages must hold a label that says more than "game" (`categories: game` on the
     # games, `categories: blog` on a devlog is not a genre).
-    present = [v for v in values if _strings(v)]
-    telling = [v for v in present if any(s.strip().lower() not in GAME_WORDS for s in _strings(v))]
+    present = [v for v in values if strings_of(v)]
+    telling = [
+        v for v in present if any(s.strip().lower() not in GAME_WORDS for s in strings_of(v))
+    ]
     if len(telling) < max(1, len(present) / 2) or all(s.lower() in GAME_WORDS for s in labels):
         return None
     return labels
@@ -195,7 +199,7 @@ def genres(keys: PageKeys) -> Guess | None:
             continue
         n = keys.paths[path]
         if best is None or n > best.pages:
-            single = _single(keys, path, "Puzzle")
+            single = one_value_note(keys, path, "Puzzle")
             evidence = f"values: {_shown(labels)} in {n} of {keys.pages} pages{single}"
             best = Guess(_dotted(path), n, evidence)
     return best
@@ -288,4 +292,13 @@ def date(keys: PageKeys) -> Guess | None:
     return dated[0] if len(dated) == 1 else None
 
 
-__all__ = ["Guess", "date", "genres", "icon", "labels_are_genres", "platforms"]
+__all__ = [
+    "Guess",
+    "date",
+    "genres",
+    "icon",
+    "labels_are_genres",
+    "one_value_note",
+    "platforms",
+    "strings_of",
+]

@@ -13,6 +13,7 @@ from catalogctl.content.scaffold.pageurl import page_url
 from catalogctl.content.scaffold.proposal import Proposal
 from catalogctl.content.scaffold.sections import astro_schema, schema_store
 from catalogctl.content.scaffold.stores import Store
+from catalogctl.content.scaffold.values import one_value_note
 from catalogctl.content.storehosts import known_store
 from catalogctl.errors import InputError
 from catalogctl.text import clean, path_text, plural
@@ -175,10 +176,9 @@ def _field_lines(p: Proposal) -> list[str]:
             why = f"guess: {p.guesses[key]}"
         else:
             why = f"in {count} of {plural(n, 'page')}"
-            kinds = p.keys.types.get(tuple(path.split(".")), set())
-            if key in ("platforms", "genres") and "list[str]" not in kinds:
+            if key in ("platforms", "genres"):
                 example = "iOS" if key == "platforms" else "Puzzle"
-                why += f' (one a page: validate asks for a list, ["{example}"])'
+                why += one_value_note(p.keys, tuple(path.split(".")), example)
         lines.append(f"{key} = {toml_str(path)}  # {why}")
     if p.stores_table is not None:
         lines.append(f"stores = {toml_str(p.stores_table)}  # the pages' table of store links")

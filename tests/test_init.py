@@ -1620,3 +1620,38 @@ def test_init_names_the_bound_it_stopped_at(tmp_path: Path) -> None:
     assert "the walk stopped at a bound: content/d0/d1/d2/d3/d4/d5/d6/d7: deeper than" in (
         proc.stderr
     )
+
+
+@pytest.mark.parametrize("folder", ["juegos", "jeux", "spiele", "our-games"])
+def test_init_knows_a_games_folder_in_another_language(tmp_path: Path, folder: str) -> None:
+    page = "---\ntitle: {0}\ndescription: A game.\n---\nA game about {0}.\n"
+    post = "---\ntitle: {0}\ndate: 2024-01-01\n---\nNews.\n"
+    files = {"hugo.toml": 'baseURL = "https://studio.example/"\ntitle = "Ex"\n'}
+    for name in ("a", "b"):
+        files[f"content/{folder}/{name}.md"] = page.format(name)
+        files[f"content/notes/{name}.md"] = post.format(name)
+    root = write(tmp_path, files)
+    init_json(root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["content"]["games"] == f"content/{folder}"
+
+
+def test_init_names_html_game_pages_and_a_games_data_file(tmp_path: Path) -> None:
+    """A Jekyll site whose games are listed in _data/games.yml and shown by HTML pages with
+    front matter (`games/gravv/index.html`): init says both, catalogctl reads neither."""
+    root = write(
+        tmp_path,
+        {
+            "_config.yml": "title: Corundum\n",
+            "_data/games.yml": "- name: Gravv\n",
+            "_posts/core-samples/2011-12-29-intro.md": "---\ntitle: Intro\n---\nHello.\n",
+            "games/index.html": "---\nlayout: page\ntitle: Games\n---\n",
+            "games/gravv/index.html": "---\nlayout: page\ntitle: Gravv\n---\n",
+        },
+    )
+    proc = run_cli("init", root)
+    assert proc.returncode == 2
+    message = proc.stderr
+    assert "games/gravv/index.html is an HTML page with front matter" in message
+    assert "games/index.html" not in message
+    assert "_data/games.yml" in message

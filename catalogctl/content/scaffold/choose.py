@@ -22,6 +22,7 @@ read, and every bound it reached, is reported.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
@@ -48,7 +49,33 @@ GAME_NAMES = {
     "_portfolio": 1.5,
     "projects": 1.5,
     "_projects": 1.5,
+    # The games of a site in another language: Spanish, French, German, Italian, Portuguese,
+    # Polish, Dutch.
+    "juegos": 3.0,
+    "_juegos": 3.0,
+    "videojuegos": 3.0,
+    "jeux": 3.0,
+    "_jeux": 3.0,
+    "spiele": 3.0,
+    "_spiele": 3.0,
+    "giochi": 3.0,
+    "_giochi": 3.0,
+    "jogos": 3.0,
+    "_jogos": 3.0,
+    "gry": 3.0,
+    "spellen": 3.0,
 }
+# A games folder named with a word before it: our-games, my_games, mobile-games.
+_GAMES_SUFFIX = re.compile(r"[a-z0-9]+[-_](?:games|apps)")
+
+
+def name_weight(name: str) -> float:
+    """The weight of a folder's name (lowercased) as a games section's: 0 for none."""
+    if name in GAME_NAMES:
+        return GAME_NAMES[name]
+    return 2.5 if _GAMES_SUFFIX.fullmatch(name.lstrip("_")) else 0.0
+
+
 BLOG_NAMES = frozenset({"blog", "posts", "news", "devlog", "devlogs", "articles", "updates"})
 _KNOWN = {store.key: store for store in KNOWN_STORES}
 
@@ -146,8 +173,8 @@ def _weigh(
     if linked:
         score += 3 * linked / linked_total
         game = not posts or 2 * linked > n
-    if name in GAME_NAMES:
-        score += GAME_NAMES[name]
+    if name_weight(name):
+        score += name_weight(name)
         reasons.append(f"its name, {name}")
         game = True
     elif name in BLOG_NAMES:

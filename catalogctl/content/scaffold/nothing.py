@@ -11,7 +11,7 @@ import posixpath
 from collections import Counter
 from pathlib import Path
 
-from catalogctl.content.scaffold.choose import Choice, few
+from catalogctl.content.scaffold.choose import Choice, few, name_weight
 from catalogctl.content.scaffold.pages import PageKeys
 from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, Scan
 from catalogctl.text import clean, path_text, plural
@@ -115,6 +115,52 @@ def _games_data(root: Path) -> str:
 
 
 MAX_DATA_FILES = 1_000  # names of one data folder looked at
+MAX_HTML_FILES = 200  # files of a games folder looked at for HTML pages
+_HTML_PARENTS = (".", "content", "src", "src/content", "src/pages", "pages")
+
+
+def _html_pages(root: Path) -> str:
+    """HTML pages with front matter in a folder named as a games section (Jekyll's
+    `games/gravv/index.html`), said: catalogctl reads Markdown pages only."""
+    found: list[str] = []
+    for parent in _HTML_PARENTS:
+        try:
+            with os.scandir(root / parent) as entries:
+                folders = [e.name for e in itertools.islice(entries, MAX_DATA_FILES) if e.is_dir()]
+        except OSError:
+            continue
+        for name in sorted(folders):
+            if name_weight(name.lower()):
+                found += _html_in(root, posixpath.normpath(posixpath.join(parent, name)))
+    if not found:
+        return ""
+    are = "is an HTML page" if len(found) == 1 else "are HTML pages"
+    return (
+        f"; {few([clean(f) for f in found])} {are} with front matter, which catalogctl does "
+        "not read: a game's page is Markdown (.md, .markdown, .mdx)"
+    )
+
+
+def _html_in(root: Path, folder: str) -> list[str]:
+    """The HTML files of `folder` and of its subfolders' `index.html` that open with front
+    matter (`---`)."""
+    out = []
+    try:
+        with os.scandir(root / folder) as entries:
+            listed = list(itertools.islice(entries, MAX_HTML_FILES))
+    except OSError:
+        return []
+    for entry in sorted(listed, key=lambda e: e.name):
+        name = f"{entry.name}/index.html" if entry.is_dir() else entry.name
+        if name.lower().endswith(".html") and name.lower() != "index.html":
+            try:
+                with (root / folder / name).open("rb") as f:
+                    opens = f.read(5)
+            except OSError:
+                continue
+            if opens.startswith(b"---"):
+                out.append(f"{folder}/{name}")
+    return out
 
 
 def nothing_to_go_on(root: Path, choice: Choice) -> str:
@@ -127,7 +173,8 @@ def nothing_to_go_on(root: Path, choice: Choice) -> str:
         return (
             f"no pages found in {path_text(root)} to take for game pages{left_out}"
             f"{_without_front_matter(choice.scan)}{_only_sections(choice.scan)}"
-            f"{_games_data(root)}{reached}: name the games folder with --games FOLDER"
+            f"{_html_pages(root)}{_games_data(root)}{reached}: name the games folder with "
+            "--games FOLDER"
         )
     shown = "; ".join(
         f"{c.folder} ({plural(c.pages, 'page')}{': ' + ', '.join(c.reasons) if c.reasons else ''})"
@@ -138,5 +185,6 @@ def nothing_to_go_on(root: Path, choice: Choice) -> str:
     return (
         f"no folder of {path_text(root)} looks like the games section ({links}, no games or "
         f"apps folder, no game category or collection); folders of pages seen: {shown}"
-        f"{left_out}{reached}; name the games folder with --games FOLDER"
+        f"{left_out}{_html_pages(root)}{_games_data(root)}{reached}; name the games folder "
+        "with --games FOLDER"
     )

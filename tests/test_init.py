@@ -54,6 +54,9 @@ LAYOUTS = {
     "nextjs-template-store-table": "nextjs",
     "hugo-translated-html-buttons": "hugo",
     "hugo-self-hosted-downloads": "hugo",
+    "jekyll-collection-empty-store-keys": "jekyll",
+    "jekyll-pages-folder-cname": "jekyll",
+    "hugo-language-folder-itch-profiles": "hugo",
 }
 
 
@@ -474,8 +477,8 @@ def test_init_makes_no_store_of_a_key_whose_links_are_mostly_elsewhere(tmp_path:
     site = tomllib.loads((root / "site.toml").read_text("utf-8"))
     assert "stores" not in site.get("fields", {})
     assert (
-        "direct_link links a store in 1 of the 4 pages that have it, and elsewhere in the "
-        "others: not mapped"
+        "direct_link links a store in 1 of the 4 pages that give it a value, and elsewhere in "
+        "the others: not mapped"
     ) in " ".join(report["summary"]["notes"])
 
 
@@ -797,6 +800,10 @@ OWNERS_MAPPING = {
     # `icon` in 7 pages beats `cover` in 8: the catalog's own key.
     "astro-projects-by-category": {"description": "summary", "weight": "order"},
     "jekyll-pages-games-series": {"description": "excerpt"},
+    # `steam_page` links Steam in 3 pages and is empty in the 9 others: Steam's key.
+    "jekyll-collection-empty-store-keys": {"icon": "logo_img", "stores": {"steam": "steam_page"}},
+    "jekyll-pages-folder-cname": {"name": "title", "icon": "header"},
+    "hugo-language-folder-itch-profiles": {"name": "title", "icon": "featured_image"},
 }
 
 
@@ -1619,6 +1626,45 @@ def test_init_names_the_bound_it_stopped_at(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "the walk stopped at a bound: content/d0/d1/d2/d3/d4/d5/d6/d7: deeper than" in (
         proc.stderr
+    )
+
+
+def test_init_reads_a_store_key_left_empty_where_a_game_is_not_in_the_store(
+    tmp_path: Path,
+) -> None:
+    """`steam_page` links Steam in 3 games and is left empty in the others (`steam_page:`):
+    it is Steam's key (store `steam`, not `steam_page`), and the one game whose only store is
+    an itch.io embed in its text is read from its body."""
+    root = bare_site("jekyll-collection-empty-store-keys", tmp_path)
+    _, report = init_json(root)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["fields"]["stores"] == {"steam": "steam_page"}
+    assert site["content"]["body_links"] is True
+    assert list(site["stores"]) == ["steam", "itch"]
+    assert "steam_page links a store" not in " ".join(report["summary"]["notes"])
+
+
+def test_init_takes_the_cname_domain_over_an_http_address(tmp_path: Path) -> None:
+    """_config.yml's `url: http://tangramgames.dk` cannot be a base URL; the CNAME file's
+    domain, with https, is. Without the CNAME file the same host with https is the guess,
+    named under Check. The pages are a folder of the site, not a collection: Jekyll publishes
+    each at its path."""
+    root = bare_site("jekyll-pages-folder-cname", tmp_path)
+    _, report = init_json(root)
+    text = (root / "site.toml").read_text("utf-8")
+    assert 'base_url = "https://tangramgames.dk"  # from the CNAME file' in text
+    assert 'game_url = "{base_url}/games/{id}/"  # guess: Jekyll\'s URL of a page in games' in text
+    notes = " ".join(report["summary"]["notes"])
+    # Jam entries and a licence are no store of the games.
+    assert "ludumdare.com" not in notes and "creativecommons.org" not in notes
+    (root / "CNAME").unlink()
+    (root / "site.toml").unlink()
+    _, report = init_json(root)
+    text = (root / "site.toml").read_text("utf-8")
+    assert 'base_url = "https://tangramgames.dk"  # from _config.yml, with https' in text
+    assert (
+        "base_url is https://tangramgames.dk: _config.yml gives http://tangramgames.dk"
+        in " ".join(report["summary"]["notes"])
     )
 
 

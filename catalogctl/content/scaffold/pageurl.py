@@ -35,7 +35,12 @@ def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
         return PageUrl(f"/{section}/{{id}}/", f"{gen.label}'s URL of a page in {games}")
     if gen.name == "jekyll":
         # Posts in a folder of their own (`_posts/game`, `game/_posts`) are posts all the same.
-        return _jekyll_url(gen, "_posts" if "_posts" in folder.split("/") else last)
+        parts = folder.split("/")
+        if "_posts" not in parts and not any(p.startswith("_") for p in parts):
+            # Pages in a folder of the site (`games/mrrescue/index.md`), not a collection:
+            # Jekyll publishes each at its path.
+            return PageUrl(f"/{folder}/{{id}}/", f"Jekyll's URL of a page in {games}")
+        return _jekyll_url(gen, "_posts" if "_posts" in parts else last)
     if gen.name == "eleventy":
         data = read_json(root / games / f"{last}.11tydata.json") or read_json(
             root / games / f"{last}.json"

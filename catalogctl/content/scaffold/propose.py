@@ -84,8 +84,10 @@ def propose(root: Path, games: str | None = None, shown: str = ".") -> Proposal:
     stores, table, store_notes = front_stores(keys)
     games_inside = [p for p in inside if category.label is None or p.game_labels]
     body = sum(1 for p in games_inside if p.body and not p.front_link)
-    front = sum(p.front_link for p in games_inside)
-    body_links = body > 0 and (body >= front / 2 or not stores)
+    # One game page whose only store link is in its text (an itch.io embed, beside pages that
+    # give theirs in front matter) is enough: validate reads a store from the text only where
+    # the front matter does not give it.
+    body_links = body > 0
     if body_links:
         stores = with_body_stores(stores, body_stores(games_inside))
         stores.sort(key=lambda s: STORE_ORDER.get(s.kind, len(STORE_ORDER)))
@@ -161,10 +163,19 @@ def _other_stores(pages: list[PageInfo], base_url: str | None) -> list[str]:
     ]
 
 
-# Hosts that sell no game: code, video, social and reference sites a page's text links.
+# Hosts that sell no game: code, video, social, reference and licence sites a page's text
+# links (a game's "licensed under CC BY-SA", its source's raw files), and game jams' sites
+# (a jam entry's page, as on itch.io).
 NOT_STORES = frozenset(
     {
+        "ludumdare.com",
+        "ldjam.com",
+        "globalgamejam.org",
         "github.com",
+        "githubusercontent.com",
+        "creativecommons.org",
+        "opensource.org",
+        "gnu.org",
         "gitlab.com",
         "bitbucket.org",
         "codeberg.org",

@@ -58,7 +58,9 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
     # List entries left out: path -> (items linking a store, items).
     mostly_not: dict[str, tuple[int, int]] = {}
     # Keys of their own left out (`direct_link`: a web build, a repository, once itch.io):
-    # path -> (pages whose value there links a store, pages with a value there).
+    # path -> (pages whose value there links a store, pages with a value there). A page
+    # that leaves the key empty (`steam_page:` on a game not on Steam yet) links nothing
+    # else: it does not count.
     keys_not: dict[str, tuple[int, int]] = {}
     linking = Counter(link.where for link in keys.links if link.item is None)
     links: Counter[str] = Counter()
@@ -77,8 +79,8 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
         elif table is not None and where[:-1] == table:
             key = str(where[-1])
         elif all(isinstance(p, str) for p in where):
-            if 2 * linking[where] < keys.paths[where]:
-                keys_not[dotted(where)] = (linking[where], keys.paths[where])
+            if 2 * linking[where] < keys.filled_in(where):
+                keys_not[dotted(where)] = (linking[where], keys.filled_in(where))
                 continue
             shared = len(stores_of[where]) > 1
             key, path = (usual if shared else store_key(str(where[-1]), usual)), dotted(where)
@@ -116,8 +118,8 @@ def front_stores(keys: PageKeys) -> tuple[list[Store], str | None, list[str]]:
         for path, (linked, items) in mostly_not.items()
     ]
     notes += [
-        f"{path} links a store in {linked} of the {pages} pages that have it, and elsewhere "
-        "in the others: not mapped; map it in [fields.stores] if its links are a store's"
+        f"{path} links a store in {linked} of the {pages} pages that give it a value, and "
+        "elsewhere in the others: not mapped; map it in [fields.stores] if its links are a store's"
         for path, (linked, pages) in keys_not.items()
     ]
     return stores, (None if table in (None, ("stores",)) else dotted(table or ())), notes
@@ -209,7 +211,10 @@ _NO_STORE_NAMES = frozenset(
 
 def store_key(own: str, usual: str) -> str:
     key = re.sub(r"[^a-z0-9_-]", "", own.lower())
-    key = re.sub(r"[_-]?(?:url|link|href)$", "", key)  # googlePlayUrl: the store is googleplay
+    if key.strip("_-") in _NO_STORE_NAMES:  # `web_page`, `store_link`
+        return usual
+    # googlePlayUrl, steam_page: the store is googleplay, steam
+    key = re.sub(r"[_-]?(?:url|link|href|page)$", "", key)
     return usual if key.strip("_-") in _NO_STORE_NAMES else (key or usual)
 
 

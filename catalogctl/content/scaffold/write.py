@@ -63,9 +63,17 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
     if gen.base_url:
         found.append((gen.base_url.rstrip("/"), gen.base_from or gen.config or "its settings"))
     local = gen.base_url is not None and is_loopback_host(host_of(gen.base_url))
-    custom = cname(root) if not gen.base_url or local else None
+    given = gen.base_url or ""
+    unusable = bool(given) and base_url_problem(given.rstrip("/")) is not None
+    custom = cname(root) if not given or local or unusable else None
     if custom is not None:  # a GitHub Pages site's own domain
         found.append((custom, "the CNAME file"))
+    elif unusable and given.startswith("http://"):
+        # An address of the days before https (`url: http://studio.dk`): the same host, with
+        # https, is the guess (GitHub Pages and most hosts serve both).
+        secure = "https://" + given.rstrip("/").removeprefix("http://")
+        if not base_url_problem(secure):
+            found.append((secure, f"{gen.base_from or gen.config}, with https"))
     usable = [(address, source) for address, source in found if not base_url_problem(address)]
     # A local address (Hugo's `baseURL = "http://localhost:1313/"` while the site is worked
     # on) only where there is no other: the catalog's links would point at the editor's machine.
@@ -73,6 +81,12 @@ def site_toml(root: Path, p: Proposal) -> tuple[str, list[str]]:
     if usable:
         address, source = usable[0]
         lines.append(f"base_url = {toml_str(address)}  # from {source}")
+        if source.endswith(", with https"):
+            notes.append(
+                f"base_url is {clean(address)[:200]}: {clean(source.removesuffix(', with https'))}"
+                f" gives {clean(gen.base_url or '')[:200]}, and the catalog's links must start "
+                "with https://; check the website is served there"
+            )
         if is_loopback_host(host_of(address)):
             notes.append(
                 f"set base_url to the website's public address: the one in {clean(source)} "

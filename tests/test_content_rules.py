@@ -767,7 +767,7 @@ def test_a_store_link_without_its_platform_is_named_in_plain_words(
 @pytest.mark.parametrize(
     ("games", "site", "field"),
     [
-        ({"a": g("A", ios='""')}, SITE_TOML, "stores.ios"),
+        ({"a": g("A", description='""')}, SITE_TOML, "description"),
         (OK, SITE_TOML.replace('title = "Example Games"', 'title = ""'), "title"),
     ],
 )
@@ -777,6 +777,37 @@ def test_an_empty_string_is_a_blank_value_in_words(
     root = make(tmp_path, Case("x", games, "", None, site=site))
     (f,) = [f for f in load(root).findings if f.field == field]
     assert (f.rule, f.message) == ("empty-value", "is blank; give it a value")
+
+
+@pytest.mark.parametrize("empty", ["", '""', "' '", "~"])
+def test_a_store_key_left_empty_gives_no_link(tmp_path: Path, empty: str) -> None:
+    """A page template leaves the stores a game is not in yet empty (`ios:`): the game lists
+    the stores it links, with no finding; a store no page links is the site's warning."""
+    page = g("A", platforms="[Android]", ios=empty or " ")
+    root = make(tmp_path, Case("x", {"a": page}, "", None))
+    assert [f.rule for f in load(root).findings] == ["unlinked-store"]
+    (game,) = load_catalog(root).games
+    assert [store["name"] for store in game["stores"]] == ["Google Play"]
+
+
+def test_a_page_whose_store_keys_are_all_empty_is_told_which_keys_give_a_link(
+    tmp_path: Path,
+) -> None:
+    site = SITE_TOML + '\n[fields.stores]\nios = "appstore"\nandroid = "params.play"\n'
+    page = g("A", ios=None, android=None).replace("stores:\n", "appstore: ''\nparams:\n  play:\n")
+    ok = g("B", ios=None, android=None).replace(
+        "stores:\n", "appstore: https://apps.apple.com/app/b/id2\n"
+    )
+    root = make(tmp_path, Case("x", {"a": page, "b": ok}, "", None, site=site))
+    (f,) = [f for f in load(root).findings if f.file.endswith("a.md")]
+    assert (f.rule, f.field) == ("empty-value", "stores")
+    assert f.message == (
+        "links no store: give a link in one of 'appstore', 'params.play' (a key left empty "
+        "gives no link)"
+    )
+    # docs/content/format.md shows this finding
+    page = (Path(__file__).parent.parent / "docs" / "content" / "format.md").read_text()
+    assert f"games/a.md:1:1: error empty-value · stores: {f.message}\n" in page
 
 
 def test_a_missing_mapped_key_names_the_catalog_key_it_stands_for(tmp_path: Path) -> None:

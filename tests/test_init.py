@@ -1336,7 +1336,7 @@ def test_init_shows_the_first_other_findings_and_counts_the_rest(tmp_path: Path)
     proc = run_cli("init", cwd=root)
     others = proc.stdout.split("Validate also finds:\n", 1)[1].splitlines()
     assert len(others) == 9  # eight findings, and the line that counts the others
-    assert others[-1] == "  … and 13 more: `catalogctl validate .` lists them"
+    assert others[-1] == "  … and 9 more: `catalogctl validate .` lists them"
     assert "wrong-type · category: must be a list" in others[1]
 
 

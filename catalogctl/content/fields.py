@@ -250,6 +250,8 @@ def extract(
             out["stores"] = merged
     elif stores is not MISSING:
         out["stores"] = stores
+    if isinstance(out.get("stores"), dict):
+        out["stores"] = _linked(out["stores"])
     if not fmap.mapped:
         return Extracted(out, clashes, where)
     seen = listed = 0
@@ -260,6 +262,17 @@ def extract(
         elif found.listed:
             listed |= 1 << i
     return Extracted(out, clashes, where, seen, listed)
+
+
+def _linked(stores: dict[Any, Any]) -> dict[Any, Any]:
+    """The stores a page links: a store key left empty (`steam:`, `steam: ""`), as a page
+    template leaves the stores a game is not in yet, gives no link (the site's generator
+    shows no button for it either)."""
+    return {
+        key: value
+        for key, value in stores.items()
+        if value is not None and not (isinstance(value, str) and not value.strip())
+    }
 
 
 def _store_links(

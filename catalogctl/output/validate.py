@@ -62,11 +62,13 @@ def validate_report(content: Content, *, strict: bool) -> Report:
     summary = content.summary
     read_line = summary.describe()
     rows = body_link_rows(content)
-    if rows is not None:
+    if rows:
         pages = len({r.file for r in rows})
         read_line += (
             f"; {plural(len(rows), 'store link')} from the bodies of {plural(pages, 'page')}"
         )
+    elif rows is not None:
+        read_line += "; no store link from the pages' bodies"
     return findings_report(
         "validate",
         content.findings,

@@ -8,12 +8,13 @@ in the counts), only without a game to publish.
 
 import datetime as dt
 import re
+from functools import partial
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from catalogctl.content.bodylinks import BodyLink, PageBody
 from catalogctl.content.document import Document, Path
-from catalogctl.content.fields import Extracted, extract
+from catalogctl.content.fields import Extracted, FieldMap, extract, show_path
 from catalogctl.content.rules.keys import check_duplicates, dotted
 from catalogctl.content.rules.registry import Findings
 from catalogctl.content.rules.storelinks import (
@@ -181,9 +182,20 @@ def _game_page(
             for e in exc.errors(include_url=False)
             if not (e["type"] == "missing" and e["loc"][0] in unknown)
         ]
-        pydantic_findings(errors, doc, out, lambda loc: fmap.source(loc, found.where))
+        source = partial(fmap.source, where=found.where)
+        pydantic_findings(errors, doc, out, source, _no_store(fmap, ctx))
         return _partial(data, errors, unknown, found, draft, from_body)
     return _Page(src, _NOTHING, not unknown, found, draft, from_body)
+
+
+def _no_store(fmap: FieldMap, ctx: PageContext) -> str | None:
+    """What a page that links no store lacks, in the site's own keys ([fields.stores])."""
+    if not fmap.store_paths:
+        return None
+    keys = sorted({show_path(path) for path in fmap.store_paths.values()})
+    named = ", ".join(repr(key) for key in keys[:6]) + (", …" if len(keys) > 6 else "")
+    body = ", or in the page's text" if ctx.body_hosts is not None else ""
+    return f"links no store: give a link in one of {named}{body} (a key left empty gives no link)"
 
 
 def _partial(

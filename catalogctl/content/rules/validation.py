@@ -99,11 +99,20 @@ def _list_message(value: object) -> str:
     return f"must be a list, not {kind_of(value)}; write it as a list: [a, b]"
 
 
+_NO_STORE = ("missing", "too_short")  # no `stores`, or none of its links set
 _UNION_MEMBER = re.compile(r"datetime|date|str|int|float|bool|[a-z_-]+\[.*\]")
 
 
-def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: Any = None) -> None:
-    """Validation errors as findings at the position of the value (or key) they concern."""
+def pydantic_findings(
+    errors: list[Any],
+    doc: Document,
+    out: Findings,
+    source: Any = None,
+    no_store: str | None = None,
+) -> None:
+    """Validation errors as findings at the position of the value (or key) they concern.
+    `no_store`: what to say of a page that links no store, where the site keeps its store
+    links under keys of its own (a missing or empty `stores` means none of them is set)."""
     seen: set[tuple[Any, ...]] = set()
     for err in errors:
         loc = tuple(p for p in err["loc"] if p != "[key]")
@@ -129,4 +138,6 @@ def pydantic_findings(errors: list[Any], doc: Document, out: Findings, source: A
                 f"the required key {str(path[-1])!r} (the catalog's {dotted(loc)!r}, as "
                 "[fields] maps it) is missing; add it"
             )
+        if no_store is not None and loc == ("stores",) and err["type"] in _NO_STORE:
+            message = no_store
         out.add(rule, message, line=line, column=col, field=dotted(path))

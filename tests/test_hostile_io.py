@@ -905,6 +905,19 @@ def test_diff_openapi_nested_too_deeply_exit_2(tmp_path: Path) -> None:
     assert_usage_error(proc, "deeper than 64 levels (limit: 64)", "openapi.json")
 
 
+def test_diff_openapi_with_a_huge_integer_says_so_in_its_own_words(tmp_path: Path) -> None:
+    """Python refuses an integer of more than 4,300 digits with advice about its own settings
+    (`sys.set_int_max_str_digits`): the message names the document's number instead."""
+    games = [_game("a", "A")]
+    a = web_root(
+        tmp_path / "a", games, '{"openapi": "3.1.0", "paths": {}, "x": ' + "9" * 5000 + "}"
+    )
+    proc = run_cli("diff", a, a)
+    assert_usage_error(proc, "openapi.json holds an integer longer than 100 digits, the limit")
+    assert "sys." not in proc.stderr
+    assert "4300" not in proc.stderr
+
+
 # --- a build directory edited or damaged after the build ---------------------------------------
 
 

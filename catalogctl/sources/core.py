@@ -399,13 +399,33 @@ def parse_catalog(data: bytes | str, where: str) -> list[dict[str, Any]]:
     return _validate(catalog_validator().validate_json, raw, where)
 
 
+class _LongNumber(ValueError):
+    """An integer of more digits than a document of this kind can mean."""
+
+
+def _bounded_int(text: str) -> int:
+    from catalogctl.content.limits import MAX_INT_DIGITS
+
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _LongNumber
+    return int(text)
+
+
 def parse_openapi(data: bytes | str, where: str) -> dict[str, Any]:
     what = f"the OpenAPI document of {where}"
     raw = _within_depth(data, what)
     try:
-        doc = json.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+        # Integers are bounded before they are converted: Python refuses one of more than
+        # 4,300 digits with advice about its own settings, which names nothing the user has.
+        doc = json.loads(raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8"), parse_int=_bounded_int)
     except UnicodeDecodeError as exc:
         raise InputError(f"{what} is not UTF-8 text (byte {exc.start:,})") from None
+    except _LongNumber:
+        from catalogctl.content.limits import MAX_INT_DIGITS
+
+        raise InputError(
+            f"{what} holds an integer longer than {MAX_INT_DIGITS} digits, the limit"
+        ) from None
     except ValueError as exc:
         raise InputError(f"{what} is not valid JSON: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("paths", {}), dict):

@@ -20,7 +20,7 @@ from catalogctl.output import console
 from catalogctl.output.github import escape_data, escape_property
 from catalogctl.output.reports import report_links
 from tests.conftest import ContentFactory, game_yaml, needs_bytes_file_names
-from tests.processes import run_cli
+from tests.processes import cli, run, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 # What the system says of a name longer than a file system takes (Windows words it its own way).
@@ -484,6 +484,18 @@ def test_output_file_that_cannot_be_written_reports_the_failure_on_stdout(
     check_envelope(doc)
     assert doc["error"]["kind"] == "input" and "/dev/full" in doc["error"]["message"]
     assert "No space left on device" in proc.stderr
+
+
+def test_stdout_that_cannot_be_written_is_said_once_in_the_systems_words(
+    defective: Path,
+) -> None:
+    # stdout is /dev/full: the report fails, and so does the report of that failure.
+    proc = run(
+        ["sh", "-c", 'exec "$@" > /dev/full', "sh", *cli("validate", defective, "--format", "json")]
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.count("No space left on device") == 1, proc.stderr
+    assert "Errno" not in proc.stderr
 
 
 # --- control characters from content and from the network -----------------------------------

@@ -95,8 +95,11 @@ def report_failure(
         report = failure_report(message, code=code, kind=kind, findings=findings or [])
         _body(report, console.settings.format)
     except Exception as exc:  # noqa: BLE001 - e.g. --output unwritable: still say why we failed
-        if str(exc) != message:
-            console.error_line(str(exc))
+        # What the system said (`No space left on device`), without Python's `[Errno 28]`;
+        # once, when the message does not say it already (stdout refused it too).
+        said = (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+        if said not in message:
+            console.error_line(said)
     console.error_line(message)
 
 

@@ -197,6 +197,27 @@ def test_build_llms_txt_shows_content_as_text_not_markdown(
     )
 
 
+def test_build_llms_txt_holds_no_control_character(
+    make_content: ContentFactory, tmp_path: Path
+) -> None:
+    """A name, a description or a title holding ESC, BEL, NUL or U+202E is published as it is
+    in the JSON documents (escaped there), and without them in llms.txt, a text file that a
+    terminal would otherwise run as sequences."""
+    name = '"Evil\\e]0;owned\\a\\e[2J\\u202e"'
+    desc = '"Line\\x00one\\x1b[31m red\\x07."'
+    root = make_content({"a": game_yaml(name, description=desc)})
+    site = root / "site.toml"
+    site.write_text(site.read_text().replace('title = "', 'title = "\\u001b[5m', 1))
+    assert run_cli("build", root, "--out", tmp_path / "out").returncode == 0
+    public = tmp_path / "out/public"
+    games = json.loads((public / "api/v1/games/index.json").read_text("utf-8"))["games"]
+    assert games[0]["name"] == "Evil\x1b]0;owned\x07\x1b[2J\u202e"
+    text = (public / "llms.txt").read_text("utf-8")
+    assert not any(c in text for c in "\x00\x07\x1b\u202e"), repr(text)
+    assert "- [Evil\\]0;owned\\[2J](https://games.example.com/games/a/): Lineone\\[31m red." in text
+    assert text.startswith("# \\[5mExample Games\n")
+
+
 def test_build_docs_page_is_self_contained(small_build: Path) -> None:
     html = (small_build / "public/api/index.html").read_text("utf-8")
     assert "<script src" not in html and "stylesheet" not in html and "@import" not in html

@@ -23,7 +23,7 @@ from catalogctl.contract.routes import (
     lifecycle_headers,
     not_found_problem,
 )
-from catalogctl.text import plural
+from catalogctl.text import clean, plural
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -40,9 +40,10 @@ def one_line(text: str) -> str:
 
 def _md_text(text: str) -> str:
     """Text from content on one line, as Markdown shows it: no `[link](…)`, `<tag>` or
-    heading of its own."""
+    heading of its own, and no control character (the JSON documents escape them; a text
+    file would carry ESC, BEL or U+202E as they are, to the terminal of whoever reads it)."""
     return (
-        one_line(text)
+        one_line(clean(text))
         .replace("\\", "\\\\")
         .replace("[", "\\[")
         .replace("]", "\\]")

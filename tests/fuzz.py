@@ -5,8 +5,11 @@ Inputs are the pages and site.toml files of the sample (`content/`) and of the f
 bits flipped, the text cut short, YAML tags and values their constructors refuse, deep
 nesting, huge numbers, byte-order marks, CRLF and lone CR, NULs and control characters,
 invalid UTF-8, lines repeated (keys given twice), one front-matter kind's fences swapped for
-another's, extreme dates, alias bombs, keys that are not text (`~`, a date, a number), and slices of
-other files spliced in. The same seed
+another's, extreme dates, alias bombs, merge keys, complex keys, !!set, !!omap, !!pairs and
+!!binary values, keys that are not text (`~`, a date, a number), zero-width and
+bidirectional characters in keys and values, very long lines, thousands of keys (near
+misses of catalog keys among them), JSON keys given twice, and slices of other files
+spliced in. The same seed
 gives the same inputs, in the same order, on every machine.
 
 `check_page` runs one input through the validate core as `validate` does (the file read, the
@@ -17,7 +20,9 @@ other than a finding, a finding that names no file or no known rule), or None.
 tests/test_content_property.py runs a few thousand inputs in CI, and a few hundred through
 the real command. A longer run, by hand, prints each input that fails and saves it:
 
-    python -m tests.fuzz --inputs 100000 [--seed 1] [--sites 0.15] [--out fuzz-failures]
+    python -m tests.fuzz --inputs 100000 [--seed 1] [--sites 0.15] [--slow 10] [--out fuzz-failures]
+
+An input that takes longer than `--slow` seconds (both loaders, both sites) fails too.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -224,6 +230,8 @@ def nest(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
             b"\n" + b"".join(b" " * i + b"k:\n" for i in range(0, min(depth, 300) * 2, 2)),
             b"\n" + b"- " * depth + b"x\n",
             b'{"a":' * depth + b"1" + b"}" * depth,
+            b"{a = " * depth + b"1" + b"}" * depth,
+            b"[{a = [" * (depth // 2) + b"1" + b"]}]" * (depth // 2),
             b".".join([b"a"] * depth) + b" = 1\n",
         ]
     )
@@ -291,7 +299,22 @@ def aliases(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
         b"%c: &%c [%s]\n" % (c, c, b", ".join([b"*" + bytes([p])] * 10))
         for p, c in zip(b"abcdefgh", b"bcdefghi", strict=True)
     )
-    shapes = [bomb, b"r: &r [*r]\n", b"m: &m {<<: *m}\n", b"<<: [*a, *b]\n", b"k: *undefined\n"]
+    shapes = [
+        bomb,
+        b"r: &r [*r]\n",
+        b"m: &m {<<: *m}\n",
+        b"<<: [*a, *b]\n",
+        b"k: *undefined\n",
+        b"s: &s {ios: x, name: y}\n<<: *s\n",
+        b"<<: {name: [1], stores: {ios: 2}, 2024-01-01: 3, ~: 4}\n",
+        b"? [a, b]\n: c\n",
+        b"? {a: 1}\n: c\n",
+        b"name: !!set {a, b}\n",
+        b"stores: !!omap [ios: x]\n",
+        b"stores: !!pairs [ios: x, ios: y]\n",
+        b"icon: !!binary aGVsbG8=\n",
+        b"k: !!python/object/apply:os.system [true]\n",
+    ]
     lines = data.split(b"\n")
     i = rng.randrange(len(lines))
     return b"\n".join([*lines[: i + 1], rng.choice(shapes), *lines[i + 1 :]])
@@ -341,6 +364,64 @@ def odd_key(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
     return data[: m.start(2)] + rng.choice(ODD_KEYS) + data[m.end(2) :]
 
 
+# Characters that show as nothing, or reorder what is shown: zero-width space and joiner, the
+# word joiner, a BOM inside the text, the bidirectional overrides and isolates, soft hyphen.
+INVISIBLE = [
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u202e",
+    "\u202d",
+    "\u2066",
+    "\u2069",
+    "\u061c",
+    "\u00ad",
+]
+
+
+def invisible(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
+    """An invisible or reordering character inside a key, a value or the file name's stand-in
+    (`slug`), where a reviewer would not see it."""
+    mark = rng.choice(INVISIBLE).encode("utf-8")
+    spots = [m.start(2) + 1 for m in _KEY_SPOT.finditer(data)] + _value_spots(data)
+    i = rng.choice(spots) if spots else _offset(data, rng)
+    if rng.random() < 0.2:
+        return data[:i] + b"slug" + (b" = " if data.startswith(b"+++") else b": ") + data[i:]
+    return data[:i] + mark + data[i:]
+
+
+def long_line(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
+    """One value a very long line: letters, spaces, an escape repeated, or digits."""
+    piece = rng.choice([b"a", b"ab ", b"\\u0041", b"9", "é".encode()])
+    i = _at_value(data, rng)
+    return data[:i] + piece * (rng.choice([10_000, 100_000]) // len(piece)) + data[i:]
+
+
+def many_keys(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
+    """Thousands of distinct keys in the front matter's own syntax, near misses of catalog keys
+    (each asks the did-you-mean index), plain ones, or a table of them under `stores`."""
+    base = rng.choice([b"platfrm", b"genre", b"nme", b"stors", b"k", b"publishdat"])
+    count = rng.choice([100, 1_000])
+    toml = data.startswith(b"+++")
+    if data.lstrip().startswith(b"{"):
+        keys = b"".join(b'"%s%d": %d, ' % (base, n, n) for n in range(count))
+        return data.replace(b"{", b"{" + keys, 1)
+    sep = b" = " if toml else b": "
+    keys = b"".join(b"%s%d%s%d\n" % (base, n, sep, n) for n in range(count))
+    end = data.find(b"\n") + 1
+    return data[:end] + keys + data[end:]
+
+
+def json_twice(data: bytes, rng: random.Random, _c: Corpus) -> bytes:
+    """A JSON front matter's key given again (a catalog key, a store, a key of a nested
+    object), or a YAML or TOML page made one of JSON with its keys given twice."""
+    if not data.lstrip().startswith(b"{"):
+        return b'{"name": "a", "name": "b", "stores": {"ios": 1, "ios": "x"}}\n' + data
+    key = rng.choice([b"name", b"stores", b"platforms", b"slug", b"date", b"\\u006eame"])
+    return data.replace(b"{", b'{"%s": 1, "%s": [], ' % (key, key), 1)
+
+
 MUTATIONS: tuple[Callable[[bytes, random.Random, Corpus], bytes], ...] = (
     flip,
     truncate,
@@ -362,6 +443,10 @@ MUTATIONS: tuple[Callable[[bytes, random.Random, Corpus], bytes], ...] = (
     dates,
     odd_key,
     odd_key,
+    invisible,
+    long_line,
+    many_keys,
+    json_twice,
 )
 
 
@@ -488,6 +573,9 @@ def main() -> None:
     parser.add_argument("--only", type=int, help="run this input of the seed's sequence only")
     parser.add_argument("--out", type=Path, default=Path("fuzz-failures"))
     parser.add_argument("--sites", type=float, default=0.15, help="the share of site.toml inputs")
+    parser.add_argument(
+        "--slow", type=float, default=10.0, help="seconds past which an input counts as failed"
+    )
     args = parser.parse_args()
     c = corpus()
     failed = 0
@@ -496,7 +584,11 @@ def main() -> None:
         for item in inputs(args.seed, args.inputs, c, sites=args.sites):
             if args.only is not None and item.index != args.only:
                 continue
+            started = time.perf_counter()
             problem = check(bench, item)
+            seconds = time.perf_counter() - started
+            if problem is None and seconds > args.slow:
+                problem = f"took {seconds:.1f} s (--slow {args.slow:g})"
             if item.index % 1000 == 0:
                 print(f"{item.index:,} inputs, {failed} failed", file=sys.stderr)
             if problem is None:

@@ -46,6 +46,21 @@ def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
     return _NOT_TEXT.sub("\ufffd", _CONTROL.sub("", text))
 
 
+# What a JSON document may hold as it is but a terminal reads as a command or an order: DEL,
+# the C1 controls (U+009B is CSI, as ESC [ is), the bidirectional controls, the line and
+# paragraph separators, and lone surrogates (which no UTF-8 stream can carry). C0 controls
+# are escaped by JSON itself.
+_JSON_UNSAFE = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+)
+
+
+def json_escaped(text: str) -> str:
+    """JSON text with what `_JSON_UNSAFE` matches written as `\\uXXXX` escapes: a report on a
+    terminal moves nothing, and a program that parses it reads the same data."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 # Bytes of a file name that the locale could not decode (Python's surrogate escapes: a byte B
 # becomes U+DC00+B, as under a C locale, where every byte above 0x7F is one).
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]+")

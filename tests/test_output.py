@@ -520,6 +520,37 @@ def test_control_characters_in_content_never_reach_the_terminal(
     assert "[2J" in proc.stdout  # the text is shown, without its escape character
 
 
+def test_json_reports_escape_what_a_terminal_would_run(
+    make_content: ContentFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JSON escapes C0 controls itself; DEL, the C1 controls (U+009B is CSI, as ESC [ is) and
+    the bidirectional ones it leaves as they are. The reports write them as \\u escapes: the
+    terminal shows them, and the data a program parses is the same."""
+    evil = game_yaml("Evil").replace(
+        "stores:\n", 'stores:\n  "\\x9b31m\\u202e\\x7f": https://example.com/app\n'
+    )
+    root = make_content({"good": game_yaml("Good"), "evil": evil})
+    proc = run_cli("validate", root, "--format", "json")
+    link = Link("https://example.com/\x9b31m\u202ered\x7f", [LinkRef("g\x9b", "icon")])
+    result = LinkResult(
+        link, "broken", "network", None, "bad \x9b", method="GET", rule="unreachable"
+    )
+    console.use_format("check-links", "json")
+    assert (
+        report_links(LinkReport([result], requests=1, hosts=1, seconds=0.1), "json", strict=False)
+        is False
+    )
+    links = capsys.readouterr().out
+    assert proc.returncode == 1, proc.stderr
+    for out in (proc.stdout, links):
+        for ch in "\x9b\u202e\x7f":
+            assert ch not in out, (repr(ch), out)
+        assert "\\u009b31m\\u202e" in out
+    stores = [f["field"] for f in json.loads(proc.stdout)["findings"] if "stores." in f["field"]]
+    assert "stores.\x9b31m\u202e\x7f" in stores  # the data is what the page holds
+    assert json.loads(links)["links"][0]["url"] == link.url
+
+
 def test_control_characters_in_names_never_reach_the_diff_table(
     make_content: ContentFactory,
 ) -> None:

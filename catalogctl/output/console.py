@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from catalogctl.paths import exists, is_dir
-from catalogctl.text import clean, path_text
+from catalogctl.text import clean, json_escaped, path_text
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -285,7 +285,7 @@ def json_text(data: Any) -> str:
     """A JSON document as every command writes it: indented by two, UTF-8 text unescaped."""
     import json
 
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json_escaped(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
 
 
 def print_json(data: Any) -> None:

@@ -18,7 +18,7 @@ from catalogctl.links.result import RULES, LinkReport, LinkResult, rule_of
 from catalogctl.output.console import json_text
 from catalogctl.output.envelope import envelope
 from catalogctl.output.model import Case, Level, Location, Report, Result
-from catalogctl.text import Indented, clean, md_code, md_text, plural
+from catalogctl.text import Indented, clean, json_escaped, md_code, md_text, plural
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -125,7 +125,11 @@ def envelope_text(doc: dict[str, Any]) -> str:
     items = rest.pop("links")
     head = json_text(rest).removesuffix("\n}\n")
     encode = json.JSONEncoder(ensure_ascii=False).encode
-    links = "".join(["[\n    ", ",\n    ".join(map(encode, items)), "\n  ]"]) if items else "[]"
+    links = (
+        json_escaped("".join(["[\n    ", ",\n    ".join(map(encode, items)), "\n  ]"]))
+        if items
+        else "[]"
+    )
     return f'{head},\n  "links": {links}\n}}\n'
 
 

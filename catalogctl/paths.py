@@ -6,11 +6,22 @@ raise where the system cannot even look: a name longer than the file system take
 a folder on the way (EACCES). Such a path holds nothing that can be used, so these answer
 False too, and the caller's own message ("not a folder", "cannot write …") says what to do;
 `os.path`'s functions behave the same, on every Python this project supports.
+
+`move` renames as `os.rename`/`os.replace` do, but waits out what Windows does to a name
+that another program holds open (see there).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
+
+# How long a move waits for a file, or a folder's file, that another program holds open.
+BUSY_SECONDS = 10.0
+# Windows' errors for a name held open elsewhere: ERROR_ACCESS_DENIED (5: the folder of an
+# open file, a file replaced while open) and ERROR_SHARING_VIOLATION (32: the file itself).
+_BUSY = frozenset({5, 32})
 
 
 def is_file(path: Path | str) -> bool:
@@ -43,3 +54,39 @@ def is_symlink(path: Path | str) -> bool:
         return Path(path).is_symlink()
     except OSError:
         return False
+
+
+def move(
+    src: Path,
+    dst: Path,
+    *,
+    replace: bool = False,
+    on_busy: Callable[[Path], object] | None = None,
+) -> None:
+    """`os.rename(src, dst)` (`os.replace` with `replace`), tried again while Windows refuses
+    it because a program holds a file open there: a server reading a build, an editor, a
+    virus scanner looking at a file just written. Such a hold lasts moments, so the move is
+    tried for up to `BUSY_SECONDS` (`on_busy` is told once, with `src`, when it first waits);
+    past them, or for any other error, the error is raised."""
+    deadline: float | None = None
+    pause = 0.01
+    while True:
+        try:
+            if replace:
+                src.replace(dst)
+            else:
+                src.rename(dst)
+        except PermissionError as exc:
+            if getattr(exc, "winerror", None) not in _BUSY:
+                raise
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + BUSY_SECONDS
+                if on_busy is not None:
+                    on_busy(src)
+            if now >= deadline:
+                raise
+            time.sleep(min(pause, deadline - now))
+            pause = min(pause * 2, 0.25)
+        else:
+            return

@@ -397,7 +397,7 @@ def test_build_kept_entries_survive_a_failed_swap(
     npm_installed(out)
     before = digest(out)
 
-    def no_swap(staging: Path, out: Path) -> Path:
+    def no_swap(staging: Path, out: Path, on_busy: object) -> Path:
         assert (staging / "node_modules").is_dir()  # moved in before the swap
         raise OSError(18, "Invalid cross-device link")
 
@@ -410,10 +410,10 @@ def test_build_kept_entries_survive_a_failed_swap(
     # When they cannot be moved back either, they are left where they are, and the error says.
     real_move = build_module._move
 
-    def move(names: object, src: Path, dst: Path) -> None:
+    def move(names: object, src: Path, dst: Path, on_busy: object = None) -> None:
         if dst == out:
             raise OSError(5, "Input/output error")
-        real_move(names, src, dst)  # type: ignore[arg-type]
+        real_move(names, src, dst, on_busy)  # type: ignore[arg-type]
 
     monkeypatch.setattr(build_module, "_move", move)
     with pytest.raises(CatalogError, match="could not be moved back") as caught:
@@ -500,7 +500,7 @@ def test_build_sigterm_goes_through_the_clean_up_and_exits_143(
     npm_installed(out)
     before = digest(out)
 
-    def terminated(staging: Path, out: Path) -> Path:
+    def terminated(staging: Path, out: Path, on_busy: object) -> Path:
         os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before the next line
         raise AssertionError("SIGTERM did not stop the build")
 

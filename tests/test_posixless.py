@@ -239,6 +239,23 @@ def test_posixless_windows_build_keeps_a_running_builds_staging(tmp_path: Path) 
         assert live.is_dir()
 
 
+@emulates_another_system
+def test_posixless_windows_build_waits_for_a_file_held_open(tmp_path: Path) -> None:
+    """Windows refuses to rename a folder while a program holds a file in it open (a server
+    reading the previous build, a virus scanner): the build says it waits, and replaces
+    --out once the file is let go, where it once failed with "Access is denied"."""
+    out = tmp_path / "dist"
+    assert run_cli("build", SAMPLE, "--out", out).returncode == 0
+    again = cli("build", SAMPLE, "--out", out, "--base-url", "https://other.example")
+    held = (out / "public" / "openapi.json").open("rb")
+    with held, Program(again, env=environment("windows")) as build:
+        build.wait_for_line("waiting to replace")
+        held.close()
+        assert build.wait() == 0, build.describe()
+    assert "https://other.example" in (out / "public" / "openapi.json").read_text("utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
+
+
 # --- serve ------------------------------------------------------------------------------------
 
 

@@ -125,7 +125,7 @@ def build(
       catalogctl build --target cloudflare     # then: npx wrangler deploy
     """
     from catalogctl.content.loader import load_catalog
-    from catalogctl.output.build import BuildOutcome, write_build
+    from catalogctl.output.build import BuildOutcome, busy_note, write_build
     from catalogctl.site.build import write_site
     from catalogctl.site.nginx import nginx_files
     from catalogctl.site.render import render
@@ -140,7 +140,7 @@ def build(
         from catalogctl.site.cloudflare import cloudflare_files
 
         extra += cloudflare_files(site)
-    written = write_site(site, out_dir, extra=extra, force=force)
+    written = write_site(site, out_dir, extra=extra, force=force, on_busy=busy_note(out_dir))
     elapsed = time.perf_counter() - started
     outcome = BuildOutcome(
         catalog=catalog,

@@ -6,11 +6,13 @@ a build log. May import: the cores and below.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from catalogctl.output import console
 from catalogctl.output.envelope import envelope, finding_json
+from catalogctl.paths import BUSY_SECONDS
 from catalogctl.text import path_text, plural
 
 if TYPE_CHECKING:
@@ -26,6 +28,25 @@ class BuildOutcome(NamedTuple):
     routes: list[str]
     out_dir: Path  # as the command line names it
     seconds: float
+
+
+def busy_note(out_dir: Path) -> Callable[[Path], None]:
+    """What build tells, once, when Windows keeps it from swapping `out_dir` (as the command
+    line names it) into place while another program holds a file there open."""
+    told: list[Path] = []
+
+    def tell(path: Path) -> None:
+        if not told:
+            told.append(path)
+            console.status(
+                "·",
+                "",
+                f"waiting to replace {path_text(out_dir)}: another program has a file in it "
+                f"open (a server, an editor, a virus scanner); trying again for up to "
+                f"{BUSY_SECONDS:g} s",
+            )
+
+    return tell
 
 
 def write_build(outcome: BuildOutcome, fmt: str) -> None:

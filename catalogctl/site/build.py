@@ -14,7 +14,8 @@ An `--out` that is a symlink to a directory is followed: the directory it points
 replaced, the link stays. The staging directory is named `.<out>.catalogctl-staging-<pid>.*`
 beside the target; a build removes the ones whose process is gone, so a build killed with
 SIGKILL leaves nothing that outlives the next build (on POSIX; Windows cannot tell a process
-exists the same way, and keeps them).
+exists the same way, and keeps them). On Windows, each move of the swap waits a few seconds
+for a file another program holds open there (`paths.move`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import signal
 import stat
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +39,7 @@ from pydantic import ValidationError
 
 from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
-from catalogctl.paths import exists, is_dir, is_file, is_symlink
+from catalogctl.paths import exists, is_dir, is_file, is_symlink, move
 from catalogctl.site.cloudflare import CLOUDFLARE_DIR, PACKAGE_JSON, WRANGLER_TOML
 from catalogctl.site.manifest import (
     MANIFEST,
@@ -53,6 +54,7 @@ from catalogctl.text import path_text
 
 # Extra files of a build (web-server configs), relative path → bytes.
 ExtraFiles = Iterable[tuple[str, bytes]]
+OnBusy = Callable[[Path], object] | None  # told what a move waits for (`paths.move`)
 
 
 # The top-level names a build of any target writes: a rebuild replaces them (and removes them
@@ -202,27 +204,27 @@ def _not_owned(out: Path) -> list[str]:
         return []
 
 
-def _move(names: Iterable[str], src: Path, dst: Path) -> None:
+def _move(names: Iterable[str], src: Path, dst: Path, on_busy: OnBusy = None) -> None:
     for name in names:
-        (src / name).rename(dst / name)
+        move(src / name, dst / name, on_busy=on_busy)
 
 
-def _swap_into_place(staging: Path, out: Path, keep: list[str]) -> None:
+def _swap_into_place(staging: Path, out: Path, keep: list[str], on_busy: OnBusy) -> None:
     """Put `staging` where `out` is, moving `out`'s entries named in `keep` into it first
     (and back to `out` when the swap does not happen)."""
     if not exists(out):
-        staging.rename(out)
+        move(staging, out, on_busy=on_busy)
         return
     try:
-        _move(keep, out, staging)
-        previous = _replace(staging, out)
+        _move(keep, out, staging, on_busy)
+        previous = _replace(staging, out, on_busy)
     except BaseException:
         # Every kept entry now in the staging directory goes back, whatever point the
         # failure or the interrupt (Ctrl+C, SIGTERM) came at: between a rename and any
         # record of it too.
         moved = [name for name in keep if os.path.lexists(staging / name)]
         try:
-            _move(moved, staging, out)
+            _move(moved, staging, out, on_busy)
         except OSError as exc:  # never lost: left where they are, and said so
             raise _Stranded(
                 f"build failed, and {', '.join(moved)} could not be moved back into "
@@ -236,17 +238,17 @@ class _Stranded(CatalogError):
     """Entries kept from the previous build that are still in the staging directory."""
 
 
-def _replace(staging: Path, out: Path) -> Path:
+def _replace(staging: Path, out: Path, on_busy: OnBusy) -> Path:
     """Swap `staging` into `out`'s place; where the previous build now is."""
     if _exchange(staging, out):
         return staging  # now holds the previous build
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.{OLD}-{os.getpid()}.", dir=out.parent))
     old.rmdir()  # only its (unique) name is needed: rename() cannot replace a directory
-    out.rename(old)
+    move(out, old, on_busy=on_busy)
     try:
-        staging.rename(out)
+        move(staging, out, on_busy=on_busy)
     except OSError:
-        old.rename(out)
+        move(old, out, on_busy=on_busy)
         raise
     return old
 
@@ -257,6 +259,7 @@ def write_site(
     *,
     extra: ExtraFiles = (),
     force: bool = False,
+    on_busy: OnBusy = None,
 ) -> BuildResult:
     """Write `site` (and `extra` files) to `out` atomically (through a symlink `out`),
     keeping what the top of a previous build holds that is not the build's own."""
@@ -294,7 +297,7 @@ def write_site(
                     os.utime(staging / rel, (mtime, mtime))
                 count, size = count + 1, size + len(data)
             staging.chmod(0o755)
-            _swap_into_place(staging, out, keep)
+            _swap_into_place(staging, out, keep, on_busy)
         except _Stranded:
             raise  # the staging directory holds the kept entries: not removed
         except OSError as exc:

@@ -34,6 +34,10 @@ and so does every Python process it starts (a spawned loader inherits the enviro
 - `signal.SIGKILL`; `os.scandir`'s entries have no device, inode or link count in their
   `stat()` (0, as on Windows, where only `os.stat` has them); a symlink loop fails with
   Windows' error (ERROR_CANT_RESOLVE_FILENAME, errno EINVAL), not ELOOP;
+- a file any process holds open cannot be renamed, replaced or removed, nor can a folder
+  holding one be renamed (PermissionError, with Windows' `winerror` 32 or 5: Python opens
+  files without FILE_SHARE_DELETE); `os.rename` onto an existing name fails
+  (FileExistsError), and `os.replace` onto a folder is refused;
 - the C library has no `prctl` or `renameat2` (ctypes raises AttributeError, as dlsym fails),
   and there is no /proc (`os.open` of a path under it: FileNotFoundError).
 
@@ -73,6 +77,7 @@ import os
 import signal
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 SYSTEM = os.environ.get("CATALOGCTL_TEST_SYSTEM", "")
@@ -317,6 +322,84 @@ def _windows_realpath() -> None:
     os.path.realpath = realpath
 
 
+def _held_open(path: Any) -> str | None:
+    """A regular file at or under `path` that a process (this one too) holds open, or the
+    current folder of a process at or under it; None when there is none."""
+    real = os.path.realpath(path)
+    under = real.rstrip("/") + "/"
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            links = [proc / "cwd", *(proc / "fd").iterdir()]
+        except OSError:  # gone, or another user's
+            continue
+        for link in links:
+            try:
+                target = link.readlink()
+            except OSError:
+                continue
+            inside = str(target) == real or str(target).startswith(under)
+            if inside and (link.name == "cwd" or target.is_file()):
+                return str(target)
+    return None
+
+
+def _windows_error(exc: type[OSError], code: int, winerror: int, text: str, path: Any) -> OSError:
+    error = exc(code, text)
+    error.winerror = winerror  # type: ignore[attr-defined]
+    error.filename = os.fspath(path)
+    return error
+
+
+def _sharing_violation(path: Any, *, held_under: bool = False) -> OSError:
+    if held_under:  # a folder with an open file in it: ERROR_ACCESS_DENIED
+        return _windows_error(PermissionError, errno.EACCES, 5, "Access is denied", path)
+    return _windows_error(
+        PermissionError,
+        errno.EACCES,
+        32,
+        "The process cannot access the file because it is being used by another process",
+        path,
+    )
+
+
+def _check_movable(src: Any, dst: Any, *, replace: bool) -> None:
+    held = _held_open(src)
+    if held is not None:
+        raise _sharing_violation(src, held_under=held != os.path.realpath(src))
+    if not os.path.lexists(dst):
+        return
+    if not replace:
+        exists = "Cannot create a file when that file already exists"
+        raise _windows_error(FileExistsError, errno.EEXIST, 183, exists, dst)
+    if Path(dst).is_dir() and not Path(dst).is_symlink():
+        raise _windows_error(PermissionError, errno.EACCES, 5, "Access is denied", dst)
+    if _held_open(dst) is not None:
+        raise _windows_error(PermissionError, errno.EACCES, 5, "Access is denied", dst)
+
+
+def _windows_sharing() -> None:
+    """Names as Windows' file system keeps them for a file that is open (see above)."""
+    real_rename, real_replace, real_unlink = os.rename, os.replace, os.unlink
+
+    def rename(src: Any, dst: Any, *, src_dir_fd: Any = None, dst_dir_fd: Any = None) -> None:
+        _check_movable(src, dst, replace=False)
+        real_rename(src, dst)
+
+    def replace(src: Any, dst: Any, *, src_dir_fd: Any = None, dst_dir_fd: Any = None) -> None:
+        _check_movable(src, dst, replace=True)
+        real_replace(src, dst)
+
+    def unlink(path: Any, *, dir_fd: Any = None) -> None:
+        if _held_open(path) is not None:
+            raise _sharing_violation(path)
+        real_unlink(path)
+
+    os.rename, os.replace = rename, replace
+    os.unlink = os.remove = unlink
+
+
 def _loopback_socketpair(
     family: int | None = None, type: int = socket.SOCK_STREAM, proto: int = 0
 ) -> tuple[socket.socket, socket.socket]:
@@ -381,6 +464,7 @@ def windows() -> None:
     _without_sigkill()
     _windows_scandir()
     _windows_realpath()
+    _windows_sharing()
     _windows_mmap()
     _hide_modules(WINDOWS_MODULES)
     _windows_loops()

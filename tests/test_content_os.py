@@ -12,6 +12,7 @@ that ignore case, their own errno numbers, files saved with a byte-order mark.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import json
 import os
@@ -343,6 +344,52 @@ def test_init_reads_a_generator_config_with_a_bom(
     written = (root / "site.toml").read_text(encoding="utf-8")
     if base_url is not None:
         assert f'base_url = "{base_url}"  # from {config}' in written
+
+
+@pytest.mark.parametrize(
+    ("name", "config", "base_url"),
+    [
+        ("hugo-bundles", "config.toml", "https://games.tidewater.example"),
+        ("jekyll-collection", "_config.yml", "https://lanternforge.example"),
+    ],
+)
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32"])
+def test_init_reads_a_generator_config_saved_as_utf16(
+    tmp_path: Path, name: str, config: str, base_url: str, codec: str
+) -> None:
+    """Notepad's "Unicode" is UTF-16 with a byte-order mark: such a config is read as that,
+    where it was read as UTF-8 (nothing found in it, base_url guessed)."""
+    root = tmp_path / name
+    shutil.copytree(SITES / name, root)
+    (root / "site.toml").unlink()
+    (root / "expected.json").unlink()
+    text = (root / config).read_text(encoding="utf-8")
+    mark = {"utf-16": b"", "utf-16-be": codecs.BOM_UTF16_BE, "utf-32": b""}[codec]
+    (root / config).write_bytes(mark + text.encode(codec))
+    proc = run_cli("init", root, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    written = (root / "site.toml").read_text(encoding="utf-8")
+    assert f'base_url = "{base_url}"  # from {config}' in written
+
+
+@pytest.mark.parametrize("where", ["file", "games", "openapi"])
+def test_diff_names_a_json_document_saved_as_utf16(tmp_path: Path, where: str) -> None:
+    """A games JSON file, or a build's games or OpenAPI document, saved as UTF-16: the error
+    names the encoding, where it was "Invalid JSON: expected value at line 1 column 1"."""
+    sample = Path(__file__).resolve().parent.parent / "content"
+    assert run_cli("build", sample, "--out", tmp_path / "dist").returncode == 0
+    games = tmp_path / "dist/public/api/v1/games/index.json"
+    shutil.copy(games, tmp_path / "old.json")
+    file = {"file": tmp_path / "old.json", "games": games}.get(
+        where, tmp_path / "dist/public/openapi.json"
+    )
+    file.write_bytes(file.read_text(encoding="utf-8").encode("utf-16"))
+    other = tmp_path / "dist" if where == "file" else sample
+    proc = run_cli("diff", tmp_path / ("old.json" if where == "file" else "dist"), other)
+    assert proc.returncode == 2, proc.stderr
+    assert "is saved as UTF-16 (little-endian), with a byte-order mark; save it as UTF-8" in (
+        " ".join(proc.stderr.split())
+    )
 
 
 def test_diff_reads_games_json_with_a_bom(tmp_path: Path) -> None:

@@ -382,10 +382,15 @@ def _validate(validate: Any, data: Any, where: str) -> list[dict[str, Any]]:
 
 
 def _within_depth(data: bytes | str, where: str) -> bytes:
-    """The document as UTF-8 bytes, once its nesting is known to be within the limit."""
+    """The document as UTF-8 bytes, once its nesting is known to be within the limit (and
+    that it is not saved as UTF-16 or UTF-32, as Notepad may save it)."""
+    from catalogctl.content.frontmatter import wide_encoding
     from catalogctl.content.limits import json_depth_problem
 
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    wide = wide_encoding(raw)
+    if wide is not None:
+        raise InputError(f"{where} is saved as {wide}; save it as UTF-8")
     problem = json_depth_problem(raw)
     if problem is not None:
         raise InputError(f"{where} {problem}")

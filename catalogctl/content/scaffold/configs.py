@@ -3,6 +3,7 @@ setting not found, never an error (init guesses, the user decides)."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -16,12 +17,26 @@ from catalogctl.paths import is_file
 MAX_CONFIG = 256 * 1024  # of a configuration file, as much as is read
 
 
+# Byte-order marks of the wide encodings Notepad and other Windows editors may save a file in
+# (UTF-32's little-endian mark starts with UTF-16's: it comes first).
+_WIDE = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def read_text(path: Path) -> str | None:
-    """The text of a configuration file (a BOM left out), or None when it cannot be read."""
+    """The text of a configuration file (a BOM left out), or None when it cannot be read.
+    A file saved as UTF-16 or UTF-32 with a byte-order mark is read as such."""
     try:
         raw, _ = read_head(os.path.realpath(path), MAX_CONFIG)
     except OSError:
         return None
+    for bom, codec in _WIDE:
+        if raw.startswith(bom):
+            return raw.decode(codec, "replace")
     return raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")
 
 

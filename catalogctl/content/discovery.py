@@ -129,9 +129,11 @@ def safe_name(name: str) -> str:
     return "".join(out)
 
 
-# Names Windows gives to devices, whatever their extension (`aux.md`, `CON`, `com1.txt`).
+# Names Windows gives to devices, whatever their extension and spaces before it (`aux.md`,
+# `CON`, `com1.txt`, `nul .md`), the console's among them (`conin$.md`, `CONOUT$`).
 _WINDOWS_DEVICES = re.compile(
-    r"(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3])(?:\..*)?",
+    r"(?:con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$)"
+    r" *(?:\..*)?",
     re.IGNORECASE,
 )
 _WINDOWS_REFUSES = re.compile(r'[<>:"|?*\\\x00-\x1f]')
@@ -141,7 +143,7 @@ def windows_name_problem(name: str) -> str | None:
     """Why Windows cannot hold a file or folder of this name (a checkout there fails), or
     None."""
     if _WINDOWS_DEVICES.fullmatch(name.rstrip(" .")):
-        return f"{name.split('.', 1)[0]!r} names a device on Windows"
+        return f"{name.split('.', 1)[0].rstrip(' ')!r} names a device on Windows"
     m = _WINDOWS_REFUSES.search(name)
     if m is not None:
         return f"Windows refuses the character {m.group()!r} in a name"

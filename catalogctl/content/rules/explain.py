@@ -76,7 +76,8 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "portable-name": _e(
         "A file or folder name in the games folder that Windows cannot hold: a device's name "
-        "(`con.md`, `aux`, `nul.md`, `com1.md`, `lpt1.md`, whatever the extension), one of "
+        "(`con.md`, `aux`, `nul.md`, `com1.md`, `lpt1.md`, `conin$.md`, whatever the "
+        "extension), one of "
         'the characters `< > : " | ? * \\`, or a name ending in a dot or a space; or two '
         "names of one folder that differ only in case (`Alpha.md`, `alpha.md`), which "
         "Windows and macOS take for one, or only in how their accents are encoded "

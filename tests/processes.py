@@ -196,6 +196,24 @@ def run_cli(
     )
 
 
+def cli_bytes(*args: Arg, cwd: Arg | None = None, timeout: float = TIMEOUT) -> tuple[int, bytes]:
+    """`catalogctl ARGS` run to its end: its exit code and its standard output's bytes as
+    written (a text pipe would read CRLF as LF)."""
+    argv = cli(*args)
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"`{shlex.join(argv)}` did not finish in {timeout:g} s") from exc
+    return done.returncode, done.stdout
+
+
 _MEASURE = """\
 import json, resource, subprocess, sys, time
 started = time.perf_counter()

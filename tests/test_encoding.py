@@ -29,7 +29,7 @@ import pytest
 
 from catalogctl.text import path_text
 from tests.conftest import needs_bytes_file_names, needs_pty
-from tests.processes import run_cli
+from tests.processes import cli_bytes, run_cli
 from tests.serve_process import ServeProcess
 
 SITES = Path(__file__).resolve().parent / "fixtures" / "sites"
@@ -221,6 +221,22 @@ def test_validate_output_file_is_utf8_on_every_console(
     assert mine.code == utf8.code == 0
     assert (tmp_path / "mine.txt").read_bytes() == (tmp_path / "utf8.txt").read_bytes()
     assert "Rhythm 🎵" in (tmp_path / "mine.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "markdown"])
+def test_a_report_has_the_same_bytes_on_stdout_and_in_its_file_on_every_system(
+    work: Path, tmp_path: Path, fmt: str
+) -> None:
+    """Lines end in LF in a report written to a pipe or to --output, on Windows too (whose
+    text mode writes CRLF): the report of a run has one set of bytes on every system. (On
+    Linux and macOS text mode already writes LF: the Windows runs of CI are the ones this
+    guards.)"""
+    report = tmp_path / "report"
+    code, piped = cli_bytes("validate", "site", "--format", fmt, cwd=work)
+    filed = run_cli("validate", "site", "--format", fmt, "--output", report, cwd=work)
+    assert code == filed.returncode == 0
+    assert b"\r\n" not in piped
+    assert report.read_bytes() == piped
 
 
 def test_a_console_gets_ascii_for_our_symbols_and_escapes_for_the_rest(

@@ -251,7 +251,7 @@ def test_posixless_windows_build_waits_for_a_file_held_open(tmp_path: Path) -> N
     with held, Program(again, env=environment("windows")) as build:
         build.wait_for_line("waiting to replace")
         held.close()
-        assert build.wait() == 0, build.describe()
+        assert build.wait(timeout=60) == 0, build.describe()
     assert "https://other.example" in (out / "public" / "openapi.json").read_text("utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dist"]
 

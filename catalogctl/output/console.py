@@ -208,11 +208,14 @@ def _is_terminal(stream: Any) -> bool:
 
 def write_document(text: str) -> None:
     """A document for another program on stdout: UTF-8 unless stdout is a terminal whose
-    encoding is another (a person reads it there: what the encoding lacks is replaced)."""
+    encoding is another (a person reads it there: what the encoding lacks is replaced), with
+    its lines ended by LF on every system (Windows' text mode would write CRLF: a report's
+    bytes, and a completion script bash reads, are the same everywhere)."""
     stream: Any = sys.stdout
-    if not _utf8(stream) and not _is_terminal(stream):
+    if not _is_terminal(stream):
+        encoding = {} if _utf8(stream) else {"encoding": "utf-8", "errors": ERRORS}
         with contextlib.suppress(AttributeError, ValueError, OSError):
-            stream.reconfigure(encoding="utf-8", errors=ERRORS)
+            stream.reconfigure(newline="\n", **encoding)
     stream.write(text)
     stream.flush()
 
@@ -343,7 +346,7 @@ def emit(text: str) -> None:
     from catalogctl.errors import InputError
 
     try:
-        settings.output.write_text(text, encoding="utf-8")
+        settings.output.write_text(text, encoding="utf-8", newline="\n")  # LF everywhere
     except OSError as exc:
         shown = settings.output
         settings.output = None  # the error report goes to stdout instead

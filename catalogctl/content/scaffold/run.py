@@ -61,7 +61,7 @@ def _write(path: Path, text: str) -> None:
     """The file in one step: written beside it, then moved over it."""
     fd, tmp = tempfile.mkstemp(prefix=".site.toml.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:  # LF on Windows too
             f.write(text)
         move(Path(tmp), path, replace=True)  # waits while Windows says it is open elsewhere
     except BaseException:

@@ -714,6 +714,44 @@ def test_a_bounded_distance_is_the_distance_within_its_bound() -> None:
                 assert osa_distance(a, b, limit) == (d if d <= limit else limit + 1), (a, b)
 
 
+def test_a_suggestion_is_the_nearest_name_even_where_a_word_holds_letters_no_name_has() -> None:
+    """Words are turned away before their variants are made when more than two of their
+    letters are in no known name (`platfrm0123`, 60,000 such keys: 3.9 s to 0.6 s); the words
+    within two edits of a name, digits and all, still get the nearest one."""
+    import random
+
+    from catalogctl.content.rules.suggest import Suggester
+
+    names = ["name", "description", "platforms", "genres", "icon", "stores", "weight"]
+    names += ["date", "publishDate", "expiryDate", "slug", "draft"]
+    suggest = Suggester(names)
+    rng = random.Random(7)
+    extra = "0123456789_-xqz"
+
+    def edited(word: str) -> str:
+        for _ in range(rng.randint(0, 3)):
+            i = rng.randrange(len(word) + 1)
+            letter = rng.choice(extra + word)
+            word = rng.choice([word[:i] + letter + word[i:], word[:i] + letter + word[i + 1 :]])
+        return word
+
+    def nearest(word: str) -> str | None:
+        low = word.lower()
+        found = sorted(
+            (osa_distance(low, n.lower(), 1 if len(n) <= 5 else 2), n)
+            for n in names
+            if osa_distance(low, n.lower(), 1 if len(n) <= 5 else 2) <= (1 if len(n) <= 5 else 2)
+        )
+        return found[0][1] if found else None
+
+    words = {edited(rng.choice(names)) for _ in range(3000)}
+    words = {w for w in words if len(w) >= 3 and w.lower() not in {n.lower() for n in names}}
+    assert len(words) > 1000
+    assert sum(nearest(w) is not None for w in words) > 300  # many near misses among them
+    assert {w: suggest(w) for w in words} == {w: nearest(w) for w in words}
+    assert suggest("platfrm0123") is None and suggest("platfor0s") == "platforms"
+
+
 @needs_rlimits
 def test_a_syntax_error_at_the_end_of_a_long_yaml_is_not_parsed_twice(
     make_content: ContentFactory,

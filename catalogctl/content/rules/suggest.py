@@ -10,7 +10,8 @@ A name's variants number about the square of its length, each about as long as t
 names of up to `MAX_SUGGEST_LENGTH` characters are indexed (a longer one is still found when
 written in another case), and a word that could not be two edits from one is not looked up.
 The index and each lookup are then linear in the names and the word, whatever they hold:
-a word whose length is more than two from every indexed name's is not looked up at all, and
+a word whose length is more than two from every indexed name's, or with more than two letters
+that no indexed name holds, is not looked up at all, and
 a lookup measures the distance to at most `MAX_CANDIDATES` names (names built to share their
 variants, `aaaa…ab`, `aaaa…ac`, …, would otherwise each be measured against every word), and
 a suggester at most `MAX_MEASURED` in all; a distance is measured only within two edits of
@@ -73,7 +74,16 @@ def osa_distance(a: str, b: str, limit: int) -> int:
 class Suggester:
     """Finds the closest of a fixed set of names."""
 
-    __slots__ = ("_budget", "_cache", "_exact", "_index", "_lengths", "_names", "min_length")
+    __slots__ = (
+        "_budget",
+        "_cache",
+        "_exact",
+        "_index",
+        "_lengths",
+        "_letters",
+        "_names",
+        "min_length",
+    )
 
     def __init__(self, names: Iterable[str], *, min_length: int = 3) -> None:
         self._names = tuple(names)
@@ -83,6 +93,7 @@ class Suggester:
         self._index: dict[str, str | tuple[str, ...]] = {}
         self._cache: dict[str, str | None] = {}
         self._lengths = (0, -1)  # the shortest and longest indexed name (none: empty)
+        self._letters: frozenset[str] = frozenset()  # every character of an indexed name
         self._budget = MAX_MEASURED  # distances left to measure
         self.min_length = min_length
 
@@ -99,6 +110,7 @@ class Suggester:
                 len(low) if longest < 0 else min(shortest, len(low)),
                 max(longest, len(low)),
             )
+            self._letters |= frozenset(low)
             index = self._index
             for variant in _deletes(low, _limit(low)):
                 have = index.setdefault(variant, name)
@@ -124,6 +136,11 @@ class Suggester:
         shortest, longest = self._lengths
         if len(word) < self.min_length or not shortest - 2 <= len(low) <= longest + 2:
             return None  # no indexed name is within two edits of a word this long or short
+        letters = self._letters
+        if sum(ch not in letters for ch in low) > 2:
+            # Each edit takes away at most one of the word's letters that no name holds
+            # (`platfrm0123`): more than two of them, and no name is within two edits.
+            return None
         best: tuple[int, str] | None = None
         measured: set[str] = set()
         for variant in _deletes(low, 2 if len(low) > 5 else 1):

@@ -200,14 +200,16 @@ def test_build_llms_txt_shows_content_as_text_not_markdown(
 def test_build_llms_txt_holds_no_control_character(
     make_content: ContentFactory, tmp_path: Path
 ) -> None:
-    """A name, a description or a title holding ESC, BEL, NUL or U+202E is published as it is
-    in the JSON documents (escaped there), and without them in llms.txt, a text file that a
-    terminal would otherwise run as sequences."""
+    """A name, a description or a title holding ESC, BEL, NUL or U+202E, where the site lowers
+    control-character to a warning, is published as it is in the JSON documents (escaped
+    there), and without them in llms.txt, a text file that a terminal would otherwise run as
+    sequences."""
     name = '"Evil\\e]0;owned\\a\\e[2J\\u202e"'
     desc = '"Line\\x00one\\x1b[31m red\\x07."'
     root = make_content({"a": game_yaml(name, description=desc)})
     site = root / "site.toml"
-    site.write_text(site.read_text().replace('title = "', 'title = "\\u001b[5m', 1))
+    text = site.read_text().replace('title = "', 'title = "\\u001b[5m', 1)
+    site.write_text(text + '\n[rules]\ncontrol-character = "warning"\n')
     assert run_cli("build", root, "--out", tmp_path / "out").returncode == 0
     public = tmp_path / "out/public"
     games = json.loads((public / "api/v1/games/index.json").read_text("utf-8"))["games"]

@@ -2,8 +2,9 @@
 
 tests/fixtures/defects has a warning of each kind a page can carry (a draft with problems,
 an id that is not a slug, a genre listed twice, a platform without its store), a name with
-terminal escapes (ESC, BEL) and Markdown/HTML characters; tests/fixtures/defects-next is the
-next release of it (a game added, one removed, fields changed, one moved, a lost store link).
+terminal escapes (ESC, BEL; published, as its site.toml lowers control-character to a
+warning) and Markdown/HTML characters; tests/fixtures/defects-next is the next release of it
+(a game added, one removed, fields changed, one moved, a lost store link).
 The table format is shown on a terminal (a pseudo-terminal 100 and 80 columns wide) and
 piped (`*.pipe.txt`: one line per item, at 80 columns, never wrapped). The reviewed outputs
 live in tests/golden/reports/. After an intended change of a format,

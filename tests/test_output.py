@@ -19,7 +19,7 @@ from catalogctl.links.result import LinkReport, LinkResult
 from catalogctl.output import console
 from catalogctl.output.github import escape_data, escape_property
 from catalogctl.output.reports import report_links
-from tests.conftest import ContentFactory, game_yaml, needs_bytes_file_names
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml, needs_bytes_file_names
 from tests.processes import cli, run, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -555,7 +555,11 @@ def test_control_characters_in_names_never_reach_the_diff_table(
     make_content: ContentFactory,
 ) -> None:
     old = make_content({"a": game_yaml("A")})
-    new = make_content({"a": game_yaml("A"), "b": game_yaml('"Evil \\e[31m\\a"')})
+    # Published where the site lowers control-character to a warning.
+    new = make_content(
+        {"a": game_yaml("A"), "b": game_yaml('"Evil \\e[31m\\a"')},
+        site=SITE_TOML + '\n[rules]\ncontrol-character = "warning"\n',
+    )
     proc = run_cli("diff", old, new)
     assert proc.returncode == 1, proc.stderr
     assert "Evil [31m" in proc.stdout

@@ -347,6 +347,8 @@ def test_validate_names_every_kind_of_finding_in_one_run(tmp_path: Path) -> None
         "ios-only": game_yaml("Ios only", android=None),
         "github": game_yaml("Github", extra="  itch: https://github.com/studio/github\n"),
         "aux": game_yaml("Aux", extra="slug: aux-game\n"),  # a device's name on Windows
+        "control": game_yaml('"Control\\e[2J"'),
+        "invisible": game_yaml("Invisible", description='"A game.\\u200b"'),
     }
     for name, text in pages.items():
         path = games / f"{name}.md"

@@ -144,6 +144,8 @@ EXAMPLES: dict[str, Example] = {
         _page("genres: [Arcade]", "genres: [Arcde]"),
     ),
     "duplicate-value": _ex(_page("genres: [Arcade]", "genres: [Arcade, Arcade]")),
+    "control-character": _ex(_page("name: Moon Lander", 'name: "Moon Lander\\e[2J\\u202e"')),
+    "invisible-character": _ex(_page("genres: [Arcade]", 'genres: ["Arc\\u200bade"]')),
     "invalid-url": _ex(_page("/icons/moon-lander.png", "http://cdn.example.com/moon-lander.png")),
     "unknown-store": _ex(_page("  ios:", "  iso:")),
     "store-url": _ex(

@@ -222,9 +222,46 @@ EXPLANATIONS: dict[str, Explanation] = {
         "Use the value suggested, or add the new value to the list in `site.toml`.",
     ),
     "duplicate-value": _e(
-        "A platform or genre listed twice in one page.",
-        "The published list would carry the value twice.",
+        "A platform or genre listed twice in one page; in `site.toml`, a name given twice in "
+        "`platforms` or `genres`, or twice in another case (`iOS` and `ios`).",
+        "The published list would carry the value twice; a vocabulary with two spellings of "
+        "one name lets pages publish both, and a client that filters by one misses the games "
+        "listed under the other.",
         "Remove the repeated value.",
+    ),
+    "control-character": _e(
+        "Published text holding a character that acts instead of showing: a C0 or C1 control "
+        "or DEL (ESC, NUL, BEL, U+009B), a bidirectional embedding, override or isolate "
+        "(U+202A to U+202E, U+2066 to U+2069), a line break in one-line text (LF, CR, U+2028 "
+        "and U+2029) or U+FFFE/U+FFFF. Checked in a page's `name`, "
+        "`description`, `platforms` and `genres` (wherever `[fields]` reads them from) and in "
+        "`site.toml`'s `title`, `description`, store names, `platforms` and `genres`. A "
+        "description may hold line breaks (LF, CRLF) and tabs, as multi-line YAML and TOML "
+        "write them. The finding names the first such character by its code point and name, "
+        "and counts the others. (A lone surrogate, which a JSON page can write as `\\ud800`, "
+        "fails validation: a `wrong-type` error, in the same words.)",
+        "The JSON documents escape such characters, but a client shows the text as it is: ESC "
+        "starts a command of the terminal that prints it (clearing the screen, retitling the "
+        "window), U+202E shows the text after it backwards (CVE-2021-42574), U+2028 breaks "
+        "a line that a client lays out as one.",
+        "Remove the character (or write a newline for U+2028). A site whose right-to-left "
+        'text needs the isolates can lower the rule: `control-character = "warning"` in '
+        "`[rules]`.",
+    ),
+    "invisible-character": _e(
+        "Published text, checked where `control-character` checks it, holding a character "
+        "that shows nothing: a zero-width space (U+200B), a word joiner (U+2060), a byte "
+        "order mark (U+FEFF), a direction mark (U+200E, U+200F, U+061C), a Hangul filler, a "
+        "tag character (U+E0000 to U+E007F) outside a flag emoji, or a zero-width joiner or "
+        "non-joiner (U+200D, U+200C) with ASCII, a space or the end of the text beside it. "
+        "Not reported: a joiner between two other characters (in an emoji sequence, a Persian or "
+        "Devanagari word), a no-break space, and every space that shows as one.",
+        "The text is not what it reads: `i\\u200bOS` shows as `iOS` and is not it, so a "
+        "client filtering by platform, or a reader searching for the game, misses it; tag "
+        "characters carry text that people do not see and programs (a language model "
+        "reading `llms.txt`) do. Most come from text copied out of a web page or a document.",
+        "Remove the character. Direction marks can be meant in right-to-left text: a site "
+        'that uses them can set `invisible-character = "off"` in `[rules]`.',
     ),
     "invalid-url": _e(
         "A URL that is not an absolute `https://` URL by RFC 3986 (an icon, a store link, "

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from catalogctl.content.bodylinks import BodyLink, PageBody
 from catalogctl.content.document import Document, Path
 from catalogctl.content.fields import Extracted, FieldMap, extract, show_path
+from catalogctl.content.rules.characters import check_page_text
 from catalogctl.content.rules.keys import check_duplicates, dotted
 from catalogctl.content.rules.registry import Findings
 from catalogctl.content.rules.storelinks import (
@@ -127,6 +128,7 @@ def check_page(
     for name in ("name", "description"):
         if name not in missing and not getattr(src, name).strip():
             add("empty-value", (name,), "is blank; give it a value")
+    check_page_text(src, missing, add)
     times = _check_times(src, missing, add)
     icon_url = (
         check_icon(src.icon, ctx, add, game_id, folder, bundle=not by_name)

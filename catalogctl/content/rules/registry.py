@@ -62,7 +62,25 @@ RULES: dict[str, Rule] = {
         _r("id-style", WARNING, True, "an id that is not a lowercase slug"),
         _r("invalid-date", ERROR, False, "a date that is not an ISO 8601 date or date-time"),
         _r("vocabulary", ERROR, True, "a platform or genre outside the lists in site.toml"),
-        _r("duplicate-value", WARNING, True, "a platform or genre listed twice"),
+        _r(
+            "duplicate-value",
+            WARNING,
+            True,
+            "a platform or genre listed twice, in a page or in site.toml (there in any case)",
+        ),
+        _r(
+            "control-character",
+            ERROR,
+            True,
+            "published text holding a control character: ESC, NUL, U+202E, a line break in a name",
+        ),
+        _r(
+            "invisible-character",
+            WARNING,
+            True,
+            "published text holding an invisible character: U+200B, a direction mark, a "
+            "joiner with nothing to join",
+        ),
         _r("invalid-url", ERROR, False, "not an absolute https URL (RFC 3986), or a bad site path"),
         _r("unknown-store", ERROR, False, "a store key that site.toml does not define"),
         _r(

@@ -32,6 +32,7 @@ from catalogctl.content.limits import (
     too_long_text,
     too_many_entries,
 )
+from catalogctl.content.rules.characters import check_site_text
 from catalogctl.content.rules.keys import dotted
 from catalogctl.content.rules.registry import RULES, Findings, Severities
 from catalogctl.content.rules.stores import SPEC_STORE_PARAMS, check_store_hosts, store_kind
@@ -315,6 +316,7 @@ def _check_values(site: SiteSettings, doc: Document, out: Findings) -> None:
     for name in ("title", "description"):
         if not getattr(site, name).strip():
             add("empty-value", (name,), "is blank; give it a value")
+    check_site_text(site, add)
     _check_urls(site, add)
     _check_content(site.content, add)
     _check_store_params(site, add)

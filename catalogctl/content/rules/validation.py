@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from catalogctl.content.document import Document, Path
+from catalogctl.content.rules.characters import text_problems
 from catalogctl.content.rules.keys import dotted
 from catalogctl.content.rules.registry import Findings
 from catalogctl.urls import shown
@@ -69,8 +70,8 @@ def pydantic_message(err: Any, path: Path = ()) -> str:
         if value is None:
             return "is empty; give it a value"
         return f"must be text, not {got}; quote it to keep it as text"
-    if kind == "list_type":
-        return _list_message(value)
+    if kind in _BY_VALUE:
+        return _BY_VALUE[kind](value)
     if kind == "dict_type":
         return f"must be a mapping of keys to values, not {got}"
     if kind in ("int_type", "int_parsing", "int_from_float"):
@@ -87,6 +88,13 @@ def pydantic_message(err: Any, path: Path = ()) -> str:
     return str(err["msg"])
 
 
+def _surrogate_message(value: object) -> str:
+    """A text holding a lone surrogate (a JSON page's `"\\ud800"`), in the words of the
+    control-character rule, which never sees it: the value fails validation first."""
+    messages = text_problems(value) if isinstance(value, str) else {}
+    return messages.get("control-character", "holds a character that is not text; remove it")
+
+
 def _list_message(value: object) -> str:
     """What to write where a list is wanted: the one value given, as a list, where it can be
     written as one in YAML, TOML and JSON alike."""
@@ -99,6 +107,8 @@ def _list_message(value: object) -> str:
     return f"must be a list, not {kind_of(value)}; write it as a list: [a, b]"
 
 
+# Errors worded from the value alone.
+_BY_VALUE = {"list_type": _list_message, "string_unicode": _surrogate_message}
 _NO_STORE = ("missing", "too_short")  # no `stores`, or none of its links set
 _UNION_MEMBER = re.compile(r"datetime|date|str|int|float|bool|[a-z_-]+\[.*\]")
 

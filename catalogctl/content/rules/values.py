@@ -241,6 +241,8 @@ def check_vocabulary(vocab_name: str, values: list[str], ctx: PageContext, add: 
         return  # the common case, answered without a step per value
     seen: set[str] = set()
     for i, value in enumerate(values):
+        if not value.strip():
+            continue  # blank: an empty-value finding already
         if value in seen:
             add("duplicate-value", (vocab_name, i), f"{shown(value)} is listed twice; remove one")
         seen.add(value)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import needs_rlimits
+from tests.conftest import needs_fifos, needs_rlimits
 from tests.processes import cli, measure, run_cli
 from tests.test_output import check_envelope
 
@@ -1701,3 +1701,20 @@ def test_init_names_html_game_pages_and_a_games_data_file(tmp_path: Path) -> Non
     assert "games/gravv/index.html is an HTML page with front matter" in message
     assert "games/index.html" not in message
     assert "_data/games.yml" in message
+
+
+@needs_fifos
+def test_init_never_waits_on_a_fifo_named_as_an_html_page(tmp_path: Path) -> None:
+    """A FIFO (or a device) named like an HTML page in a games folder is not opened to see
+    whether it has front matter: init answers at once, naming the real HTML page."""
+    root = write(
+        tmp_path,
+        {"_config.yml": "title: S\n", "games/real.html": "---\nlayout: game\n---\n"},
+    )
+    os.mkfifo(root / "games" / "zz.html")
+    (root / "games" / "sub").mkdir()
+    os.mkfifo(root / "games" / "sub" / "index.html")
+    proc = run_cli("init", root, timeout=30)
+    assert proc.returncode == 2, proc.stderr
+    assert "games/real.html is an HTML page with front matter" in proc.stderr
+    assert "zz.html" not in proc.stderr and "sub/index.html" not in proc.stderr

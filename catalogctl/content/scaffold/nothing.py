@@ -11,6 +11,7 @@ import posixpath
 from collections import Counter
 from pathlib import Path
 
+from catalogctl.content.files import read_head
 from catalogctl.content.scaffold.choose import Choice, few, name_weight
 from catalogctl.content.scaffold.pages import PageKeys
 from catalogctl.content.scaffold.survey import NO_FRONT_MATTER, Scan
@@ -153,9 +154,8 @@ def _html_in(root: Path, folder: str) -> list[str]:
     for entry in sorted(listed, key=lambda e: e.name):
         name = f"{entry.name}/index.html" if entry.is_dir() else entry.name
         if name.lower().endswith(".html") and name.lower() != "index.html":
-            try:
-                with (root / folder / name).open("rb") as f:
-                    opens = f.read(5)
+            try:  # a regular file only: a FIFO or a device named *.html is never waited on
+                opens, _ = read_head(os.fspath(root / folder / name), 5)
             except OSError:
                 continue
             if opens.startswith(b"---"):

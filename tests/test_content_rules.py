@@ -824,6 +824,36 @@ def test_a_store_key_left_empty_gives_no_link(tmp_path: Path, empty: str) -> Non
     assert [store["name"] for store in game["stores"]] == ["Google Play"]
 
 
+@pytest.mark.parametrize(
+    ("table", "mapped"),
+    [
+        ("  android: https://play.google.com/store/apps/details?id=a.b\n", "''"),
+        ("  android: ''\n", "https://play.google.com/store/apps/details?id=a.b"),
+    ],
+)
+def test_an_empty_store_key_neither_hides_nor_clashes_with_the_same_stores_link(
+    tmp_path: Path, table: str, mapped: str
+) -> None:
+    """A store given in the stores table and left empty under the key [fields.stores] maps
+    (or the other way round) is given once: the link is listed, with no duplicate-key."""
+    site = SITE_TOML + '\n[fields.stores]\nandroid = "params.play"\n'
+    page = g("A", platforms="[Android]", ios=None, android=None).replace(
+        "stores:\n", f"stores:\n{table}params:\n  play: {mapped}\n"
+    )
+    root = make(tmp_path, Case("x", {"a": page}, "", None, site=site))
+    assert [f.rule for f in load(root).findings if f.file.endswith("a.md")] == []
+    (game,) = load_catalog(root).games
+    assert [store["name"] for store in game["stores"]] == ["Google Play"]
+
+
+def test_a_stores_table_of_empty_links_is_told_where_a_link_goes(tmp_path: Path) -> None:
+    page = g("A", ios="''", android=" ")
+    root = make(tmp_path, Case("x", {"a": page}, "", None))
+    (f,) = [f for f in load(root).findings if f.file.endswith("a.md")]
+    assert (f.rule, f.field) == ("empty-value", "stores")
+    assert f.message == "links no store: give a link in 'stores' (a key left empty gives no link)"
+
+
 def test_a_page_whose_store_keys_are_all_empty_is_told_which_keys_give_a_link(
     tmp_path: Path,
 ) -> None:
@@ -834,14 +864,14 @@ def test_a_page_whose_store_keys_are_all_empty_is_told_which_keys_give_a_link(
     )
     root = make(tmp_path, Case("x", {"a": page, "b": ok}, "", None, site=site))
     (f,) = [f for f in load(root).findings if f.file.endswith("a.md")]
-    assert (f.rule, f.field) == ("empty-value", "stores")
+    assert (f.rule, f.field) == ("missing-field", "stores")
     assert f.message == (
-        "links no store: give a link in one of 'appstore', 'params.play' (a key left empty "
-        "gives no link)"
+        "links no store: give a link in 'appstore', 'params.play' or 'stores' (a key left "
+        "empty gives no link)"
     )
     # docs/content/format.md shows this finding
     page = (Path(__file__).parent.parent / "docs" / "content" / "format.md").read_text()
-    assert f"games/a.md:1:1: error empty-value · stores: {f.message}\n" in page
+    assert f"games/a.md:1:1: error missing-field · stores: {f.message}\n" in page
 
 
 def test_a_missing_mapped_key_names_the_catalog_key_it_stands_for(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ BROKEN: list[tuple[str, str, str | bytes, str | None, str]] = [
         "nostores",
         game_yaml("X", ios=None, android=None).replace("stores:\n", "stores: {}\n"),
         "stores",
-        "list at least one item",
+        "links no store: give a link in 'stores'",
     ),
     ("weight-type", "weight", game_yaml("X", extra="weight: heavy\n"), "weight", "whole number"),
     ("bad-slug", "slug", game_yaml("X", extra="slug: a/b\n"), "slug", "path segment"),

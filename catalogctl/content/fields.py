@@ -268,11 +268,12 @@ def _linked(stores: dict[Any, Any]) -> dict[Any, Any]:
     """The stores a page links: a store key left empty (`steam:`, `steam: ""`), as a page
     template leaves the stores a game is not in yet, gives no link (the site's generator
     shows no button for it either)."""
-    return {
-        key: value
-        for key, value in stores.items()
-        if value is not None and not (isinstance(value, str) and not value.strip())
-    }
+    return {key: value for key, value in stores.items() if _given(value)}
+
+
+def _given(value: Any) -> bool:
+    """Whether a store's value is a link to check: not left empty (`steam:`, `steam: ""`)."""
+    return value is not None and not (isinstance(value, str) and not value.strip())
 
 
 def _store_links(
@@ -285,13 +286,14 @@ def _store_links(
 ) -> dict[Any, Any]:
     """The stores table with each `[fields.stores]` link added; a store given twice is a
     clash. A value of a key several stores share is the one store's that `owner` names."""
-    merged: dict[Any, Any] = dict(stores) if isinstance(stores, dict) else {}
+    # A store left empty gives no link: it neither clashes with nor hides another's.
+    merged: dict[Any, Any] = _linked(stores) if isinstance(stores, dict) else {}
     done: set[str] = set()
     for name, path in fmap.store_paths.items():
         if name in done:
             continue
         value = _get(data, path, f"stores.{name}", where)
-        if value is MISSING:
+        if value is MISSING or not _given(value):
             continue
         key = name
         group = fmap.shared.get(name)

@@ -190,14 +190,15 @@ def _game_page(
     return _Page(src, _NOTHING, not unknown, found, draft, from_body)
 
 
-def _no_store(fmap: FieldMap, ctx: PageContext) -> str | None:
-    """What a page that links no store lacks, in the site's own keys ([fields.stores])."""
-    if not fmap.store_paths:
-        return None
+def _no_store(fmap: FieldMap, ctx: PageContext) -> str:
+    """What a page that links no store lacks: where a link may be given, in the site's own
+    keys ([fields.stores]), in the stores table, and in the text with body_links."""
     keys = sorted({show_path(path) for path in fmap.store_paths.values()})
-    named = ", ".join(repr(key) for key in keys[:6]) + (", …" if len(keys) > 6 else "")
+    named = [repr(key) for key in keys[:6]] + (["…"] if len(keys) > 6 else [])
+    table = repr(show_path(fmap.stores))
+    where = f"{', '.join(named)} or {table}" if named else table
     body = ", or in the page's text" if ctx.body_hosts is not None else ""
-    return f"links no store: give a link in one of {named}{body} (a key left empty gives no link)"
+    return f"links no store: give a link in {where}{body} (a key left empty gives no link)"
 
 
 def _partial(

@@ -1653,7 +1653,10 @@ def test_init_takes_the_cname_domain_over_an_http_address(tmp_path: Path) -> Non
     _, report = init_json(root)
     text = (root / "site.toml").read_text("utf-8")
     assert 'base_url = "https://tangramgames.dk"  # from the CNAME file' in text
-    assert 'game_url = "{base_url}/games/{id}/"  # guess: Jekyll\'s URL of a page in games' in text
+    assert (
+        'game_url = "{base_url}/games/{id}/"  # guess: Jekyll\'s URL of a page games/<id>/index.md'
+        in text
+    )
     notes = " ".join(report["summary"]["notes"])
     # Jam entries and a licence are no store of the games.
     assert "ludumdare.com" not in notes and "creativecommons.org" not in notes
@@ -1718,3 +1721,29 @@ def test_init_never_waits_on_a_fifo_named_as_an_html_page(tmp_path: Path) -> Non
     assert proc.returncode == 2, proc.stderr
     assert "games/real.html is an HTML page with front matter" in proc.stderr
     assert "zz.html" not in proc.stderr and "sub/index.html" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("layout", "config", "url"),
+    [
+        ("{id}.md", "", "{base_url}/games/{id}.html"),
+        ("{id}.md", "permalink: pretty\n", "{base_url}/games/{id}/"),
+        ("{id}/index.md", "", "{base_url}/games/{id}/"),
+    ],
+)
+def test_init_gives_jekyll_pages_in_a_folder_the_address_jekyll_gives_them(
+    tmp_path: Path, layout: str, config: str, url: str
+) -> None:
+    """Jekyll publishes a page games/alpha.md at /games/alpha.html (at /games/alpha/ with
+    `permalink: pretty`), and games/alpha/index.md at /games/alpha/."""
+    page = (
+        "---\ntitle: {id}\ndescription: d\nplatforms: [iOS]\ngenres: [Puzzle]\nicon: /i.png\n"
+        "appstore: https://apps.apple.com/app/{id}/id12345\n---\n"
+    )
+    files = {"_config.yml": 'url: "https://x.example"\n' + config}
+    for slug in ("alpha", "beta", "gamma"):
+        files["games/" + layout.format(id=slug)] = page.replace("{id}", slug)
+    root = write(tmp_path, files)
+    assert run_cli("init", cwd=root).returncode in (0, 1)
+    site = tomllib.loads((root / "site.toml").read_text("utf-8"))
+    assert site["game_url"] == url

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import NamedTuple
 from catalogctl.content.scaffold.configs import read_json, read_text
 from catalogctl.content.scaffold.configs import text_value as _str
 from catalogctl.content.scaffold.generators import Generator
-from catalogctl.paths import is_dir
+from catalogctl.paths import is_dir, is_file
 
 
 class PageUrl(NamedTuple):
@@ -37,9 +38,7 @@ def page_url(gen: Generator, root: Path, games: str) -> PageUrl:
         # Posts in a folder of their own (`_posts/game`, `game/_posts`) are posts all the same.
         parts = folder.split("/")
         if "_posts" not in parts and not any(p.startswith("_") for p in parts):
-            # Pages in a folder of the site (`games/mrrescue/index.md`), not a collection:
-            # Jekyll publishes each at its path.
-            return PageUrl(f"/{folder}/{{id}}/", f"Jekyll's URL of a page in {games}")
+            return _jekyll_page_url(gen, root, folder, games)
         return _jekyll_url(gen, "_posts" if "_posts" in parts else last)
     if gen.name == "eleventy":
         data = read_json(root / games / f"{last}.11tydata.json") or read_json(
@@ -96,6 +95,36 @@ def _astro_route(root: Path, collection: str) -> str | None:
             ):
                 return folder.relative_to(pages).as_posix()
     return None
+
+
+MAX_LAYOUT_ENTRIES = 200  # entries of a Jekyll pages folder looked at for its layout
+
+
+def _jekyll_page_url(gen: Generator, root: Path, folder: str, games: str) -> PageUrl:
+    """Pages in a folder of the site, not a collection: Jekyll publishes `games/x/index.md`
+    at /games/x/, and `games/x.md` at /games/x.html (at /games/x/ with `permalink: pretty`)."""
+    bundles = flat = 0
+    try:
+        with os.scandir(root / games) as entries:
+            for entry in itertools.islice(entries, MAX_LAYOUT_ENTRIES):
+                if entry.is_dir(follow_symlinks=False):
+                    bundles += any(
+                        is_file(Path(entry.path) / f"index{ext}") for ext in (".md", ".markdown")
+                    )
+                elif entry.name.endswith((".md", ".markdown")) and not entry.name.startswith(
+                    "index."
+                ):
+                    flat += 1
+    except OSError:
+        pass
+    if bundles >= flat:
+        return PageUrl(f"/{folder}/{{id}}/", f"Jekyll's URL of a page {games}/<id>/index.md")
+    if _str(gen.settings.get("permalink")) == "pretty":
+        return PageUrl(f"/{folder}/{{id}}/", f"permalink: pretty in {gen.config}")
+    return PageUrl(
+        f"/{folder}/{{id}}.html",
+        f"Jekyll's URL of a page {games}/<id>.md (check the permalink in {gen.config})",
+    )
 
 
 def _jekyll_url(gen: Generator, last: str) -> PageUrl:

@@ -41,8 +41,9 @@ def busy_note(out_dir: Path) -> Callable[[Path], None]:
             console.status(
                 "·",
                 "",
-                f"waiting to replace {path_text(out_dir)}: another program has a file in it "
-                f"open (a server, an editor, a virus scanner); trying again for up to "
+                f"waiting to replace {path_text(out_dir)}: Windows refuses it, as it does "
+                "while another program has a file in it open (a server, an editor, a virus "
+                f"scanner) or where the folder may not be changed; trying again for up to "
                 f"{BUSY_SECONDS:g} s",
             )
 

@@ -20,6 +20,13 @@ from typing import Any
 # and the bidirectional controls, which reorder what a terminal, a pull request or an editor
 # shows (U+202E makes `trojan\u202edm.exe.md` read "trojanem.exe.md"): CVE-2021-42574.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Tag characters (U+E0000 to U+E007F) show nothing and carry text that a program (a language
+# model reading llms.txt) reads: kept only as a flag's tag sequence (U+1F3F4, 1 to 7 tag
+# digits or small letters, CANCEL TAG: the flag of England), which group 1 keeps.
+_TAGS = re.compile(
+    "(\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,7}\U000e007f)"
+    "|[\U000e0000-\U000e007f]"
+)
 # Unicode's line and paragraph separators end a line too, where they are shown.
 _LINE_BREAK = re.compile("\r\n?|[\n\u2028\u2029]")
 # Lone surrogates (an undecodable file name) cannot be written as UTF-8; U+FFFE/U+FFFF are
@@ -35,14 +42,16 @@ def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
     character (ESC, BEL, NUL, DEL, CSI, …) is removed, so text cannot move the cursor,
     recolour the terminal, ring the bell or forge lines of a log or an annotation; so are the
     bidirectional controls (U+202E …), so it cannot show itself in another order. U+2028 and
-    U+2029 are line breaks. A lone surrogate (from a file name that is not UTF-8) becomes
-    U+FFFD.
+    U+2029 are line breaks. Tag characters are removed too, but a flag's tag sequence, so
+    text cannot hide words that a reader does not see. A lone surrogate (from a file name that
+    is not UTF-8) becomes U+FFFD.
     """
     if text.isprintable():
         return text  # the common case: nothing to do
     text = _LINE_BREAK.sub("\n" if newlines else " ", text)
     if not tabs:
         text = text.replace("\t", " ")
+    text = _TAGS.sub(r"\1", text)
     return _NOT_TEXT.sub("\ufffd", _CONTROL.sub("", text))
 
 

@@ -201,11 +201,14 @@ def test_build_llms_txt_holds_no_control_character(
     make_content: ContentFactory, tmp_path: Path
 ) -> None:
     """A name, a description or a title holding ESC, BEL, NUL or U+202E, where the site lowers
-    control-character to a warning, is published as it is in the JSON documents (escaped
-    there), and without them in llms.txt, a text file that a terminal would otherwise run as
-    sequences."""
+    control-character to a warning, is published as it is in the JSON documents (which escape
+    the C0 controls alone), and without them in llms.txt, a text file that a terminal would
+    otherwise run as sequences; so are tag characters outside a flag, hidden text for the
+    model that reads it."""
     name = '"Evil\\e]0;owned\\a\\e[2J\\u202e"'
-    desc = '"Line\\x00one\\x1b[31m red\\x07."'
+    tags = "".join(f"\\U{0xE0000 + ord(c):08X}" for c in "gbeng")
+    england = f"\\U0001F3F4{tags}\\U000E007F"  # the flag of England, as YAML escapes
+    desc = f'"Line\\x00one\\x1b[31m red\\x07.\\U000E0041\\U000E0042 {england}"'
     root = make_content({"a": game_yaml(name, description=desc)})
     site = root / "site.toml"
     text = site.read_text().replace('title = "', 'title = "\\u001b[5m', 1)
@@ -215,7 +218,8 @@ def test_build_llms_txt_holds_no_control_character(
     games = json.loads((public / "api/v1/games/index.json").read_text("utf-8"))["games"]
     assert games[0]["name"] == "Evil\x1b]0;owned\x07\x1b[2J\u202e"
     text = (public / "llms.txt").read_text("utf-8")
-    assert not any(c in text for c in "\x00\x07\x1b\u202e"), repr(text)
+    assert not any(c in text for c in "\x00\x07\x1b\u202e\U000e0041\U000e0042"), repr(text)
+    assert "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f" in text
     assert "- [Evil\\]0;owned\\[2J](https://games.example.com/games/a/): Lineone\\[31m red." in text
     assert text.startswith("# \\[5mExample Games\n")
 

@@ -81,7 +81,9 @@ def test_a_draft_holding_controls_has_a_warning(make_content: ContentFactory) ->
 C0 = [chr(c) for c in range(0x20)]
 C1 = [chr(c) for c in range(0x7F, 0xA0)]
 BIDI = list("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-HIDDEN = list("\u200b\u2060\u2061\u2064\u206a\u206f\ufeff\ufff9\u3164\uffa0\u061c\u200e\u200f")
+HIDDEN = list(
+    "\u200b\u2060\u2061\u2064\u206a\u206f\ufeff\ufff9\u115f\u1160\u3164\uffa0\u061c\u200e\u200f"
+)
 
 
 @pytest.mark.parametrize("ch", [*C0, *C1, *BIDI, "\u2028", "\u2029", "\ud800", "\udfff", "\ufffe"])
@@ -111,6 +113,18 @@ ALLOWED = {
     "Devanagari, with ZWJ": "\u0915\u094d\u200d\u0937",
     "a flag of tag characters": "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067"
     "\U000e007f Cup",
+    "two flags of tag characters": "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067"
+    "\U000e007f\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+    "Arabic, with an isolate": "\u0644\u0639\u0628\u0629 \u2066Moon Lander\u2069",
+    "Hebrew, with nested isolates": "\u05de\u05e9\u05d7\u05e7 \u2067\u05d0 \u2068x\u2069\u2069"
+    " \u2066y\u2069",
+    "an embedding popped": "\u202bHello \u05e9\u05dc\u05d5\u05dd\u202c \u202aMoon\u202c",
+    "an embedding in an isolate": "\u2067\u202aMoon\u202c\u2069",
+    "a Malayalam chillu (old encoding)": "\u0d05\u0d35\u0d28\u0d4d\u200d \u0d35\u0d28\u0d4d"
+    "\u0d28\u0d41",
+    "a Malayalam chillu at the end": "\u0d05\u0d35\u0d28\u0d4d\u200d",
+    "a Bengali khanda-ta (old encoding)": "\u0989\u09ce \u0989\u09a4\u09cd\u200d. x",
+    "a ZWNJ after a Persian letter, before a space": "\u0645\u06cc\u200c \u062e",
     "no-break spaces": "Moon\u00a0Lander\u202fII\u2009\u3000",
     "a soft hyphen and combining accents": "Mond\u00adlande Cafe\u0301",
 }
@@ -120,6 +134,73 @@ ALLOWED = {
 def test_what_text_of_other_scripts_and_emoji_holds_is_allowed(text: str) -> None:
     assert text_problems(text) == {}
     assert text_problems(text, lines=True) == {}
+
+
+BIDI_BROKEN = {
+    "an isolate left open": ("\u0644\u0639\u0628\u0629 \u2066Moon Lander", 6, "left open"),
+    "a pop with none open": ("Moon\u2069 Lander", 5, "with none open"),
+    "a pop before its isolate": ("\u2069Moon\u2066", 1, "with none open"),
+    "an embedding left open": ("\u202bMoon \u2066x\u2069", 1, "left open"),
+    "an isolate popped as an embedding": ("\u2066Moon\u202c", 1, "left open"),
+    "an override, even popped": ("\u202eMoon\u202c", 1, "a bidirectional override"),
+    "an override in an isolate": ("\u2066\u202dMoon\u202c\u2069", 2, "override"),
+    "one isolate too many": ("\u2067a\u2066b\u2069", 1, "left open"),
+}
+
+
+@pytest.mark.parametrize("text,at,what", list(BIDI_BROKEN.values()), ids=list(BIDI_BROKEN))
+def test_a_bidirectional_control_left_open_or_popped_alone_or_an_override_is_an_error(
+    text: str, at: int, what: str
+) -> None:
+    for lines in (False, True):
+        problems = text_problems(text, lines=lines)
+        assert list(problems) == [CONTROL], repr(text)
+        assert f"holds {char_name(text[at - 1])} at character {at}, " in problems[CONTROL]
+        assert what in problems[CONTROL]
+
+
+def test_a_right_to_left_page_with_isolates_validates_and_builds(
+    make_content: ContentFactory,
+) -> None:
+    name = '"\u0644\u0639\u0628\u0629 \u2066Moon Lander\u2069"'
+    root = make_content({"a": game_yaml(name, description='"\u202bHello\u202c."')})
+    assert load(root).findings == []
+    (game,) = load_catalog(root).games
+    assert game["name"] == "\u0644\u0639\u0628\u0629 \u2066Moon Lander\u2069"
+
+
+TAGS_HIDDEN = {
+    "tags after a flag, no cancel tag": "\U0001f3f4\U000e0069\U000e0067\U000e006e",
+    "hidden text after a flag": "\U0001f3f4\U000e0049\U000e0047\U000e004e\U000e007f x",
+    "hidden text after a whole flag": "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e"
+    "\U000e0067\U000e007f\U000e0068\U000e0069",
+    "eight tags in a flag": "\U0001f3f4" + "\U000e0061" * 8 + "\U000e007f",
+    "a lone cancel tag after a flag": "\U0001f3f4\U000e007f",
+    "a space tag": "\U0001f3f4\U000e0020\U000e0061\U000e007f",
+}
+
+
+@pytest.mark.parametrize("text", list(TAGS_HIDDEN.values()), ids=list(TAGS_HIDDEN))
+def test_tag_characters_outside_a_flags_tag_sequence_are_warnings(text: str) -> None:
+    problems = text_problems(text)
+    assert list(problems) == [INVISIBLE], repr(text)
+    hidden = [c for c in text if "\U000e0000" <= c <= "\U000e007f"]
+    if text.startswith("\U0001f3f4\U000e0067\U000e0062"):  # England's flag, then two
+        hidden = hidden[-2:]
+    assert (
+        f"holds {char_name(hidden[0])} at character {text.index(hidden[0]) + 1},"
+        in (problems[INVISIBLE])
+    )
+    if len(hidden) > 1:
+        assert f"({len(hidden)} such characters in the text" in problems[INVISIBLE]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\u200d\u0d28", "\u0d28 \u200d \u0d28", "a\u200d\u0d28", "\U0001f600\u200d ", "\u0661\u200c!"],
+)
+def test_a_joiner_after_no_letter_or_mark_is_still_a_warning(text: str) -> None:
+    assert list(text_problems(text)) == [INVISIBLE], repr(text)
 
 
 def test_a_description_may_hold_line_breaks_and_tabs() -> None:
@@ -290,6 +371,11 @@ HOSTILE = {
     "joiners between letters": "\u0645\u200c" * 200_000,
     "only joiners": "\u200d" * 400_000,
     "tags": "\U000e0041" * 400_000,
+    "tags after flags": "\U0001f3f4\U000e0061" * 200_000,
+    "isolates open": "\u2066" * 400_000,
+    "isolates closed": "\u2066\u2069" * 200_000,
+    "pops": "\u202c" * 400_000,
+    "chillus": "\u0d28\u0d4d\u200d " * 100_000,
     "escapes": "\x1b[2J" * 100_000,
     "clean": "Moon Lander " * 40_000,
 }
@@ -323,6 +409,24 @@ def test_the_common_value_costs_one_search(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(characters, "_ONE_LINE", Once(characters._ONE_LINE))
     assert text_problems("Moon Lander \U0001f680") == {}
     assert searched == ["Moon Lander \U0001f680"]
+
+
+def test_the_explanation_says_what_the_games_json_holds(make_content: ContentFactory) -> None:
+    """The games JSON escapes the C0 controls alone (JSON must); the explanation says so, and
+    not that it escapes the rest."""
+    from catalogctl.content.rules.explain import EXPLANATIONS
+    from catalogctl.contract.model import to_json
+
+    root = make_content({"a": game_yaml('"A\\e\\x9b\\u202e"')}, site=LOWERED)
+    published = to_json({"games": load_catalog(root).games})
+    assert b"\\u001b" in published
+    assert "\x9b\u202e".encode() in published
+    for rule in (CONTROL, INVISIBLE):
+        why = EXPLANATIONS[rule].why
+        assert "escape such" not in why
+    assert "escapes only the C0 controls" in EXPLANATIONS[CONTROL].why
+    assert "C1 controls, the bidirectional controls" in EXPLANATIONS[CONTROL].why
+    assert "JSON documents escape" not in (characters.__doc__ or "")
 
 
 def test_the_reference_examples_write_the_characters_as_escapes() -> None:

@@ -100,7 +100,7 @@ CASES = [
         9,
         8,
         site=SITE_TOML.replace('name = "App Store"', 'name = "App Store\\u202e"'),
-        words="holds U+202E RIGHT-TO-LEFT OVERRIDE at character 10, a bidirectional control",
+        words="holds U+202E RIGHT-TO-LEFT OVERRIDE at character 10, a bidirectional override",
     ),
     Case(
         "invisible-character",

@@ -40,8 +40,10 @@ def one_line(text: str) -> str:
 
 def _md_text(text: str) -> str:
     """Text from content on one line, as Markdown shows it: no `[link](…)`, `<tag>` or
-    heading of its own, and no control character (the JSON documents escape them; a text
-    file would carry ESC, BEL or U+202E as they are, to the terminal of whoever reads it)."""
+    heading of its own, and no control character or hidden tag character (a text file would
+    carry ESC, BEL or U+202E to the terminal of whoever reads it, and tag characters, which
+    no one sees, to the model that reads it; the games JSON holds them all but the C0
+    controls as they are, for a client to show as it decides)."""
     return (
         one_line(clean(text))
         .replace("\\", "\\\\")

@@ -1,29 +1,40 @@
 """Control and invisible characters in published text, and the vocabularies of site.toml.
 
 A game's name, description, platforms and genres, and site.toml's title, description, store
-names and vocabularies, are published: the JSON documents escape what they hold, but a client
-shows the text as it is, on a web page, in an app or on the terminal of whoever runs `curl`.
-`control-character` (an error) is a character that acts instead of showing: a C0 or C1 control
-or DEL (ESC starts a terminal's command), a bidirectional embedding, override or isolate
-(U+202E shows the text after it backwards), a line break in one-line text, a lone surrogate or
-a noncharacter. `invisible-character` (a warning) is one that shows nothing, so the text is
-not what it reads: a zero-width space, a word joiner, a byte order mark, a direction mark, a
-tag character, a joiner with no letter or emoji beside it to join.
+names and vocabularies, are published: the games JSON escapes only the C0 controls (as JSON
+must) and holds DEL, the C1 controls, the bidirectional controls and the rest as they are,
+and whatever it escapes, a client shows the text as it is, on a web page, in an app or on the
+terminal of whoever runs `curl`. `control-character` (an error) is a character that acts
+instead of showing: a C0 or C1 control or DEL (ESC starts a terminal's command), a
+bidirectional override (U+202E shows the text after it backwards), an embedding or isolate
+left open at the end of the value or a pop with none open, a line break in one-line text, a
+lone surrogate or a noncharacter. `invisible-character` (a warning) is one that shows nothing,
+so the text is not what it reads: a zero-width space, a word joiner, a byte order mark, a
+direction mark, a Hangul filler, a tag character outside a flag's tag sequence, a joiner with
+no letter or emoji beside it to join.
 
 Allowed: a description's line breaks (LF, CRLF) and tabs, as multi-line YAML and TOML write
-them; U+200D and U+200C between two characters that are not ASCII (an emoji sequence, a
-Persian or Devanagari word); a tag character after U+1F3F4 or another tag (a flag's emoji);
-NBSP and every other space, which show as one.
+them; embeddings and isolates closed within the value (W3C's advice for text of the other
+direction: `\u2066Moon Lander\u2069` in Arabic text); U+200D and U+200C after a letter or
+mark that is not ASCII (a Malayalam chillu, a Bengali khanda-ta, after a virama) or between
+two characters that are not ASCII (an emoji sequence, a Persian or Devanagari word); a flag's
+tag sequence (U+1F3F4, 1 to 7 tag digits or small letters, U+E007F CANCEL TAG); NBSP and every
+other space, which show as one.
 
 Each value is searched once by one compiled pattern, and the common value, which holds none,
-costs that search alone; a value that holds some is reported once a rule, at its position,
-naming the first character by its code point and name and counting the others.
+costs that search alone; a value that holds a bidirectional control gets one walk over those
+controls, to pair each embedding and isolate with its pop. A value that holds some is
+reported once a rule, at its position, naming the first character by its code point and name
+and counting the others.
+
+Why one module: both rules are found by the one pattern, in the one pass that the common value
+costs, and what each character found does (its rule, its words) is told beside that pattern.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from catalogctl.urls import shown
@@ -114,7 +125,21 @@ _C1 = (
 Why = tuple[str, str]
 _REMOVE = "remove it"
 _ACTS: Why = ("a control character, which a terminal acts on instead of showing it", _REMOVE)
-_BIDI: Why = ("a bidirectional control, which reorders how the text after it is shown", _REMOVE)
+_OVERRIDE: Why = (
+    "a bidirectional override, which reorders how the text after it is shown",
+    _REMOVE,
+)
+_UNCLOSED: Why = (
+    "a bidirectional embedding or isolate left open at the end of the text, which reorders "
+    "how the text after it is shown",
+    "close it (U+2069 POP DIRECTIONAL ISOLATE after an isolate, U+202C POP DIRECTIONAL "
+    "FORMATTING after an embedding), or remove it",
+)
+_UNOPENED: Why = (
+    "a pop of a bidirectional embedding or isolate with none open, which reorders how the "
+    "text after it is shown",
+    _REMOVE,
+)
 _BREAK: Why = ("a line break, in text shown on one line", "write the text on one line")
 _TAB: Why = ("a tab, in text shown on one line", "write a space in its place")
 _NEWLINE = "write a newline in its place"
@@ -140,18 +165,29 @@ _TAGGED: Why = (
 # A YAML block scalar (`name: >`) ends with a line break unless written `>-` or `|-`.
 _LAST_BREAK = "remove it (a YAML block scalar keeps its last line break unless written >- or |-)"
 
-# Zero-width and blank characters with no use in plain text (the Hangul fillers show nothing).
-_ZERO_WIDTH = "\u200b\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb\u3164\uffa0"
+# Zero-width and blank characters with no use in plain text (the Hangul fillers, U+115F,
+# U+1160, U+3164 and U+FFA0, show nothing).
+_HANGUL_FILLERS = "\u115f\u1160\u3164\uffa0"
+_ZERO_WIDTH = f"\u200b\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb{_HANGUL_FILLERS}"
 _MARKS = "\u061c\u200e\u200f"
 _BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
-# Always found, in any text: DEL and C1, the bidirectional controls, U+2028/U+2029, lone
-# surrogates, U+FFFE/U+FFFF, the invisible characters; a joiner beside ASCII, white space or
-# an end of the text; a tag character after anything but a flag or another tag.
+# Always found, in any text: DEL and C1, the bidirectional controls (whose balance is then
+# walked), U+2028/U+2029, lone surrogates, U+FFFE/U+FFFF, the invisible characters; a joiner
+# beside ASCII, white space or an end of the text (one after a letter or mark that is not
+# ASCII is then let be); a run of tag characters, with the U+1F3F4 before it (a flag's run is
+# then let be).
 _ANYWHERE = (
     rf"[\x7f-\x9f{_BIDI_CONTROLS}\u2028\u2029\ud800-\udfff\ufffe\uffff{_ZERO_WIDTH}{_MARKS}]"
     r"|(?<![^\x00-\x7f\s])[\u200c\u200d]|[\u200c\u200d](?![^\x00-\x7f\s])"
-    r"|(?<![\U0001f3f4\U000e0020-\U000e007f])[\U000e0000-\U000e007f]"
+    r"|\U0001f3f4?[\U000e0000-\U000e007f]+"
 )
+# A flag's tag sequence (England: U+1F3F4, tags g b e n g, CANCEL TAG), at the start of a run.
+_FLAG = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,7}\U000e007f")
+_BIDI = re.compile(f"[{_BIDI_CONTROLS}]")
+_BIDI_CHARS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_OVERRIDES = "\u202d\u202e"
+_ISOLATE_OPEN, _ISOLATE_POP = "\u2066\u2067\u2068", "\u2069"
+_EMBEDDING_POP = "\u202c"  # pops an embedding or an override (U+202A, U+202B, U+202D, U+202E)
 _ONE_LINE = re.compile(rf"[\x00-\x1f]|{_ANYWHERE}")
 # A description keeps its tabs and line breaks (LF, CRLF).
 _LINES = re.compile(rf"[\x00-\x08\x0b\x0c\x0e-\x1f]|\r(?!\n)|{_ANYWHERE}")
@@ -162,7 +198,6 @@ def _whys() -> dict[str, tuple[str, Why]]:
     for chars, rule, why in (
         ("\u2028\u2029\n\r\x0b\x0c\x85", CONTROL, _BREAK),
         ("\t", CONTROL, _TAB),
-        ("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069", CONTROL, _BIDI),
         ("\ufffe\uffff", CONTROL, _NONCHARACTER),
         ("\u200c\u200d", INVISIBLE, _JOINER),
         (_MARKS, INVISIBLE, _MARK),
@@ -170,7 +205,7 @@ def _whys() -> dict[str, tuple[str, Why]]:
         whys.update(dict.fromkeys(chars, (rule, why)))
     for start, end in ((0x200B, 0x200B), (0x2060, 0x2064), (0x206A, 0x206F), (0xFFF9, 0xFFFB)):
         whys.update(dict.fromkeys(map(chr, range(start, end + 1)), (INVISIBLE, _HIDDEN)))
-    whys.update(dict.fromkeys("\ufeff\u3164\uffa0", (INVISIBLE, _HIDDEN)))
+    whys.update(dict.fromkeys(f"\ufeff{_HANGUL_FILLERS}", (INVISIBLE, _HIDDEN)))
     return whys
 
 
@@ -192,11 +227,72 @@ def _why(ch: str, lines: bool) -> tuple[str, Why]:
     if known is not None:
         return known
     code = ord(ch)
-    if 0xE0000 <= code <= 0xE007F:
-        return INVISIBLE, _TAGGED
     if 0xD800 <= code <= 0xDFFF:
         return CONTROL, _SURROGATE
     return CONTROL, _ACTS
+
+
+def _unbalanced(value: str) -> dict[int, Why]:
+    """The bidirectional controls of `value` that a client would let reorder the text after
+    them, by position: each override, each embedding or isolate left open at the end, and
+    each pop with none open. As UAX #9 pairs them, approximately: U+2069 pops the last isolate
+    open (U+2066 to U+2068), U+202C the last embedding or override (U+202A, U+202B, U+202D,
+    U+202E); a count of each kind is its nesting."""
+    found: dict[int, Why] = {}
+    isolates: list[int] = []  # the positions of those open
+    embeddings: list[int] = []
+    for m in _BIDI.finditer(value):
+        ch, at = m.group(), m.start()
+        opened = isolates if ch in _ISOLATE_OPEN or ch == _ISOLATE_POP else embeddings
+        if ch not in (_ISOLATE_POP, _EMBEDDING_POP):
+            opened.append(at)
+            if ch in _OVERRIDES:
+                found[at] = _OVERRIDE  # closed or not: U+202E shows text backwards
+        elif opened:
+            opened.pop()
+        else:
+            found[at] = _UNOPENED
+    for at in isolates + embeddings:
+        found.setdefault(at, _UNCLOSED)
+    return found
+
+
+def _tags(run: str, at: int) -> Iterator[tuple[int, str, str, Why]]:
+    """The tag characters of a run of them found at `at` (after U+1F3F4, if it starts with
+    it) that are not a flag's tag sequence."""
+    flag = _FLAG.match(run)
+    skip = flag.end() if flag else int(run[0] == "\U0001f3f4")
+    for i in range(skip, len(run)):
+        yield at + i, run[i], INVISIBLE, _TAGGED
+
+
+def _joins(before: str) -> bool:
+    """Whether a joiner after `before` joins it: a letter or a mark that is not ASCII (a
+    Malayalam chillu or Bengali khanda-ta is a consonant, a virama and U+200D)."""
+    if before.isascii():
+        return False
+    import unicodedata  # only for a value that holds a joiner
+
+    return unicodedata.category(before)[0] in "LM"
+
+
+def _found(
+    pattern: re.Pattern[str], value: str, start: int, lines: bool
+) -> Iterator[tuple[int, str, str, Why]]:
+    """Each character of `value` from `start` on that breaks a rule: its position, itself, the
+    rule and what it does."""
+    bidi: dict[int, Why] | None = None  # walked once, at the first bidirectional control
+    for m in pattern.finditer(value, start):
+        at, ch = m.start(), m.group()
+        if "\U000e0000" <= ch[-1] <= "\U000e007f":
+            yield from _tags(ch, at)
+        elif ch in _BIDI_CHARS:
+            if bidi is None:
+                bidi = _unbalanced(value)
+            if at in bidi:
+                yield at, ch, CONTROL, bidi[at]
+        elif not (at and ch in "\u200c\u200d" and _joins(value[at - 1])):
+            yield at, ch, *_why(ch, lines)
 
 
 def char_name(ch: str) -> str:
@@ -233,12 +329,10 @@ def text_problems(value: str, *, lines: bool = False) -> dict[str, str]:
     firsts: dict[str, tuple[int, str, Why]] = {}  # rule -> the first character found
     others: dict[str, list[str]] = {}  # rule -> up to 3 other characters found
     counts: dict[str, int] = {}
-    for m in pattern.finditer(value, first.start()):
-        ch = m.group()
-        rule, why = _why(ch, lines)
+    for at, ch, rule, why in _found(pattern, value, first.start(), lines):
         counts[rule] = counts.get(rule, 0) + 1
         if rule not in firsts:
-            firsts[rule], others[rule] = (m.start(), ch, why), []
+            firsts[rule], others[rule] = (at, ch, why), []
         elif ch != firsts[rule][1] and ch not in others[rule] and len(others[rule]) < 3:
             others[rule].append(ch)
     messages: dict[str, str] = {}

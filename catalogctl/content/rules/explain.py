@@ -231,31 +231,42 @@ EXPLANATIONS: dict[str, Explanation] = {
     ),
     "control-character": _e(
         "Published text holding a character that acts instead of showing: a C0 or C1 control "
-        "or DEL (ESC, NUL, BEL, U+009B), a bidirectional embedding, override or isolate "
-        "(U+202A to U+202E, U+2066 to U+2069), a line break in one-line text (LF, CR, U+2028 "
-        "and U+2029) or U+FFFE/U+FFFF. Checked in a page's `name`, "
+        "or DEL (ESC, NUL, BEL, U+009B), a bidirectional override (U+202D, U+202E), a "
+        "bidirectional embedding or isolate (U+202A, U+202B, U+2066 to U+2068) left open at "
+        "the end of the text or a pop (U+202C, U+2069) with none open, a line break in "
+        "one-line text (LF, CR, U+2028 and U+2029) or U+FFFE/U+FFFF. An embedding or isolate "
+        "closed within the text is not reported: W3C advises isolating text of the other "
+        "direction (`\\u2066Moon Lander\\u2069` in an Arabic name). Checked in a page's `name`, "
         "`description`, `platforms` and `genres` (wherever `[fields]` reads them from) and in "
         "`site.toml`'s `title`, `description`, store names, `platforms` and `genres`. A "
         "description may hold line breaks (LF, CRLF) and tabs, as multi-line YAML and TOML "
         "write them. The finding names the first such character by its code point and name, "
         "and counts the others. (A lone surrogate, which a JSON page can write as `\\ud800`, "
         "fails validation: a `wrong-type` error, in the same words.)",
-        "The JSON documents escape such characters, but a client shows the text as it is: ESC "
-        "starts a command of the terminal that prints it (clearing the screen, retitling the "
-        "window), U+202E shows the text after it backwards (CVE-2021-42574), U+2028 breaks "
-        "a line that a client lays out as one.",
-        "Remove the character (or write a newline for U+2028). A site whose right-to-left "
-        'text needs the isolates can lower the rule: `control-character = "warning"` in '
-        "`[rules]`.",
+        "The games JSON escapes only the C0 controls (ESC as `\\u001b`, as JSON must) and "
+        "holds DEL, the C1 controls, the bidirectional controls and U+2028 as they are; and "
+        "a client decodes either and shows the text as it is: ESC starts a command of the "
+        "terminal that prints it (clearing the screen, retitling the window), U+009B does "
+        "so alone, U+202E shows the text after it backwards (CVE-2021-42574), an isolate "
+        "left open reorders what follows the text, U+2028 breaks a line that a client lays "
+        "out as one.",
+        "Remove the character (or write a newline for U+2028), or close what it leaves open "
+        "(U+2069 after an isolate, U+202C after an embedding). A site that needs it as it is "
+        'can lower the rule: `control-character = "warning"` in `[rules]`.',
     ),
     "invisible-character": _e(
         "Published text, checked where `control-character` checks it, holding a character "
         "that shows nothing: a zero-width space (U+200B), a word joiner (U+2060), a byte "
-        "order mark (U+FEFF), a direction mark (U+200E, U+200F, U+061C), a Hangul filler, a "
-        "tag character (U+E0000 to U+E007F) outside a flag emoji, or a zero-width joiner or "
-        "non-joiner (U+200D, U+200C) with ASCII, a space or the end of the text beside it. "
-        "Not reported: a joiner between two other characters (in an emoji sequence, a Persian or "
-        "Devanagari word), a no-break space, and every space that shows as one.",
+        "order mark (U+FEFF), a direction mark (U+200E, U+200F, U+061C), a Hangul filler "
+        "(U+115F, U+1160, U+3164, U+FFA0), a tag character (U+E0000 to U+E007F) outside a "
+        "flag's tag sequence (U+1F3F4, 1 to 7 tag digits or small letters, U+E007F: the flag "
+        "of England), or a zero-width joiner or non-joiner (U+200D, U+200C) at the start of "
+        "the text, after ASCII or a space, or before ASCII, a space or the end of the text "
+        "after a character that is neither a letter nor a mark. Not reported: a joiner after "
+        "a letter or mark that is not ASCII (a Malayalam chillu or Bengali khanda-ta: a "
+        "consonant, a virama and U+200D) or between two characters that are not ASCII (in an "
+        "emoji sequence, a Persian or Devanagari word), a no-break space, and every space "
+        "that shows as one.",
         "The text is not what it reads: `i\\u200bOS` shows as `iOS` and is not it, so a "
         "client filtering by platform, or a reader searching for the game, misses it; tag "
         "characters carry text that people do not see and programs (a language model "

@@ -383,12 +383,13 @@ HOSTILE = {
 
 @pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
 def test_a_value_is_checked_in_time_linear_in_its_length(text: str) -> None:
-    """400,000 characters in well under a second each way (a pattern that backtracked would
-    take hours); a long value is quoted around its first character only."""
+    """400,000 characters in about a second each way, alone on a core (a pattern that
+    backtracked would take hours: the bound, far above, is for a loaded machine); a long
+    value is quoted around its first character only."""
     for lines in (False, True):
         start = time.perf_counter()
         problems = text_problems(text, lines=lines)
-        assert time.perf_counter() - start < 5
+        assert time.perf_counter() - start < 60
         assert all(len(m) < 1000 for m in problems.values())
 
 

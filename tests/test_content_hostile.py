@@ -758,16 +758,21 @@ def test_a_syntax_error_at_the_end_of_a_long_yaml_is_not_parsed_twice(
 ) -> None:
     """A megabyte of front matter with many brackets and a syntax error at its end: the
     error at its line, without the pure-Python parser reading it all again (five seconds a
-    page)."""
-    body = "".join(f"k{i}: [a, b]\n" for i in range(70_000)) + "bad: [x\n"
-    root = make_content({"a": "---\n" + body + "---\n", "b": "---\n" + body + "---\n"})
-    done = measure(cli("validate", root, "--format", "json"))
+    page). Timed beside the same pages without the error, read whole and checked: on one
+    machine 1.3 s against 2.9 s, where reading them again took 10 s."""
+    body = "".join(f"k{i}: [a, b]\n" for i in range(70_000))
+
+    def pages(last: str) -> dict[str, str]:
+        return dict.fromkeys(("a", "b"), "---\n" + body + last + "---\n")
+
+    done = measure(cli("validate", make_content(pages("bad: [x\n")), "--format", "json"))
+    whole = measure(cli("validate", make_content(pages("bad: [x]\n")), "--format", "json"))
     findings = json.loads(done.proc.stdout)["findings"]
     mine = [
         (f["rule"], f["line"] > 70_000) for f in findings if f["file"].endswith(("a.md", "b.md"))
     ]
     assert mine == [("syntax", True), ("syntax", True)], findings
-    assert done.seconds < 6, done.seconds  # wall seconds: ten before, one and a half now
+    assert done.seconds < 1.5 * whole.seconds, (done.seconds, whole.seconds)
 
 
 @needs_rlimits

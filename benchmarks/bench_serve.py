@@ -4,6 +4,7 @@
     python benchmarks/bench_serve.py --rounds 5 --duration 10 --workers 2
     python benchmarks/bench_serve.py --in-process       # Python's share of a request
     python benchmarks/bench_serve.py --compare ../base  # beside another checkout's serve
+    python benchmarks/bench_serve.py --compare ../a --compare ../b  # beside two of them
     python benchmarks/bench_serve.py --request-id       # no two request heads alike
     python benchmarks/bench_serve.py --connections 64   # only wrk -c64 (the default: 64,2000)
     python benchmarks/bench_serve.py --idle 4000        # how idle connections fall, no timing
@@ -18,8 +19,9 @@ compresses like real text: ~80 KB gzip for 1,000 games) and starts, each on its 
 - `catalogctl serve BUILD --workers N` as in production: the access log on, to a file;
 - the same with `--quiet` (no access log);
 - the same with `--http aiohttp` (the aiohttp engine), the access log on, to a file;
-- with `--compare DIR`, serve as in production run from the checkout in DIR (a git worktree of
-  an earlier commit, say), in the same interleaved rounds: a change's effect, measured.
+- with `--compare DIR` (once or more), serve as in production run from the checkout in DIR (a
+  git worktree of an earlier commit, say), in the same interleaved rounds: a change's effect,
+  measured.
 
 With `--close`, every request asks to close its connection (`Connection: close`), as clients
 that do not keep connections alive: each request opens one.
@@ -440,8 +442,11 @@ def main() -> None:
     ap.add_argument(
         "--compare",
         type=Path,
+        action="append",
+        default=[],
         metavar="DIR",
-        help="also run serve (access log on) from another checkout, e.g. a git worktree",
+        help="also run serve (access log on) from another checkout, e.g. a git worktree "
+        "(may be given more than once)",
     )
     args = ap.parse_args()
     if args.in_process:
@@ -477,8 +482,8 @@ def main() -> None:
     state = tmp / "nginx"
     state.mkdir()
     names = ["nginx", "serve", "serve-quiet", "aiohttp"]
-    if args.compare is not None:
-        names.insert(2, "serve@compare")
+    compares = {f"serve@{i}": Path(directory).resolve() for i, directory in enumerate(args.compare)}
+    names[2:2] = compares
     ports = {name: free_port() for name in names}
     conf = state / "nginx.conf"
     user = "user root;\n" if os.geteuid() == 0 else ""  # the build is in a private temp dir
@@ -508,19 +513,13 @@ def main() -> None:
         ],
     }
     roots = dict.fromkeys(names, ROOT)
-    if args.compare is not None:
-        compare = args.compare.resolve()
-        commands["serve@compare"] = [
-            *serve,
-            str(ports["serve@compare"]),
-            "--access-log",
-            str(tmp / "access-compare.log"),
-        ]
-        roots["serve@compare"] = compare
+    for name, compare in compares.items():
+        commands[name] = [*serve, str(ports[name]), "--access-log", str(tmp / f"{name}.log")]
+        roots[name] = compare
     labels = {
         "nginx": "nginx (tuned, access log off)",
         "serve": f"serve --workers {args.workers} (access log on)",
-        "serve@compare": f"the same from {compare.name}" if args.compare else "",
+        **{name: f"the same from {compare.name}" for name, compare in compares.items()},
         "serve-quiet": f"serve --workers {args.workers} --quiet",
         "aiohttp": f"serve --workers {args.workers} --http aiohttp (log on)",
     }

@@ -1165,6 +1165,79 @@ async def test_serve_access_log_of_heads_sent_again(access_log: tuple[Path, int]
     assert [sizes[i] for i in (1, 3, 5, 10)] == [0, 0, 0, 0]  # HEAD
 
 
+async def _one_by_one(srv: Running, heads: list[bytes]) -> list[int]:
+    """Each head sent once its previous answer has arrived (a read of its own), on one
+    connection; the statuses."""
+    reader, writer = await asyncio.open_connection(srv.host, srv.port)
+    statuses = []
+    try:
+        for head in heads:
+            writer.write(head)
+            answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            statuses.append(int(answer.split(b" ", 2)[1]))
+            length = re.search(rb"\r\nContent-Length: (\d+)\r\n", answer)
+            if not head.startswith(b"HEAD ") and length is not None:
+                await asyncio.wait_for(reader.readexactly(int(length.group(1))), 10)
+    finally:
+        writer.close()
+    return statuses
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "common", "combined"])
+async def test_serve_access_log_of_heads_sent_again_one_by_one(
+    fmt: AccessFormat, access_log: tuple[Path, int], engine: str
+) -> None:
+    """A head sent again and again, each in a read of its own, is logged each time as the
+    first time: its own line, status, bytes, referer and agent, and the client a trusted
+    proxy names in it."""
+    path, fd = access_log
+    one = _request("GET", "/api/v1", "User-Agent: one", "X-Forwarded-For: 203.0.113.7")
+    two = _request("HEAD", "/api/v1/games", "User-Agent: two", "Referer: http://r/")
+    three = _request("GET", "/nope", "X-Forwarded-For: 198.51.100.1")
+    async with running(
+        http=engine, access_fd=fd, access_log_format=fmt, forwarded_allow_ips="127.0.0.1"
+    ) as srv:
+        statuses = await _one_by_one(srv, [one, two, three] * 4)
+        size = len(srv.table.site.resources["/api/v1"].identity.body)
+    assert statuses == [200, 200, 404] * 4
+    lines = path.read_text("ascii").splitlines()
+    if fmt == "json":
+        entries = [json.loads(line) for line in lines]
+        for entry in entries:
+            del entry["time"], entry["duration_us"]
+        assert entries[0] == {
+            "remote": "203.0.113.7",
+            "method": "GET",
+            "path": "/api/v1",
+            "protocol": "HTTP/1.1",
+            "status": 200,
+            "bytes": size,
+            "encoding": "identity",
+            "referer": None,
+            "user_agent": "one",
+            "pid": os.getpid(),
+        }
+        assert entries[1]["bytes"] == 0 and entries[1]["referer"] == "http://r/"
+        assert entries[1]["remote"] == "127.0.0.1" and entries[2]["remote"] == "198.51.100.1"
+        assert entries == entries[:3] * 4
+        return
+    unstamped = [re.sub(r" \[[^]]+\] ", " [] ", re.sub(r" \d+us$", " us", ln)) for ln in lines]
+    expected = {
+        "common": [
+            f'203.0.113.7 - - [] "GET /api/v1 HTTP/1.1" 200 {size}',
+            '127.0.0.1 - - [] "HEAD /api/v1/games HTTP/1.1" 200 -',
+            f'198.51.100.1 - - [] "GET /nope HTTP/1.1" 404 {lines[2].rsplit(" ", 1)[1]}',
+        ],
+        "combined": [
+            f'203.0.113.7 - - [] "GET /api/v1 HTTP/1.1" 200 {size} "-" "one"',
+            '127.0.0.1 - - [] "HEAD /api/v1/games HTTP/1.1" 200 - "http://r/" "two"',
+            f'198.51.100.1 - - [] "GET /nope HTTP/1.1" 404 {lines[2].split()[9]} "-" "-"',
+        ],
+    }
+    expected["text"] = [line + " us" for line in expected["combined"]]
+    assert unstamped == expected[fmt] * 4
+
+
 @pytest.mark.parametrize(
     ("allow", "peer", "xff", "forwarded", "client"),
     [

@@ -45,16 +45,17 @@ if TYPE_CHECKING:
 
 
 class Request(Protocol):
-    """What a line is made of: the connection's view of the request just answered."""
+    """The connection's view of the request just answered (its line, `AccessLog.parts`)."""
 
     peer: str
-    head: RequestHead  # method, target, version and the headers logged
-    line: bytes  # the request line as received (logged when it could not be read)
+    head: RequestHead  # the headers that name the client behind a trusted proxy
     loop: asyncio.AbstractEventLoop
 
 
 UNIX_PEER = "unix:"  # how a client on a Unix socket is named
 AccessFormat = Literal["text", "json", "common", "combined"]
+# A line's text after the client and the time: before the duration, and after it.
+Parts = tuple[str, str]
 FORMATS: tuple[AccessFormat, ...] = ("text", "json", "common", "combined")
 
 FLUSH_EVERY = 0.2  # seconds a line may wait before it is written
@@ -308,17 +309,23 @@ class AccessLog:
         self.pid = os.getpid()
         self._timer: asyncio.TimerHandle | None = None
         self._seen: dict[bytes, str] = {}  # request line as received -> as logged
-        self._line = {
-            "text": self._text,
-            "combined": self._combined,
-            "common": self._common,
-            "json": self._json,
+        self._line, self._parts = {
+            "text": (self._text, self._text_parts),
+            "combined": (self._clf, self._combined_parts),
+            "common": (self._clf, self._common_parts),
+            "json": (self._json, self._json_parts),
         }[fmt]
 
-    def request(self, conn: Request, status: int, encoding: str, body: int, started: int) -> None:
-        """One line: `body` bytes of body sent; `started` is when the head began to arrive
+    def parts(self, head: RequestHead, line: bytes, status: int, encoding: str, body: int) -> Parts:
+        """What a line says of the request and its answer: the text after the client and the
+        time, before the duration and after it. A head answered again and again gets the same
+        parts (the engine keeps them with the head it remembers)."""
+        return self._parts(head, line, status, encoding, body)
+
+    def request(self, conn: Request, parts: Parts, started: int) -> None:
+        """One line, of `parts`; `started` is when the head began to arrive
         (`time.perf_counter_ns()`)."""
-        self.lines.append(self._line(conn, status, encoding, body, started))
+        self.lines.append(self._line(conn, parts, started))
         if len(self.lines) >= FLUSH_LINES:
             self.flush()
         elif self._timer is None:
@@ -344,12 +351,11 @@ class AccessLog:
             )
         return conn.peer
 
-    def _request_line(self, conn: Request) -> str:
+    def _request_line(self, head: RequestHead, line: bytes) -> str:
         """The request line as received, escaped (`-` when nothing was); one refused before
         it could be read is cut at LOGGED_LINE bytes. Lines up to that size are remembered
         (`_seen`): a server sees few distinct ones."""
-        line = conn.line
-        if not conn.head.version:
+        if not head.version:
             return clf_escape(line[:LOGGED_LINE]) if line else "-"
         logged = self._seen.get(line)
         if logged is not None:
@@ -361,48 +367,63 @@ class AccessLog:
             self._seen[line] = logged
         return logged
 
-    def _common(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
+    def _common_parts(
+        self, head: RequestHead, line: bytes, status: int, encoding: str, body: int
+    ) -> Parts:
+        return f'"{self._request_line(head, line)}" {status} {body or "-"}\n', ""
+
+    def _combined_parts(
+        self, head: RequestHead, line: bytes, status: int, encoding: str, body: int
+    ) -> Parts:
         return (
-            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
-            f"{status} {body or '-'}\n"
+            f'"{self._request_line(head, line)}" {status} {body or "-"} '
+            f'"{clf_escape(head.referer)}" "{clf_escape(head.user_agent)}"\n',
+            "",
         )
 
-    def _combined(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        head = conn.head
+    def _text_parts(
+        self, head: RequestHead, line: bytes, status: int, encoding: str, body: int
+    ) -> Parts:
         return (
-            f'{self._remote(conn)} - - [{CLOCK.clf}] "{self._request_line(conn)}" '
-            f'{status} {body or "-"} "{clf_escape(head.referer)}" '
-            f'"{clf_escape(head.user_agent)}"\n'
+            f'"{self._request_line(head, line)}" {status} {body or "-"} '
+            f'"{clf_escape(head.referer)}" "{clf_escape(head.user_agent)}" ',
+            "us\n",
         )
 
-    def _text(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        micros = (time.perf_counter_ns() - started) // 1000
-        head = conn.head
-        referer, agent = head.referer, head.user_agent
-        return (
-            f"{conn.peer if self.trusted is None else self._remote(conn)} - - [{CLOCK.clf}] "
-            f'"{self._request_line(conn)}" {status} {body or "-"} '
-            f'"{"-" if referer is None else clf_escape(referer)}" '
-            f'"{"-" if agent is None else clf_escape(agent)}" {micros}us\n'
-        )
-
-    def _json(self, conn: Request, status: int, encoding: str, body: int, started: int) -> str:
-        now = time.time()
-        if int(now) != CLOCK.second:
-            CLOCK.tick()
-        micros = (time.perf_counter_ns() - started) // 1000
-        head = conn.head
+    def _json_parts(
+        self, head: RequestHead, line: bytes, status: int, encoding: str, body: int
+    ) -> Parts:
         if head.version:
             method, path = f'"{head.method.decode("ascii")}"', json_string(head.target)
             protocol = f'"{head.version.decode("ascii")}"'
         else:  # refused before it could be read: the line as received, as the path
             method, protocol = "null", "null"
-            path = json_string(conn.line[:LOGGED_LINE])
+            path = json_string(line[:LOGGED_LINE])
+        return (
+            f'"method":{method},"path":{path},"protocol":{protocol},'
+            f'"status":{status},"bytes":{body},"encoding":"{encoding}","duration_us":',
+            f',"referer":{json_string(head.referer)},'
+            f'"user_agent":{json_string(head.user_agent)},"pid":{self.pid}}}\n',
+        )
+
+    def _clf(self, conn: Request, parts: Parts, started: int) -> str:
+        remote = conn.peer if self.trusted is None else self._remote(conn)
+        return f"{remote} - - [{CLOCK.clf}] {parts[0]}"
+
+    def _text(self, conn: Request, parts: Parts, started: int) -> str:
+        micros = (time.perf_counter_ns() - started) // 1000
+        return (
+            f"{conn.peer if self.trusted is None else self._remote(conn)} - - [{CLOCK.clf}] "
+            f"{parts[0]}{micros}{parts[1]}"
+        )
+
+    def _json(self, conn: Request, parts: Parts, started: int) -> str:
+        now = time.time()
+        if int(now) != CLOCK.second:
+            CLOCK.tick()
+        micros = (time.perf_counter_ns() - started) // 1000
         return (
             f'{{"time":"{CLOCK.iso}.{int(now * 1000) % 1000:03d}Z",'
             f'"remote":{json_string(self._remote(conn).encode("latin-1"))},'
-            f'"method":{method},"path":{path},"protocol":{protocol},'
-            f'"status":{status},"bytes":{body},"encoding":"{encoding}",'
-            f'"duration_us":{micros},"referer":{json_string(head.referer)},'
-            f'"user_agent":{json_string(head.user_agent)},"pid":{self.pid}}}\n'
+            f"{parts[0]}{micros}{parts[1]}"
         )

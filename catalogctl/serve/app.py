@@ -159,7 +159,8 @@ def _access_logger(traffic: Traffic) -> type[AbstractAccessLogger]:
             started = time.perf_counter_ns() - int(time_ * 1e9)
             CLOCK.tick()  # the log's time stamps (aiohttp writes its own Date)
             view = _Seen(shown, head, asyncio.get_running_loop())
-            access.request(view, response.status, encoding, sent, started)
+            parts = access.parts(head, view.line, response.status, encoding, sent)
+            access.request(view, parts, started)
 
     return CatalogAccessLogger
 

@@ -14,11 +14,13 @@ and the whole head are capped; a head must arrive, and an idle connection must s
 request, within the keep-alive timeout; while the client does not read, answers wait (as
 references to prepared bytes) and nothing more is read.
 
-A head answered twice without closing the connection is remembered with its answer, per
-worker (`Connections.heads`): a client sends the same head again and again, byte for byte,
-and such a head is not read again. A proxy in front adds a request id or a trace of its own
-to each head (`ID_FIELDS`), which no answer depends on: a head not remembered as sent is
-looked up again with those lines cut out (the performance page has the figures).
+A head answered twice without closing the connection is remembered with its answer and the
+access log's text of both, per worker (`Connections.heads`): a client sends the same head
+again and again, byte for byte, and such a head is not read again. A read that is one such
+head, whole (most reads are), is looked up before its end is searched for. A proxy in front
+adds a request id or a trace of its own to each head (`ID_FIELDS`), which no answer depends
+on: a head not remembered as sent is looked up again with those lines cut out (the
+performance page has the figures).
 
 Why one module: finding a head's end, reading it, the heads remembered, and writing the
 answer in order are one path run on every request, and share the connection's state (the
@@ -57,7 +59,7 @@ from catalogctl.serve.traffic import Traffic
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from catalogctl.serve.accesslog import AccessLog
+    from catalogctl.serve.accesslog import AccessLog, Parts
     from catalogctl.serve.options import ServeOptions
     from catalogctl.serve.responses import Table
 
@@ -92,6 +94,9 @@ ID_FIELDS = (
     "b3",
     "Fly-Request-Id",
 )
+# A head remembered: as read, its request line, its answer, and what the access log writes
+# of them (`AccessLog.parts`; None without a log).
+Known = tuple[RequestHead, bytes, Prepared, "Parts | None"]
 _UNKNOWN = -2  # HttpProtocol.sock before it is looked up
 LINGER = 2.0  # seconds a connection closed after an error keeps discarding what arrives
 # Seconds a connection must have waited for a request before it may be closed to make room
@@ -158,8 +163,9 @@ class Connections(Traffic):
         super().__init__(table, access_log)
         self.limits = limits
         self.open: set[HttpProtocol] = set()
-        # A head answered twice without closing -> (the head as read, its line, the answer)
-        self.heads: dict[bytes, tuple[RequestHead, bytes, Prepared]] = {}
+        # A head answered twice without closing -> the head as read, its line, the answer and
+        # the access log's text of them
+        self.heads: dict[bytes, Known] = {}
         self.seen: set[bytes] = set()  # heads answered once without closing
         self.ids = id_lines(limits.max_line)
         # Answers of SENDFILE_MIN bytes or more go out from this file (`memfile`).
@@ -181,7 +187,9 @@ class Connections(Traffic):
             return raw
         return b"".join(parts)
 
-    def remember(self, raw: bytes, head: RequestHead, line: bytes, answer: Prepared) -> None:
+    def remember(
+        self, raw: bytes, head: RequestHead, line: bytes, answer: Prepared, parts: Parts | None
+    ) -> None:
         """Keep a head (as sent, or without its request ids) the second time it is answered:
         a head that never comes again (a new target each time, say) would cost more to keep
         than it saves."""
@@ -194,7 +202,7 @@ class Connections(Traffic):
         heads = self.heads
         if len(heads) >= HEADS_KEPT:
             heads.clear()
-        heads[raw] = (head.copy(), line, answer)
+        heads[raw] = (head.copy(), line, answer, parts)
 
     def sweep(self, now: float) -> None:
         """Close connections whose head, idle time or stalled write outlived the timeout."""
@@ -312,6 +320,11 @@ class HttpProtocol(asyncio.Protocol):
             scan = 0
             if self.conns.access_log is not None:
                 self.started = time.perf_counter_ns()
+            # Most reads are one whole head, sent before: answered without looking for its end.
+            known = self.conns.heads.get(data)
+            if known is not None:
+                self._known(known)
+                return
         pos, size = 0, len(data)
         while pos < size:
             if data[pos] == _CR or data[pos] == _LF:  # empty lines before a request line
@@ -402,8 +415,7 @@ class HttpProtocol(asyncio.Protocol):
                 else:
                     known = conns.heads.get(key)
             if known is not None:
-                self.head, self.line, answer = known
-                self._answer(answer, close=False)
+                self._known(known)
                 return
         limits = conns.limits
         head = self.head = self.filling
@@ -434,15 +446,24 @@ class HttpProtocol(asyncio.Protocol):
             self._answer(BAD_HEADER, close=True)
             return
         answer, close = decide(conns.table, head)
+        parts = None
+        if conns.access_log is not None:
+            body = 0 if head.method == HEAD else answer.body_len
+            parts = conns.access_log.parts(head, line, answer.status, answer.encoding, body)
         if not close and len(raw) <= HEAD_KEPT:
-            # The same bytes get the same answer (decide reads nothing else), and llhttp,
-            # at the end of a request without content, need not see them again.
-            conns.remember(key, head, line, answer)
-        self._answer(answer, close)
+            # The same bytes get the same answer and log text (decide reads nothing else),
+            # and llhttp, at the end of a request without content, need not see them again.
+            conns.remember(key, head, line, answer, parts)
+        self._answer(answer, close, parts)
+
+    def _known(self, known: Known) -> None:
+        """A head remembered (`Connections.heads`): its answer, and its access log parts."""
+        self.head, self.line, answer, parts = known
+        self._answer(answer, False, parts)
 
     # --- writing --------------------------------------------------------------------------
 
-    def _answer(self, prepared: Prepared, close: bool) -> None:
+    def _answer(self, prepared: Prepared, close: bool, parts: Parts | None = None) -> None:
         conns = self.conns
         head = self.head
         if close or conns.stopping:
@@ -465,8 +486,11 @@ class HttpProtocol(asyncio.Protocol):
         statuses = conns.statuses
         statuses[status] = statuses.get(status, 0) + 1
         conns.bytes_sent += body
-        if conns.access_log is not None:
-            conns.access_log.request(self, status, prepared.encoding, body, self.started)
+        log = conns.access_log
+        if log is not None:
+            if parts is None:
+                parts = log.parts(head, self.line, status, prepared.encoding, body)
+            log.request(self, parts, self.started)
         if not self.closing:
             self.deadline = self.loop.time() + conns.limits.keepalive_timeout
 

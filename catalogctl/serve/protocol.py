@@ -321,7 +321,8 @@ class HttpProtocol(asyncio.Protocol):
             if self.conns.access_log is not None:
                 self.started = time.perf_counter_ns()
             # Most reads are one whole head, sent before: answered without looking for its end.
-            known = self.conns.heads.get(data)
+            # (A longer read is never one remembered head, and is not hashed for nothing.)
+            known = self.conns.heads.get(data) if len(data) <= HEAD_KEPT else None
             if known is not None:
                 self._known(known)
                 return

@@ -320,8 +320,7 @@ class HttpProtocol(asyncio.Protocol):
             scan = 0
             if self.conns.access_log is not None:
                 self.started = time.perf_counter_ns()
-            # Most reads are one whole head, sent before: answered without looking for its end.
-            # (A longer read is never one remembered head, and is not hashed for nothing.)
+            # Most reads are one whole head sent before (at most HEAD_KEPT bytes): answered now.
             known = self.conns.heads.get(data) if len(data) <= HEAD_KEPT else None
             if known is not None:
                 self._known(known)

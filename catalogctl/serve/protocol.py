@@ -446,15 +446,11 @@ class HttpProtocol(asyncio.Protocol):
             self._answer(BAD_HEADER, close=True)
             return
         answer, close = decide(conns.table, head)
-        parts = None
-        if conns.access_log is not None:
-            body = 0 if head.method == HEAD else answer.body_len
-            parts = conns.access_log.parts(head, line, answer.status, answer.encoding, body)
+        parts = self._answer(answer, close)
         if not close and len(raw) <= HEAD_KEPT:
             # The same bytes get the same answer and log text (decide reads nothing else),
             # and llhttp, at the end of a request without content, need not see them again.
             conns.remember(key, head, line, answer, parts)
-        self._answer(answer, close, parts)
 
     def _known(self, known: Known) -> None:
         """A head remembered (`Connections.heads`): its answer, and its access log parts."""
@@ -463,7 +459,8 @@ class HttpProtocol(asyncio.Protocol):
 
     # --- writing --------------------------------------------------------------------------
 
-    def _answer(self, prepared: Prepared, close: bool, parts: Parts | None = None) -> None:
+    def _answer(self, prepared: Prepared, close: bool, parts: Parts | None = None) -> Parts | None:
+        """Write, count and log `prepared`; returns the access log's text (None without a log)."""
         conns = self.conns
         head = self.head
         if close or conns.stopping:
@@ -493,6 +490,7 @@ class HttpProtocol(asyncio.Protocol):
             log.request(self, parts, self.started)
         if not self.closing:
             self.deadline = self.loop.time() + conns.limits.keepalive_timeout
+        return parts
 
     def _refuse_line(self, line: bytes, prepared: Prepared) -> None:
         """A request line refused: its method is not known, but a HEAD still gets no body."""

@@ -16,11 +16,12 @@ references to prepared bytes) and nothing more is read.
 
 A head answered twice without closing the connection is remembered with its answer and the
 access log's text of both, per worker (`Connections.heads`): a client sends the same head
-again and again, byte for byte, and such a head is not read again. A read that is one such
-head, whole (most reads are), is looked up before its end is searched for. A proxy in front
-adds a request id or a trace of its own to each head (`ID_FIELDS`), which no answer depends
-on: a head not remembered as sent is looked up again with those lines cut out (the
-performance page has the figures).
+again and again, byte for byte, and such a head is not read again. A proxy in front adds a
+request id or a trace of its own to each head (`semantics.ID_FIELDS`), which no answer
+depends on: a head not remembered as sent is looked up again with those lines cut out. A read
+that is one whole head (most reads are) is looked up so before its end is searched for: the
+lines cut never hold a head's end, so a cut that is a head remembered was cut from one head
+(the performance page has the figures).
 
 Why one module: finding a head's end, reading it, the heads remembered, and writing the
 answer in order are one path run on every request, and share the connection's state (the
@@ -52,6 +53,7 @@ from catalogctl.serve.semantics import (
     Rejected,
     RequestHead,
     decide,
+    id_lines,
     request_line,
 )
 from catalogctl.serve.traffic import Traffic
@@ -74,26 +76,6 @@ _CR, _LF = 13, 10
 # HEAD_KEPT bytes is read each time. At most about 8 MB: each head remembered with its request
 # line and the values read from it, and each head seen once.
 HEADS_KEPT, HEAD_KEPT = 1024, 2048
-# Header fields that only tell one request from another: the request ids and trace contexts a
-# proxy, load balancer or tracing library adds to each request. No answer depends on them (the
-# request head reads none, `semantics.RequestHead`), so a head not remembered as sent is
-# looked up again with their lines cut out (`Connections.without_ids`).
-ID_FIELDS = (
-    "X-Request-Id",
-    "X-Correlation-Id",
-    "Request-Id",
-    "traceparent",
-    "tracestate",
-    "X-Amzn-Trace-Id",
-    "X-Cloud-Trace-Context",
-    "CF-Ray",
-    "X-B3-TraceId",
-    "X-B3-SpanId",
-    "X-B3-ParentSpanId",
-    "X-B3-Sampled",
-    "b3",
-    "Fly-Request-Id",
-)
 # A head remembered: as read, its request line, its answer, and what the access log writes
 # of them (`AccessLog.parts`; None without a log).
 Known = tuple[RequestHead, bytes, Prepared, "Parts | None"]
@@ -313,6 +295,7 @@ class HttpProtocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return  # discarding what a client sends after an error (lingering close)
+        key = None  # what `data` is remembered as, once looked up
         if self.buf:
             data = self.buf + data
             scan = self.scanned
@@ -320,11 +303,12 @@ class HttpProtocol(asyncio.Protocol):
             scan = 0
             if self.conns.access_log is not None:
                 self.started = time.perf_counter_ns()
-            # Most reads are one whole head sent before (at most HEAD_KEPT bytes): answered now.
-            known = self.conns.heads.get(data) if len(data) <= HEAD_KEPT else None
-            if known is not None:
-                self._known(known)
-                return
+            # Most reads are one whole head (at most HEAD_KEPT bytes): one sent before is
+            # answered now. A cut that is a head remembered was cut from one whole head.
+            if len(data) <= HEAD_KEPT:
+                key = self._lookup(data)
+                if key is None:
+                    return
         pos, size = 0, len(data)
         while pos < size:
             if data[pos] == _CR or data[pos] == _LF:  # empty lines before a request line
@@ -341,7 +325,10 @@ class HttpProtocol(asyncio.Protocol):
             else:
                 self._partial(data if pos == 0 else data[pos:])
                 return
-            self._request(data if pos == 0 and end == size else data[pos:end])
+            if pos == 0 and end == size:
+                self._request(data, key)
+            else:
+                self._request(data[pos:end], None)
             if self.closing:
                 return
             pos = scan = end
@@ -401,22 +388,32 @@ class HttpProtocol(asyncio.Protocol):
                 if len(line) > limits.max_line:
                     self._refuse_line(line, URI_TOO_LONG)
 
-    def _request(self, raw: bytes) -> None:
-        """A whole head: read it, decide, answer; or the answer to the same bytes before."""
+    def _lookup(self, raw: bytes) -> bytes | None:
+        """Answer `raw` if it is a head remembered, as sent or with its request ids cut out
+        (None then); else what to remember it by."""
+        conns = self.conns
+        known = conns.heads.get(raw)
+        key = raw
+        if known is None and self.ids:
+            key = conns.without_ids(raw)
+            if key is not raw:
+                known = conns.heads.get(key)
+        if known is None:
+            return key
+        self._known(known)
+        return None
+
+    def _request(self, raw: bytes, key: bytes | None) -> None:
+        """A whole head: read it, decide, answer; or the answer to the same bytes before.
+        `key`: what `_lookup` gave for it, where it was looked up."""
         self.line_checked = False
         conns = self.conns
-        key = raw  # what the head is remembered as
-        if len(raw) <= HEAD_KEPT:
-            known = conns.heads.get(raw)
-            if known is None and self.ids:
-                key = conns.without_ids(raw)
-                if key is raw:
-                    self.ids = False  # this client's heads are not searched for ids again
-                else:
-                    known = conns.heads.get(key)
-            if known is not None:
-                self._known(known)
+        if key is None and len(raw) <= HEAD_KEPT:
+            key = self._lookup(raw)
+            if key is None:
                 return
+        if key is raw:
+            self.ids = False  # a head without ids: this client's are not searched again
         limits = conns.limits
         head = self.head = self.filling
         head.reset()
@@ -447,7 +444,7 @@ class HttpProtocol(asyncio.Protocol):
             return
         answer, close = decide(conns.table, head)
         parts = self._answer(answer, close)
-        if not close and len(raw) <= HEAD_KEPT:
+        if not close and key is not None:
             # The same bytes get the same answer and log text (decide reads nothing else),
             # and llhttp, at the end of a request without content, need not see them again.
             conns.remember(key, head, line, answer, parts)
@@ -575,16 +572,6 @@ class HttpProtocol(asyncio.Protocol):
     def abort(self) -> None:
         if self.transport is not None:
             self.transport.abort()
-
-
-def id_lines(max_line: int) -> re.Pattern[bytes]:
-    """A line of one of `ID_FIELDS` with the line end before it, that does not go on to the
-    next line (obs-fold): the name as a token, a colon, then visible ASCII, spaces and tabs
-    (what llhttp takes in any field value), name and value within `max_line` bytes. Lines
-    ending in a bare LF, a bare CR or bytes outside ASCII are not cut: such heads are read."""
-    names = b"|".join(re.escape(name.encode("ascii")) for name in ID_FIELDS)
-    room = max(0, max_line - max(len(name) for name in ID_FIELDS) - 1)
-    return re.compile(rb"\r\n(?i:%s):[\t\x20-\x7e]{0,%d}(?=\r\n[^\t ])" % (names, room))
 
 
 def _skip_empty_lines(data: bytes, pos: int) -> int:

@@ -47,6 +47,28 @@ _CODINGS = frozenset({b"chunked", b"gzip", b"x-gzip", b"deflate", b"compress", b
 _OPTIONS, _CONNECT, _ASTERISK = b"OPTIONS", b"CONNECT", b"*"
 
 
+# Header fields that only tell one request from another: the request ids and trace contexts a
+# proxy, load balancer or tracing library adds to each request. No answer depends on them (a
+# `RequestHead` reads none), so a head not remembered as sent is
+# looked up again with their lines cut out (`protocol.Connections.without_ids`).
+ID_FIELDS = (
+    "X-Request-Id",
+    "X-Correlation-Id",
+    "Request-Id",
+    "traceparent",
+    "tracestate",
+    "X-Amzn-Trace-Id",
+    "X-Cloud-Trace-Context",
+    "CF-Ray",
+    "X-B3-TraceId",
+    "X-B3-SpanId",
+    "X-B3-ParentSpanId",
+    "X-B3-Sampled",
+    "b3",
+    "Fly-Request-Id",
+)
+
+
 class Rejected(Exception):
     """Raised while a head is read: the request gets `answer` and the connection closes."""
 
@@ -345,3 +367,13 @@ def valid_host(value: bytes) -> bool:
         if len(_HOSTS) < 1024:
             _HOSTS[value] = known
     return known
+
+
+def id_lines(max_line: int) -> re.Pattern[bytes]:
+    """A line of one of `ID_FIELDS` with the line end before it, that does not go on to the
+    next line (obs-fold): the name as a token, a colon, then visible ASCII, spaces and tabs
+    (what llhttp takes in any field value), name and value within `max_line` bytes. Lines
+    ending in a bare LF, a bare CR or bytes outside ASCII are not cut: such heads are read."""
+    names = b"|".join(re.escape(name.encode("ascii")) for name in ID_FIELDS)
+    room = max(0, max_line - max(len(name) for name in ID_FIELDS) - 1)
+    return re.compile(rb"\r\n(?i:%s):[\t\x20-\x7e]{0,%d}(?=\r\n[^\t ])" % (names, room))

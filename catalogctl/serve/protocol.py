@@ -303,9 +303,13 @@ class HttpProtocol(asyncio.Protocol):
             scan = 0
             if self.conns.access_log is not None:
                 self.started = time.perf_counter_ns()
-            # Most reads are one whole head (at most HEAD_KEPT bytes): one sent before is
-            # answered now. A cut that is a head remembered was cut from one whole head.
+            # Most reads are one whole head (at most HEAD_KEPT bytes): one remembered, as sent
+            # or with its request ids cut out (then cut from one whole head), is answered now.
             if len(data) <= HEAD_KEPT:
+                known = self.conns.heads.get(data)
+                if known is not None:
+                    self._known(known)
+                    return
                 key = self._lookup(data)
                 if key is None:
                     return
@@ -389,15 +393,12 @@ class HttpProtocol(asyncio.Protocol):
                     self._refuse_line(line, URI_TOO_LONG)
 
     def _lookup(self, raw: bytes) -> bytes | None:
-        """Answer `raw` if it is a head remembered, as sent or with its request ids cut out
-        (None then); else what to remember it by."""
-        conns = self.conns
-        known = conns.heads.get(raw)
-        key = raw
-        if known is None and self.ids:
-            key = conns.without_ids(raw)
-            if key is not raw:
-                known = conns.heads.get(key)
+        """`raw`, not remembered as sent: answered if it is with its request ids cut out
+        (None then); else what to remember it by (`raw`, or the cut)."""
+        if not self.ids:
+            return raw
+        key = self.conns.without_ids(raw)
+        known = None if key is raw else self.conns.heads.get(key)
         if known is None:
             return key
         self._known(known)
@@ -409,6 +410,10 @@ class HttpProtocol(asyncio.Protocol):
         self.line_checked = False
         conns = self.conns
         if key is None and len(raw) <= HEAD_KEPT:
+            known = conns.heads.get(raw)
+            if known is not None:
+                self._known(known)
+                return
             key = self._lookup(raw)
             if key is None:
                 return

@@ -618,8 +618,9 @@ def test_serve_head_with_request_ids_answered_as_read(lines: str) -> None:
 def test_serve_heads_with_mutated_request_ids_answered_as_read(seed: int) -> None:
     """Differential, on 2,000 heads per seed: request id lines (any of `ID_FIELDS`, any case)
     with bytes inserted that a line may or may not hold (CR, LF, tab, space, colon, NUL, DEL,
-    0xFF), anywhere among the fields of remembered heads, under small and default limits:
-    a worker that remembers gets the answer a fresh read gives, every time."""
+    0xFF), anywhere among the fields of remembered heads (an LF inserted may end a head early:
+    two requests in one read), under small and default limits: a worker that remembers gets
+    the answer a fresh read gives, every time."""
     rng = random.Random(seed)
     table = Table(SiteInput.open(SAMPLE).load())
     remembered = [
@@ -650,7 +651,6 @@ def test_serve_heads_with_mutated_request_ids_answered_as_read(seed: int) -> Non
             fields = rest[:-4].split(b"\r\n")
             for _ in range(rng.randint(1, 3)):
                 fields.insert(rng.randint(0, len(fields)), id_line())
-            # (an LF inserted may end the head early: more than one request, read as such)
             sent = line + b"\r\n" + b"\r\n".join(fields) + b"\r\n\r\n"
             cut += memory.without_ids(sent) in memory.heads
             assert _answer(memory, sent) == _answer(Connections(table, limits, None), sent), sent

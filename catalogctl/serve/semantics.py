@@ -49,8 +49,8 @@ _OPTIONS, _CONNECT, _ASTERISK = b"OPTIONS", b"CONNECT", b"*"
 
 # Header fields that only tell one request from another: the request ids and trace contexts a
 # proxy, load balancer or tracing library adds to each request. No answer depends on them (a
-# `RequestHead` reads none), so a head not remembered as sent is
-# looked up again with their lines cut out (`protocol.Connections.without_ids`).
+# `RequestHead` reads none), so a head not remembered as sent is looked up again with their
+# lines cut out (`protocol.Connections.without_ids`).
 ID_FIELDS = (
     "X-Request-Id",
     "X-Correlation-Id",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import os
 import shutil
 import socket
@@ -155,6 +156,89 @@ emulates_another_system = pytest.mark.skipif(
     reason="tests/posixless emulates Windows and macOS by taking facilities away from Linux's "
     f"Python: on {sys.platform} the real system runs the suite",
 )
+
+
+# --- tests that fork from a process of one thread --------------------------------------------
+# catalogctl forks parse workers only from a process that runs no other thread
+# (`pool.start_method`): a forked child of a threaded process may inherit a lock another thread
+# held, and hang on it. A pytest-xdist worker runs a second thread (execnet's reader), so a test
+# of the forked parse carries `one_thread` and runs in a fresh `pytest -n 0` of its own there.
+
+one_thread = pytest.mark.one_thread
+_ALONE = "CATALOGCTL_TEST_ALONE"  # the test id a `pytest -n 0` of one test was started for
+
+
+def start_methods() -> list[Any]:
+    """multiprocessing's start methods on this system, as parameters: fork's runs `one_thread`."""
+    import multiprocessing
+
+    return [
+        pytest.param(m, marks=one_thread) if m == "fork" else m
+        for m in multiprocessing.get_all_start_methods()
+    ]
+
+
+def threads_of_this_process() -> int:
+    """The kernel's count of this process's threads (Linux), or Python's elsewhere."""
+    try:
+        return sum(1 for _ in Path("/proc/self/task").iterdir())
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "one_thread: runs in a process of one thread (a `pytest -n 0` of its own)"
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """A `one_thread` test in a process that runs other threads runs in a fresh `pytest -n 0`
+    with the same plugins (`-p`), and passes or fails as it does there."""
+    if pyfuncitem.get_closest_marker("one_thread") is None:
+        return None
+    if os.environ.get(_ALONE) == pyfuncitem.nodeid:
+        assert threads_of_this_process() == 1, "a one_thread test runs beside another thread"
+        return None
+    if threads_of_this_process() == 1:
+        return None
+    from tests.processes import run
+
+    args = list(pyfuncitem.config.invocation_params.args)
+    plugins = [f"-p{a}" for flag, a in itertools.pairwise(args) if flag == "-p"]
+    plugins += [a for a in args if a.startswith("-p") and a != "-p"]
+    argv = [sys.executable, "-m", "pytest", "-n", "0", "-q", *plugins, pyfuncitem.nodeid]
+    done = run(
+        argv,
+        cwd=pyfuncitem.config.rootpath,
+        env={**os.environ, _ALONE: pyfuncitem.nodeid},
+        timeout=300,
+    )
+    if done.returncode != 0:
+        pytest.fail(
+            f"in a process of one thread (`{' '.join(argv[1:])}`), it failed:\n{done.stdout}",
+            pytrace=False,
+        )
+    return True
+
+
+@pytest.fixture
+def pool_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The start method of each pool the parse of this test starts (`parallel_map`), in order."""
+    from catalogctl.content import pool
+
+    calls: list[str] = []
+    real = pool.parallel_map
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        calls.append(kw["method"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(pool, "parallel_map", counted)
+    return calls
 
 
 def pytest_report_header() -> str:

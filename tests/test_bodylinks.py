@@ -16,7 +16,7 @@ from catalogctl.content.bodylinks import MAX_BODY_BYTES, links
 from catalogctl.content.loader import load
 from catalogctl.findings import Finding
 from tests.catalogs import SITE_TOML
-from tests.conftest import ContentFactory, needs_pty
+from tests.conftest import ContentFactory, needs_pty, one_thread
 from tests.processes import run_cli
 
 BODY_SITE = SITE_TOML.replace(
@@ -627,8 +627,9 @@ def test_the_validate_page_shows_what_validate_prints_on_the_example(tmp_path: P
     assert doc["body_links"][0] == json.loads(first)
 
 
+@one_thread
 def test_the_parallel_parse_reads_the_same_body_links(
-    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch, pool_calls: list[str]
 ) -> None:
     """Above the parallel-parse threshold the pages are read in forked workers: the same links,
     lines and findings as one process."""
@@ -645,6 +646,7 @@ def test_the_parallel_parse_reads_the_same_body_links(
     serial = load(root)
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 10)
     parallel = load(root)
+    assert pool_calls == ["fork"]
     assert [e.body_links for e in parallel.entries] == [e.body_links for e in serial.entries]
     assert len(serial.entries[0].body_links) == 2
     assert parallel.findings == serial.findings

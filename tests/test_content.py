@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ from catalogctl.content.frontmatter import parse_page
 from catalogctl.content.loader import load, load_catalog, with_params
 from catalogctl.content.settings import SCHEMA_FILE, generate, validator
 from catalogctl.contract.model import Game, GameCatalog
-from tests.conftest import ContentFactory, game_yaml, generate_catalog
+from tests.conftest import ContentFactory, game_yaml, generate_catalog, start_methods
 from tests.processes import run
 
 
@@ -140,7 +139,7 @@ def _loaded(root: Path) -> tuple[object, ...]:
     return (content.findings, content.summary, content.published())
 
 
-@pytest.mark.parametrize("method", multiprocessing.get_all_start_methods())
+@pytest.mark.parametrize("method", start_methods())
 def test_content_parallel_parse_gives_the_serial_findings_in_order(
     at_threshold: Path, monkeypatch: pytest.MonkeyPatch, method: str
 ) -> None:

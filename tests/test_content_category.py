@@ -11,7 +11,7 @@ import pytest
 from catalogctl.content.categories import in_category, page_labels
 from catalogctl.content.loader import load
 from tests.catalogs import SITE_TOML
-from tests.conftest import ContentFactory, game_yaml
+from tests.conftest import ContentFactory, game_yaml, one_thread
 from tests.processes import run_cli
 
 CATEGORY_SITE = SITE_TOML.replace("[api.v1]", '[content]\ncategory = "game"\n\n[api.v1]')
@@ -106,8 +106,9 @@ def test_validate_says_what_it_read_outside_the_category(make_content: ContentFa
     assert report["findings"] == []
 
 
+@one_thread
 def test_the_parallel_parse_keeps_the_same_pages(
-    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch, pool_calls: list[str]
 ) -> None:
     from catalogctl.content import loader
 
@@ -115,6 +116,7 @@ def test_the_parallel_parse_keeps_the_same_pages(
     serial = load(root)
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 2)
     parallel = load(root)
+    assert pool_calls == ["fork"]
     assert parallel.summary == serial.summary
     assert parallel.published() == serial.published()
 

@@ -15,7 +15,7 @@ from catalogctl.content.rules import characters
 from catalogctl.content.rules.characters import char_name, text_problems
 from catalogctl.errors import ContentInvalid
 from catalogctl.findings import Finding
-from tests.conftest import SITE_TOML, ContentFactory, game_yaml
+from tests.conftest import SITE_TOML, ContentFactory, game_yaml, one_thread
 
 CONTROL, INVISIBLE = "control-character", "invisible-character"
 LOWERED = SITE_TOML + '\n[rules]\ncontrol-character = "warning"\n'
@@ -335,10 +335,11 @@ def test_the_vocabularies_of_site_toml_are_names_given_once(make_content: Conten
 # --- how --------------------------------------------------------------------------------------
 
 
+@one_thread
 def test_the_parallel_parse_gives_the_same_findings(
-    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch
+    make_content: ContentFactory, monkeypatch: pytest.MonkeyPatch, pool_calls: list[str]
 ) -> None:
-    from catalogctl.content import loader, pool
+    from catalogctl.content import loader
 
     games = {
         f"g{i:02d}": game_yaml(
@@ -350,18 +351,9 @@ def test_the_parallel_parse_gives_the_same_findings(
     root = make_content(games)
     serial = load(root)
     assert {f.rule for f in serial.findings} == {CONTROL, INVISIBLE}
-    calls: list[str] = []
-    real = pool.parallel_map
-
-    def counted(*args: Any, **kw: Any) -> Any:
-        calls.append(kw["method"])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(pool, "parallel_map", counted)
-    monkeypatch.setattr(pool, "start_method", lambda: "fork")
     monkeypatch.setattr(loader, "PARALLEL_THRESHOLD", 10)
     parallel = load(root)
-    assert calls == ["fork"]
+    assert pool_calls == ["fork"]
     assert parallel.findings == serial.findings
     assert parallel.summary == serial.summary
 

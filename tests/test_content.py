@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pydantic_core import ValidationError
@@ -141,7 +140,7 @@ def _loaded(root: Path) -> tuple[object, ...]:
 
 @pytest.mark.parametrize("method", start_methods())
 def test_content_parallel_parse_gives_the_serial_findings_in_order(
-    at_threshold: Path, monkeypatch: pytest.MonkeyPatch, method: str
+    at_threshold: Path, monkeypatch: pytest.MonkeyPatch, method: str, pool_calls: list[str]
 ) -> None:
     """At the threshold, the pages are parsed by the pool, on each start method; one page
     below it, in this process: the same findings, in the same order, either way."""
@@ -150,20 +149,13 @@ def test_content_parallel_parse_gives_the_serial_findings_in_order(
     monkeypatch.setattr(pool, "start_method", lambda: None)
     serial = _loaded(at_threshold)
     assert len(serial[0]) > 100  # type: ignore[arg-type]
-    calls: list[str] = []
-    real = pool.parallel_map
-
-    def counted(*args: Any, **kw: Any) -> Any:
-        calls.append(kw["method"])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(pool, "parallel_map", counted)
+    assert pool_calls == []
     monkeypatch.setattr(pool, "start_method", lambda: method)
     assert _loaded(at_threshold) == serial
-    assert calls == [method]
+    assert pool_calls == [method]
     monkeypatch.setattr(content_module, "PARALLEL_THRESHOLD", len(serial[2]) + 100)
     assert _loaded(at_threshold) == serial
-    assert calls == [method]  # below the threshold: no pool
+    assert pool_calls == [method]  # below the threshold: no pool
 
 
 def test_content_start_method_is_fork_only_where_it_is_safe(

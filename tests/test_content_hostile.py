@@ -472,6 +472,36 @@ def test_pool_names_the_item_whose_worker_died_or_hung(
     assert not multiprocessing.active_children()
 
 
+def test_pool_times_an_item_from_when_it_saw_the_worker_start_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker is stopped once the parent has seen it on one item for longer than the limit,
+    by the parent's clock. A worker paused just after it named its first item (a loaded
+    machine) is not judged by a start time it has not written yet: that stopped a healthy
+    worker at once and turned its page into a parser-crash finding."""
+    from types import SimpleNamespace
+
+    from catalogctl.content import pool
+
+    clock = [1000.0]
+    monkeypatch.setattr(pool, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    watched = pool._Pool(_boom, list(range(8)), 2, lambda x, why: -1, 4, "spawn", (None, ()))
+    watched.current[0] = 3  # what a worker writes before it starts item 3, nothing more
+    assert watched.hung(0) is None
+    clock[0] += pool.WORKER_FILE_SECONDS
+    assert watched.hung(0) is None
+    clock[0] += 0.5
+    assert watched.hung(0) == 3
+    assert watched.hung(1) is None  # the other worker is idle
+    watched.current[0] = 4  # it went on to the next item: its time starts again
+    assert watched.hung(0) is None
+    clock[0] += pool.WORKER_FILE_SECONDS + 0.5
+    assert watched.hung(0) == 4
+    watched.current[0] = -1  # idle between chunks, however long
+    clock[0] += 10 * pool.WORKER_FILE_SECONDS
+    assert watched.hung(0) is None and watched.hung(0) is None
+
+
 def _terminate_parent(x: int) -> int:
     if x == 3:
         # The pool's owner, set by the initializer (a fork server's child has another parent).

@@ -1,8 +1,8 @@
 """Parsing many pages on every core, without ever waiting on a process that died.
 
 A worker writes the index of the page it is on into shared memory before it starts it. When a
-worker dies (killed, out of memory, a crash in a C extension) or spends longer than
-`WORKER_FILE_SECONDS` on one page, the parent knows which page it was: that page gets a
+worker dies (killed, out of memory, a crash in a C extension) or the parent has seen it on one
+page for longer than `WORKER_FILE_SECONDS`, the parent knows which page it was: that page gets a
 `parser-crash` finding naming it, the rest of the worker's share goes to a fresh worker, and
 the run goes on. SIGTERM and SIGINT stop the workers and end the command at once. A worker
 never outlives the process that started it, even one killed by SIGKILL (`die_with_parent`).
@@ -120,7 +120,6 @@ def _worker(
     results: Any,
     func: Callable[[Any], Any],
     current: Any,
-    started: Any,
     parent: int,
     initializer: Callable[..., object] | None,
     initargs: tuple[Any, ...],
@@ -144,7 +143,6 @@ def _worker(
             out = []
             for offset, item in enumerate(chunk):
                 current[slot] = start + offset
-                started[slot] = time.monotonic()
                 out.append(func(item))
             current[slot] = _IDLE
             results.send((start, start + len(chunk), out))
@@ -224,7 +222,10 @@ class _Pool(Generic[T, R]):
         self.queue.reverse()
         self.results: list[Any] = [None] * n
         self.current = self.ctx.RawArray("q", [_IDLE] * workers)
-        self.started = self.ctx.RawArray("d", [0.0] * workers)
+        # What the parent saw each worker on, and since when by its own clock: a time the
+        # worker wrote could be stale (a worker paused between writing the page and the time
+        # would be judged by the last page's time, or by 0 on its first).
+        self.seen: list[tuple[int, float]] = [(_IDLE, 0.0)] * workers
         self.procs: list[Any] = [None] * workers
         self.pipes: list[tuple[Any, Any]] = [(None, None)] * workers
         self.busy: list[tuple[int, int] | None] = [None] * workers
@@ -260,6 +261,7 @@ class _Pool(Generic[T, R]):
         task_parent, task_child = self.ctx.Pipe()
         result_parent, result_child = self.ctx.Pipe(duplex=False)
         self.current[slot] = _IDLE
+        self.seen[slot] = (_IDLE, 0.0)
         proc = self.ctx.Process(
             target=_worker,
             args=(
@@ -268,7 +270,6 @@ class _Pool(Generic[T, R]):
                 result_child,
                 self.func,
                 self.current,
-                self.started,
                 os.getpid(),
                 *self.setup,
             ),
@@ -322,16 +323,13 @@ class _Pool(Generic[T, R]):
                 self.results[begin:end] = out
                 self.assign(slot)
                 return
-        hung = (
-            self.current[slot] != _IDLE
-            and time.monotonic() - self.started[slot] > WORKER_FILE_SECONDS
-        )
-        if proc.sentinel not in ready and proc.is_alive() and not hung:
+        hung = self.hung(slot)
+        if proc.sentinel not in ready and proc.is_alive() and hung is None:
             return
-        index = self.current[slot]
-        if hung:
+        if hung is not None:
             proc.kill()
         proc.join(1)
+        index = self.current[slot] if hung is None else hung
         why = (
             f"took longer than {WORKER_FILE_SECONDS:.0f} s"
             if hung
@@ -342,6 +340,20 @@ class _Pool(Generic[T, R]):
             c.close()
         self.start(slot)
         self.assign(slot)
+
+    def hung(self, slot: int) -> int | None:
+        """The item a worker has been on for longer than `WORKER_FILE_SECONDS` since the parent
+        first saw it there, or None. The loop looks at least once a second, so an item gets at
+        least its time, at most a second more."""
+        index, since = self.seen[slot]
+        now = time.monotonic()
+        current = self.current[slot]
+        if current != index:
+            self.seen[slot] = (current, now)
+            return None
+        if current != _IDLE and now - since > WORKER_FILE_SECONDS:
+            return int(current)
+        return None
 
     def give_up(self, task: tuple[int, int], index: int, why: str) -> None:
         """A dead worker's chunk: the item it was on is `crashed`, the rest goes back in line."""

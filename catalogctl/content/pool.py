@@ -332,7 +332,7 @@ class _Pool(Generic[T, R]):
         index = self.current[slot] if hung is None else hung
         why = (
             f"took longer than {WORKER_FILE_SECONDS:.0f} s"
-            if hung
+            if hung is not None
             else f"ended with {exit_reason(proc.exitcode)}"
         )
         self.give_up(task, index, why)

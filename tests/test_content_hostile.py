@@ -498,8 +498,9 @@ def test_pool_times_an_item_from_when_it_saw_the_worker_start_it(
     clock[0] += pool.WORKER_FILE_SECONDS + 0.5
     assert watched.hung(0) == 4
     watched.current[0] = -1  # idle between chunks, however long
+    assert watched.hung(0) is None
     clock[0] += 10 * pool.WORKER_FILE_SECONDS
-    assert watched.hung(0) is None and watched.hung(0) is None
+    assert watched.hung(0) is None
 
 
 def _terminate_parent(x: int) -> int:

@@ -43,11 +43,13 @@ def clean(text: str, *, newlines: bool = False, tabs: bool = True) -> str:
     recolour the terminal, ring the bell or forge lines of a log or an annotation; so are the
     bidirectional controls (U+202E …), so it cannot show itself in another order. U+2028 and
     U+2029 are line breaks. Tag characters are removed too, but a flag's tag sequence, so
-    text cannot hide words that a reader does not see. A lone surrogate (from a file name that
-    is not UTF-8) becomes U+FFFD.
+    text cannot hide words that a reader does not see. The bytes of a name that the locale could
+    not decode read as `path_text` shows them (`caf\\xe9.md`), before the controls go (such
+    bytes may be UTF-8 for one); any other lone surrogate becomes U+FFFD.
     """
     if text.isprintable():
         return text  # the common case: nothing to do
+    text = undecoded(text)
     text = _LINE_BREAK.sub("\n" if newlines else " ", text)
     if not tabs:
         text = text.replace("\t", " ")

@@ -308,6 +308,25 @@ def test_c_locale_still_reports_a_name_that_is_not_utf8(tmp_path: Path) -> None:
         assert files == [("file-name", f"{path_text(root)}/games/caf\\xe9.md")], console
 
 
+@needs_bytes_file_names
+def test_init_names_a_file_that_is_not_utf8_as_validate_does(tmp_path: Path) -> None:
+    """A page init cannot read, whose name is not UTF-8: its text and its JSON report name it
+    `caf\\xe9.md`, as validate's findings do (no U+FFFD, no lone surrogate in the JSON)."""
+    root = write_site(tmp_path / "site", {"moon-lander.md": PAGES["moon-lander.md"]})
+    fd = os.open(os.fsencode(root / "games") + b"/caf\xe9.md", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.close(fd)
+    (root / "site.toml").unlink()
+    text = ran("init", root, console=None).out.decode("utf-8")
+    assert "games/caf\\xe9.md" in text.split("could not be read")[1].split("\n")[0], text
+    assert "\ufffd" not in text
+    (root / "site.toml").unlink()
+    out = ran("init", root, "--format", "json", console=None).out
+    assert b"\\udc" not in out
+    summary = json.loads(out)["summary"]
+    assert {"file": "games/caf\\xe9.md"}.items() <= summary["unread"][0].items()
+    assert "caf\\xe9.md" in " ".join(summary["notes"])
+
+
 # --- build, diff, check-links, schema, init ------------------------------------------------
 
 

@@ -670,3 +670,15 @@ def test_clean_removes_tag_characters_but_a_flags() -> None:
     assert clean(f"{england} Cup{hidden}") == f"{england} Cup"
     assert clean(f"\U0001f3f4{hidden}\U000e007f x") == "\U0001f3f4 x"
     assert clean(f"{england}\U000e0041") == england
+
+
+def test_clean_shows_a_name_byte_the_locale_could_not_decode_as_path_text_does() -> None:
+    """A file name's byte that is not UTF-8 reads `\\xe9` in every line that names the file,
+    as in findings; bytes that are UTF-8 read as their character, and one that is a C1 control
+    (U+009B, CSI) is removed as any control is. Other lone surrogates become U+FFFD."""
+    from catalogctl.text import clean
+
+    assert clean("games/caf\udce9.md") == "games/caf\\xe9.md"
+    assert clean("games/caf\udcc3\udca9.md") == "games/café.md"
+    assert clean("a\udcc2\udc9b[2Jb") == "a[2Jb"
+    assert clean("a\ud800b") == "a\ufffdb"

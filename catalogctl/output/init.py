@@ -11,7 +11,7 @@ from catalogctl.output.console import print_json, print_text, status
 from catalogctl.output.envelope import envelope, finding_json, findings_summary
 from catalogctl.output.reference import finding_line
 from catalogctl.output.validate import sort_findings
-from catalogctl.text import clean, path_text, plural
+from catalogctl.text import clean, path_text, plural, undecoded
 
 if TYPE_CHECKING:
     from catalogctl.content.scaffold.run import InitResult
@@ -39,8 +39,10 @@ def report_init(result: InitResult, fmt: str) -> bool:
 
 
 def _summary(result: InitResult, counts: dict[str, int]) -> dict[str, Any]:
+    """The report's summary, each name in it as `path_text` shows one: the bytes of a name
+    the locale could not decode as `\\xe9`, not as a lone surrogate (which JSON cannot carry)."""
     p = result.proposal
-    return {
+    summary: dict[str, Any] = {
         **counts,
         "site_toml": path_text(result.path),
         "generator": p.generator.name,
@@ -67,6 +69,18 @@ def _summary(result: InitResult, counts: dict[str, int]) -> dict[str, Any]:
         "lacking": result.lacking(),
         "read": result.content.summary.to_json(),
     }
+    return {key: _undecoded(value) for key, value in summary.items()}
+
+
+def _undecoded(value: Any) -> Any:
+    """`value` with `undecoded` applied to every text in it, keys included."""
+    if isinstance(value, str):
+        return undecoded(value)
+    if isinstance(value, dict):
+        return {_undecoded(k): _undecoded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_undecoded(v) for v in value]
+    return value
 
 
 def _items(result: InitResult) -> list[dict[str, Any]]:

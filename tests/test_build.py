@@ -537,6 +537,36 @@ def test_build_refuses_to_replace_foreign_directory(tmp_path: Path) -> None:
     assert (out / "thesis.tex").read_text() == "do not delete"
 
 
+@pytest.mark.parametrize(
+    "out",
+    ["site", ".", "site/games", "site/games/api", "link-to-site"],
+    ids=["the-content-folder", "a-folder-holding-it", "the-games-folder", "inside-games", "link"],
+)
+def test_build_force_never_replaces_the_site_it_reads(tmp_path: Path, out: str) -> None:
+    """`--out content --force` (or a folder holding it, or the games folder) would delete the
+    pages the build was made from: refused before anything is written, --force or not."""
+    site = tmp_path / "site"
+    shutil.copytree(SMALL, site)
+    if out == "link-to-site":
+        (tmp_path / out).symlink_to(site, target_is_directory=True)
+    before = tree(tmp_path)
+    proc = run_cli("build", site, "--out", out, "--force", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "nothing was written" in proc.stderr and "Traceback" not in proc.stderr
+    assert tree(tmp_path) == before
+    assert not list(tmp_path.rglob(".*"))  # no staging folder left beside it either
+
+
+def test_build_may_write_into_the_content_folder_beside_the_games(tmp_path: Path) -> None:
+    """A Hugo site root holds its own `public/`: a build folder beside the games folder is
+    not read as pages, so it is allowed."""
+    site = tmp_path / "site"
+    shutil.copytree(SMALL, site)
+    assert run_cli("build", site, "--out", site / "dist", "--force").returncode == 0
+    assert (site / "dist/public/api/v1/games/index.json").is_file()
+    assert run_cli("validate", site).returncode == 0
+
+
 def test_build_base_url_override(tmp_path: Path) -> None:
     out = tmp_path / "dist"
     assert (

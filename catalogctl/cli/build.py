@@ -140,7 +140,10 @@ def build(
         from catalogctl.site.cloudflare import cloudflare_files
 
         extra += cloudflare_files(site)
-    written = write_site(site, out_dir, extra=extra, force=force, on_busy=busy_note(out_dir))
+    games = root / catalog.site.content.games
+    written = write_site(
+        site, out_dir, extra=extra, force=force, on_busy=busy_note(out_dir), reads=(root, games)
+    )
     elapsed = time.perf_counter() - started
     outcome = BuildOutcome(
         catalog=catalog,

@@ -253,6 +253,22 @@ def _replace(staging: Path, out: Path, on_busy: OnBusy) -> Path:
     return old
 
 
+def _overlap(out: Path, content: Path, games: Path) -> str | None:
+    """Why `out` cannot be built into, whatever `--force` says: replacing it would delete
+    the site the build reads (the content folder, or a folder holding it), or put the build
+    among the pages (the games folder, or a folder in it). None where it can."""
+    real = Path(os.path.realpath(out))
+    for folder, what in ((content, "the content folder"), (games, "the games folder")):
+        src = Path(os.path.realpath(folder))
+        if real == src:
+            return f"is {what}, {path_text(folder)}"
+        if real in src.parents:
+            return f"holds {what}, {path_text(folder)}"
+    if Path(os.path.realpath(games)) in real.parents:
+        return f"is inside the games folder, {path_text(games)}"
+    return None
+
+
 def write_site(
     site: Site,
     out: Path,
@@ -260,9 +276,19 @@ def write_site(
     extra: ExtraFiles = (),
     force: bool = False,
     on_busy: OnBusy = None,
+    reads: tuple[Path, Path] | None = None,
 ) -> BuildResult:
     """Write `site` (and `extra` files) to `out` atomically (through a symlink `out`),
-    keeping what the top of a previous build holds that is not the build's own."""
+    keeping what the top of a previous build holds that is not the build's own. `reads`: the
+    content folder and the games folder the site was read from, which `out` must keep clear of
+    (`_overlap`), `--force` or not."""
+    why = _overlap(out, *reads) if reads is not None else None
+    if why is not None:
+        raise InputError(
+            f"--out {path_text(out)} {why}: a build there would replace or mix with the site it "
+            "is built from, so nothing was written (even with --force); choose a folder outside "
+            "it, e.g. --out dist beside the content folder"
+        )
     out = _target(out.absolute())
     _, stranded = remove_leftovers(out)  # before deciding what to keep: they may give some back
     keep: list[str] = []

@@ -13,6 +13,7 @@ import contextlib
 import gzip
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -760,6 +761,34 @@ def test_an_empty_path_option_is_refused_not_read_as_here(
     assert proc.returncode == 2, proc.stderr
     assert "is empty" in proc.stderr and "Traceback" not in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("validate", "site", "--output", "site/site.toml"), "is the site's site.toml"),
+        (("validate", "site", "--format", "json", "--output", "site/games/r.json"), "games"),
+        (("check-links", "--offline", "site", "--output", "site/site.toml"), "site.toml"),
+        (("diff", "old.json", "site", "--output", "old.json"), "is a catalog"),
+        (("diff", "dist", "site", "--output", "dist/manifest.json"), "the build's manifest"),
+    ],
+    ids=["validate-site-toml", "validate-games-folder", "check-links", "diff-json", "diff-build"],
+)
+def test_a_report_never_replaces_what_the_command_reads(
+    tmp_path: Path, args: tuple[str, ...], words: str
+) -> None:
+    """`--output content/site.toml` wrote the report over site.toml (and one in the games
+    folder is read as a page next time): refused before anything is read or written."""
+    site = tmp_path / "site"
+    shutil.copytree(SAMPLE, site)
+    assert run_cli("build", site, "--out", tmp_path / "dist").returncode == 0
+    shutil.copy(tmp_path / "dist/public/api/v1/games/index.json", tmp_path / "old.json")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    proc = run_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    said = " ".join((proc.stderr + proc.stdout).split())
+    assert "nothing was written" in said and words in said and "Traceback" not in said, said
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 def test_failed_build_leaves_out_exactly_as_it_was(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import typer
 
 from catalogctl.output.console import BasicFormat, Format
 from catalogctl.sources.locate import CONTENT_KINDS, Kind, Located
-from catalogctl.text import quoted
+from catalogctl.text import path_text, quoted
 
 # Panels of `--help` beside "Options" (typer's `rich_help_panel`): the everyday options stay
 # in "Options", the others go to one of these, so that every command's help fits a screen.
@@ -72,13 +72,46 @@ def resolve_source(
     site was named, or site.toml was found above), stderr says which one was used; so does
     `serve` when it falls back to the bundled sample content (`sample=True`).
     """
-    from catalogctl.output.console import settings, status
+    from catalogctl.output.console import keep_from_output, settings, status
     from catalogctl.sources.locate import locate
 
     found = locate(spec, accept=accept, command=settings.command, sample=sample)
     if found.note:
         status("!" if found.sample else "·", "yellow" if found.sample else "", found.note)
+    if settings.output is not None:
+        keep_from_output(source_reads(found))
     return found
+
+
+def source_reads(found: Located) -> list[tuple[Path, str]]:
+    """What a command reads of a source, which its --output FILE must not replace: of a
+    content tree site.toml and the games folder it names, of a build its manifest and web
+    root, of a web root its API, a JSON file itself."""
+    path = found.path
+    if found.kind == "content":
+        return [(path / "site.toml", "the site's site.toml"), (_games(path), "the games folder")]
+    if found.kind == "build":
+        return [(path / "manifest.json", "the build's manifest"), (path / "public", "its web root")]
+    if found.kind == "web-root":
+        return [(path / "api", "the catalog's API folder")]
+    if found.kind == "json":
+        return [(path, "a catalog")]
+    return []
+
+
+def _games(root: Path) -> Path:
+    """The games folder site.toml names (the default one where it names none, or cannot be
+    read: validate says why)."""
+    from catalogctl.content.document import Problem
+    from catalogctl.content.loader import GAMES_DIR
+    from catalogctl.content.sitefile import read_site
+
+    try:
+        content = read_site(root, path_text(root)).data.get("content")
+    except Problem:
+        content = None
+    games = content.get("games") if isinstance(content, dict) else None
+    return root / (games if isinstance(games, str) and games and "\0" not in games else GAMES_DIR)
 
 
 def resolve_content(path: Path | None) -> tuple[Path, str]:

@@ -11,10 +11,11 @@ from catalogctl.cli.common import (
     OutputOpt,
     check_seconds,
     parse_size,
+    source_reads,
 )
 from catalogctl.diff.core import FailOn
 from catalogctl.errors import ExitCode
-from catalogctl.output.console import Format, status, use_format
+from catalogctl.output.console import Format, keep_from_output, status, use_format
 from catalogctl.sources.core import DEFAULT_MAX_BODY
 
 SOURCE_HELP = (
@@ -94,8 +95,14 @@ def diff(
         from catalogctl.sources.net import NetworkPolicy
 
         policy = NetworkPolicy(allow_private=allow_private)
-    before = load_source(old, timeout=timeout, max_body=max_body, policy=policy)
-    after = load_source(new, timeout=timeout, max_body=max_body, policy=policy)
+    from catalogctl.sources.locate import Located, locate
+
+    sides: list[str | Located] = [
+        spec if is_url(spec) else locate(spec, command="diff") for spec in (old, new)
+    ]
+    keep_from_output([r for s in sides if isinstance(s, Located) for r in source_reads(s)])
+    before = load_source(sides[0], timeout=timeout, max_body=max_body, policy=policy)
+    after = load_source(sides[1], timeout=timeout, max_body=max_body, policy=policy)
     for side in (before, after):
         if side.note:  # a folder inside a site was named: say which site was read
             status("·", "", side.note)

@@ -335,6 +335,32 @@ def use_format(command: str, fmt: str, output: Path | None = None) -> None:
             )
 
 
+def keep_from_output(reads: list[tuple[Path, str]]) -> None:
+    """Refuse an --output FILE that would replace what the command reads (exit 2, before it
+    reads it): each of `reads` is a file (site.toml, a catalog's JSON) or a folder whose
+    files are read (the games folder), with how a message names it. A report written over
+    site.toml or a page would lose it; one inside the games folder would be read as a page."""
+    output = settings.output
+    if output is None:
+        return
+    real = Path(os.path.realpath(output))
+    for path, what in reads:
+        read = Path(os.path.realpath(path))
+        if real == read or read in real.parents:
+            from catalogctl.errors import InputError
+
+            settings.output = None  # the error goes where errors go
+            where = f"is {what}," if real == read else f"is inside {what}, {path_text(path)},"
+            raise InputError(
+                f"--output {path_text(output)} {where} which {settings.command} reads; nothing "
+                "was written. Choose a file outside it "
+                f"(e.g. --output report.{_SUFFIXES.get(settings.format, 'txt')})"
+            )
+
+
+_SUFFIXES = {"json": "json", "sarif": "sarif", "junit": "xml", "markdown": "md"}
+
+
 def emit(text: str) -> None:
     """Write the report: to --output FILE when given, else to stdout."""
     if settings.output is None:

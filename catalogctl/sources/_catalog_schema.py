@@ -134,6 +134,7 @@ SCHEMA: Any = {
                         "title": "Game",
                     },
                 },
+                "fail_fast": True,
             },
             "required": True,
             "metadata": {},

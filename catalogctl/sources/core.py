@@ -352,12 +352,19 @@ def _read_openapi_file(path: Path) -> bytes | None:
 
 
 def _describe(exc: ValidationError) -> str:
+    """The first problems of a catalog; the games are checked up to the first invalid one
+    (the schema's `fail_fast`), which the message says."""
     problems = []
-    for e in exc.errors(include_url=False)[:_MAX_ERRORS_SHOWN]:
+    errors = exc.errors(include_url=False)
+    for e in errors[:_MAX_ERRORS_SHOWN]:
         loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e["loc"]).lstrip(".")
         problems.append(f"{loc}: {e['msg']}" if loc else str(e["msg"]))
     more = exc.error_count() - len(problems)
-    return "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+    text = "; ".join(problems) + (f"; and {more} more" if more > 0 else "")
+    games = [e["loc"][1] for e in errors if len(e["loc"]) > 1 and e["loc"][0] == "games"]
+    if games and isinstance(games[0], int):
+        text += f" (games after games[{games[0]}] are not checked)"
+    return text
 
 
 def _validate(validate: Any, data: Any, where: str) -> list[dict[str, Any]]:

@@ -88,6 +88,10 @@ def core_schema() -> dict[str, Any]:
     from catalogctl.contract.model import GameCatalog
 
     schema: dict[str, Any] = _data(TypeAdapter(_plain(GameCatalog, {})).core_schema)
+    # The games stop at the first invalid one (pydantic-core's `fail_fast`): every error of a
+    # catalog whose 200,000 games are all invalid took 44 s and 1.3 GB to collect; a valid
+    # catalog validates as fast as before.
+    schema["fields"]["games"]["schema"]["fail_fast"] = True
     return schema
 
 

@@ -17,11 +17,11 @@ from openapi_spec_validator import validate as validate_openapi
 
 from catalogctl.content.loader import load_catalog
 from catalogctl.contract.model import ApiNotFound, ApiVersionIndex, Game, GameCatalog
-from catalogctl.errors import CatalogError
+from catalogctl.errors import CatalogError, InputError
 from catalogctl.site import build as build_module
 from catalogctl.site.build import read_build, write_site
 from catalogctl.site.render import render
-from tests.conftest import ContentFactory, game_yaml, needs_posix_signals
+from tests.conftest import ContentFactory, game_yaml, needs_posix_signals, needs_symlinks
 from tests.processes import run, run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -565,6 +565,26 @@ def test_build_may_write_into_the_content_folder_beside_the_games(tmp_path: Path
     assert run_cli("build", site, "--out", site / "dist", "--force").returncode == 0
     assert (site / "dist/public/api/v1/games/index.json").is_file()
     assert run_cli("validate", site).returncode == 0
+
+
+@needs_symlinks
+@pytest.mark.parametrize("rel", ["public/api/v1/index.json", "manifest.json"])
+def test_a_build_file_that_links_out_of_the_build_is_not_read(tmp_path: Path, rel: str) -> None:
+    """A file of a build replaced by a symlink to /etc/passwd (or any file outside it) was
+    served as the document: serve, diff and check-links refuse the build instead. A symlink
+    to another file of the build is read."""
+    out = tmp_path / "dist"
+    write_site(render(load_catalog(SMALL), compress=False), out)
+    secret = tmp_path / "secret"
+    secret.write_bytes((out / rel).read_bytes())  # valid as the file it replaces
+    (out / rel).unlink()
+    (out / rel).symlink_to(secret)
+    with pytest.raises(InputError, match="symlink to a file outside the build"):
+        read_build(out)
+    (out / rel).unlink()
+    (out / rel).parent.joinpath("copy.json").write_bytes(secret.read_bytes())
+    (out / rel).symlink_to("copy.json")
+    read_build(out)
 
 
 def test_build_base_url_override(tmp_path: Path) -> None:

@@ -364,7 +364,7 @@ def read_build(path: Path) -> Site:
     if not is_file(manifest_path):
         raise InputError(f"not a catalogctl build (no {MANIFEST}): {path_text(path)}")
     try:
-        raw = _regular_file(manifest_path, MANIFEST)
+        raw = _build_file(path, MANIFEST)
         problem = json_depth_problem(raw)
         if problem is not None:
             raise InputError(f"the {MANIFEST} of the build in {path_text(path)} {problem}")
@@ -423,4 +423,8 @@ def _build_file(build: Path, rel: str) -> bytes:
     parts = Path(rel).parts
     if Path(rel).is_absolute() or ".." in parts:
         raise ValueError(f"the manifest names {rel!r}, which is outside the build")
+    root = os.path.realpath(build)
+    if not os.path.realpath(build / rel).startswith(root.rstrip(os.sep) + os.sep):
+        # catalogctl writes no symlinks: one out of the build (to /etc/passwd) is not served
+        raise ValueError(f"{rel} is a symlink to a file outside the build")
     return _regular_file(build / rel, rel)

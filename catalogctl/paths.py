@@ -7,6 +7,9 @@ a folder on the way (EACCES). Such a path holds nothing that can be used, so the
 False too, and the caller's own message ("not a folder", "cannot write …") says what to do;
 `os.path`'s functions behave the same, on every Python this project supports.
 
+`file_mode` gives a file written in one step (beside its name, then moved over it) the
+permissions a file written in place would have.
+
 `move` renames as `os.rename`/`os.replace` do, but waits out what Windows does to a name
 that another program holds open (see there).
 """
@@ -54,6 +57,24 @@ def is_symlink(path: Path | str) -> bool:
         return Path(path).is_symlink()
     except OSError:
         return False
+
+
+def file_mode(replacing: Path) -> int:
+    """The permissions of a file written beside `replacing` and moved over it (`tempfile`
+    makes it 0600): those of the regular file it replaces, else what `open()` would give a new
+    file under the process's umask (0644 under the usual 022)."""
+    import os
+    import stat
+
+    try:
+        info = os.lstat(replacing)
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode):
+        return stat.S_IMODE(info.st_mode)
+    mask = os.umask(0o022)  # read by setting it: the only way on every system
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def move(

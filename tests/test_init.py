@@ -225,6 +225,25 @@ def test_init_never_replaces_a_site_toml_without_force(tmp_path: Path) -> None:
     assert "# mine" not in (root / "site.toml").read_text("utf-8")
 
 
+@pytest.mark.skipif(os.name == "nt", reason="Windows files have no permission bits to read")
+def test_init_writes_site_toml_as_any_new_file_and_keeps_a_replaced_ones_mode(
+    tmp_path: Path,
+) -> None:
+    """site.toml was written 0600 (the temporary file's mode): a server or CI job running as
+    another user could not read it. It gets what the umask gives a new file (0644 under the
+    usual 022, which the test sets), and with --force the mode of the file it replaces."""
+    root = bare_site("zola-extra", tmp_path)
+    umask = os.umask(0o022)  # the child inherits it
+    try:
+        assert run_cli("init", root).returncode == 0
+        assert (root / "site.toml").stat().st_mode & 0o777 == 0o644
+        (root / "site.toml").chmod(0o640)
+        assert run_cli("init", root, "--force").returncode == 0
+        assert (root / "site.toml").stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(umask)
+
+
 @pytest.mark.parametrize("where", ["content", "above"])
 def test_init_leaves_a_site_that_has_a_site_toml_elsewhere_alone(
     tmp_path: Path, where: str

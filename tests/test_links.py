@@ -583,6 +583,25 @@ def test_check_links_cache_skips_recent_fine_links(
     assert server.count("/games/fine/") == 1
 
 
+@pytest.mark.skipif(os.name == "nt", reason="Windows files have no permission bits to read")
+def test_check_links_cache_is_written_as_any_new_file_and_keeps_its_mode(
+    misbehaving: Path, tmp_path: Path
+) -> None:
+    """The cache was written 0600 (the temporary file's mode): a CI cache restored for another
+    user could not be read. It gets what the umask gives a new file, and keeps its mode."""
+    cache = tmp_path / "links.cache"
+    args = (str(misbehaving), "--timeout", "1", "--cache", str(cache))
+    umask = os.umask(0o022)
+    try:
+        links_json(*args)
+        assert cache.stat().st_mode & 0o777 == 0o644
+        cache.chmod(0o600)
+        links_json(*args)
+        assert cache.stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(umask)
+
+
 def test_check_links_refuses_a_cache_file_that_is_not_its_own(
     misbehaving: Path, tmp_path: Path
 ) -> None:

@@ -14,7 +14,7 @@ from catalogctl.content.limits import MAX_DEPTH, json_too_deep
 from catalogctl.errors import InputError
 from catalogctl.links.catalog import Link
 from catalogctl.links.result import LinkResult
-from catalogctl.paths import exists, is_dir, move
+from catalogctl.paths import exists, file_mode, is_dir, move
 from catalogctl.text import path_text
 
 _CACHE_KEY = "catalogctl-link-cache"
@@ -131,6 +131,7 @@ class LinkCache:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())  # a crash after the rename leaves this, not an empty file
+            tmp.chmod(file_mode(self.path))
             move(tmp, self.path, replace=True)  # waits while Windows says it is open elsewhere
         except OSError as exc:
             if tmp is not None:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from catalogctl.content.loader import SITE_FILE, Content, load
 from catalogctl.content.scaffold.propose import Proposal, propose
 from catalogctl.errors import InputError
-from catalogctl.paths import exists, is_dir, is_symlink, move
+from catalogctl.paths import exists, file_mode, is_dir, is_symlink, move
 from catalogctl.text import path_text
 
 
@@ -63,6 +63,7 @@ def _write(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:  # LF on Windows too
             f.write(text)
+        Path(tmp).chmod(file_mode(path))  # 0644, or the mode of the site.toml it replaces
         move(Path(tmp), path, replace=True)  # waits while Windows says it is open elsewhere
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -19,7 +19,8 @@ from catalogctl.content.loader import load_catalog
 from catalogctl.contract.model import ApiNotFound, ApiVersionIndex, Game, GameCatalog
 from catalogctl.errors import CatalogError, InputError
 from catalogctl.site import build as build_module
-from catalogctl.site.build import read_build, write_site
+from catalogctl.site.build import write_site
+from catalogctl.site.readback import read_build
 from catalogctl.site.render import render
 from tests.conftest import ContentFactory, game_yaml, needs_posix_signals, needs_symlinks
 from tests.processes import run, run_cli

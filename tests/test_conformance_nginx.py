@@ -14,7 +14,7 @@ import pytest
 
 from catalogctl.content.loader import load_catalog
 from catalogctl.contract.routes import Site
-from catalogctl.site.build import read_build
+from catalogctl.site.readback import read_build
 from catalogctl.site.render import render
 from tests.conformance import ALL_CHECKS, Check
 from tests.conftest import SAMPLE, ContentFactory, generate_catalog

@@ -16,7 +16,8 @@ import pytest
 from catalogctl.content.loader import load_catalog
 from catalogctl.contract.routes import Site
 from catalogctl.serve.options import ENGINES
-from catalogctl.site.build import read_build, write_site
+from catalogctl.site.build import write_site
+from catalogctl.site.readback import read_build
 from catalogctl.site.render import render
 from tests.conformance import ALL_CHECKS, Check, check_unknown_method_forbidden
 from tests.conftest import SAMPLE, SITE_TOML, ContentFactory, generate_catalog

@@ -21,7 +21,6 @@ from catalogctl.content.loader import load_catalog
 from catalogctl.contract.routes import Resource, Site, Variant
 from catalogctl.errors import InputError
 from catalogctl.serve.server import Table
-from catalogctl.site.build import read_build
 from catalogctl.site.cloudflare import (
     COMPATIBILITY_DATE,
     MAX_ASSET_SIZE,
@@ -34,6 +33,7 @@ from catalogctl.site.cloudflare import (
     worker_module,
     worker_name,
 )
+from catalogctl.site.readback import read_build
 from catalogctl.site.render import render
 from tests.conformance import Reply, raw_request, request
 from tests.conftest import SAMPLE, ContentFactory

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from catalogctl.contract.routes import Site
-from catalogctl.site.build import read_build
+from catalogctl.site.readback import read_build
 from tests.conformance import (
     ALL_CHECKS,
     API_V1,

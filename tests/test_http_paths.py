@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from catalogctl.contract.routes import Resource, Site, Variant
-from catalogctl.site.build import read_build
 from catalogctl.site.problem import PROBLEMS
+from catalogctl.site.readback import read_build
 from tests.conftest import ROOT, SAMPLE
 from tests.edge_process import WorkerdProcess, build_project
 from tests.http_cases import (

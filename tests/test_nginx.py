@@ -18,8 +18,8 @@ import pytest
 from catalogctl.content.loader import load_catalog
 from catalogctl.errors import InputError
 from catalogctl.serve.server import Table
-from catalogctl.site.build import read_build
 from catalogctl.site.nginx import MAX_ESCAPED, catalog_conf, nginx_conf, quote
+from catalogctl.site.readback import read_build
 from catalogctl.site.render import render
 from tests.conformance import Reply, request
 from tests.conftest import SAMPLE, ContentFactory, game_yaml, needs_proc

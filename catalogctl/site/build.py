@@ -28,26 +28,21 @@ import os
 import re
 import shutil
 import signal
-import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
-from catalogctl.paths import exists, is_dir, is_file, is_symlink, move
+from catalogctl.paths import exists, is_dir, is_symlink, move
 from catalogctl.site.cloudflare import CLOUDFLARE_DIR, PACKAGE_JSON, WRANGLER_TOML
 from catalogctl.site.manifest import (
     MANIFEST,
     PUBLIC,
     manifest,
-    read_manifest,
     site_files,
-    site_from_manifest,
 )
 from catalogctl.site.nginx import NGINX_DIR
 from catalogctl.text import path_text
@@ -354,77 +349,3 @@ def _terminated_as_exit() -> Iterator[None]:
         yield
     finally:
         signal.signal(sigterm, signal.SIG_DFL)
-
-
-def read_build(path: Path) -> Site:
-    """Load a build directory's route table and files."""
-    from catalogctl.content.limits import json_depth_problem
-
-    manifest_path = path / MANIFEST
-    if not is_file(manifest_path):
-        raise InputError(f"not a catalogctl build (no {MANIFEST}): {path_text(path)}")
-    try:
-        raw = _build_file(path, MANIFEST)
-        problem = json_depth_problem(raw)
-        if problem is not None:
-            raise InputError(f"the {MANIFEST} of the build in {path_text(path)} {problem}")
-        data = read_manifest(raw)
-        return site_from_manifest(data, lambda rel: _build_file(path, rel))
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        said = f"{where}: {first['msg']}" if where else first["msg"]  # no member: not JSON
-        raise InputError(
-            f"the {MANIFEST} of the build in {path_text(path)} is not one catalogctl wrote "
-            f"({said}); build it again"
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the build in {path_text(path)}: {exc}") from exc
-
-
-# A file of a build is read whole; past this size it is not a file catalogctl wrote.
-MAX_BUILD_FILE = 1 << 30
-_READ_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)  # a FIFO is refused, not waited on
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
-def _regular_file(path: Path, rel: str) -> bytes:
-    """The bytes of a regular file: a FIFO, a device (/dev/zero) or a folder put in a build's
-    place is refused (ValueError), never read from; so is a file larger than MAX_BUILD_FILE
-    (by its size, unread; one that grows past it while read, once it has)."""
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        info = os.fstat(fd)
-    except BaseException:
-        os.close(fd)
-        raise
-    too_large = ValueError(f"{rel} is larger than {MAX_BUILD_FILE >> 20} MiB")
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise ValueError(f"{rel} is not a regular file")
-    if info.st_size > MAX_BUILD_FILE:
-        os.close(fd)
-        raise too_large
-    with os.fdopen(fd, "rb") as file:
-        data = file.read(MAX_BUILD_FILE + 1)
-    if len(data) > MAX_BUILD_FILE:
-        raise too_large
-    return data
-
-
-def _build_file(build: Path, rel: str) -> bytes:
-    """A file the manifest names: a relative path inside the build, never one outside it."""
-    if not rel or "\0" in rel:
-        raise ValueError(f"the manifest names a file as {rel!r}")
-    parts = Path(rel).parts
-    if Path(rel).is_absolute() or ".." in parts:
-        raise ValueError(f"the manifest names {rel!r}, which is outside the build")
-    root = os.path.realpath(build)
-    if not os.path.realpath(build / rel).startswith(root.rstrip(os.sep) + os.sep):
-        # catalogctl writes no symlinks: one out of the build (to /etc/passwd) is not served
-        raise ValueError(f"{rel} is a symlink to a file outside the build")
-    return _regular_file(build / rel, rel)

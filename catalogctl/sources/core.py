@@ -106,7 +106,7 @@ def load_content(
 
 
 def load_build(path: Path, *, label: str | None = None) -> CatalogSnapshot:
-    from catalogctl.site.build import read_build
+    from catalogctl.site.readback import read_build
 
     shown = label if label is not None else path_text(path)
     site = read_build(path)

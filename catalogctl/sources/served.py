@@ -55,7 +55,7 @@ class SiteInput:
 
             catalog = load_catalog(self.path, display=self.display, base_url=self.base_url)
             return render(catalog, cache_control=self.cache_control or DEFAULT_CACHE_CONTROL)
-        from catalogctl.site.build import read_build
+        from catalogctl.site.readback import read_build
 
         site = read_build(self.path)
         if self.cache_control is None:

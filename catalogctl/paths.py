@@ -7,8 +7,9 @@ a folder on the way (EACCES). Such a path holds nothing that can be used, so the
 False too, and the caller's own message ("not a folder", "cannot write …") says what to do;
 `os.path`'s functions behave the same, on every Python this project supports.
 
-`file_mode` gives a file written in one step (beside its name, then moved over it) the
-permissions a file written in place would have.
+`inside` says whether a path, its symlinks resolved, lies in a folder. `file_mode` gives a
+file written in one step (beside its name, then moved over it) the permissions a file written
+in place would have.
 
 `move` renames as `os.rename`/`os.replace` do, but waits out what Windows does to a name
 that another program holds open (see there).
@@ -16,6 +17,8 @@ that another program holds open (see there).
 
 from __future__ import annotations
 
+import os
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -59,13 +62,16 @@ def is_symlink(path: Path | str) -> bool:
         return False
 
 
+def inside(path: Path | str, root_real: str) -> bool:
+    """Whether `path`, its symlinks resolved, is `root_real` (a real path) or inside it."""
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
 def file_mode(replacing: Path) -> int:
     """The permissions of a file written beside `replacing` and moved over it (`tempfile`
     makes it 0600): those of the regular file it replaces, else what `open()` would give a new
     file under the process's umask (0644 under the usual 022)."""
-    import os
-    import stat
-
     try:
         info = os.lstat(replacing)
     except OSError:

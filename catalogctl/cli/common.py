@@ -12,7 +12,7 @@ import typer
 
 from catalogctl.output.console import BasicFormat, Format
 from catalogctl.sources.locate import CONTENT_KINDS, Kind, Located
-from catalogctl.text import path_text, quoted
+from catalogctl.text import quoted
 
 # Panels of `--help` beside "Options" (typer's `rich_help_panel`): the everyday options stay
 # in "Options", the others go to one of these, so that every command's help fits a screen.
@@ -101,17 +101,12 @@ def source_reads(found: Located) -> list[tuple[Path, str]]:
 
 def _games(root: Path) -> Path:
     """The games folder site.toml names (the default one where it names none, or cannot be
-    read: validate says why)."""
-    from catalogctl.content.document import Problem
+    read: validate says why), as `serve --watch` finds it."""
     from catalogctl.content.loader import GAMES_DIR
-    from catalogctl.content.sitefile import read_site
+    from catalogctl.sources.watch import pages_settings
 
-    try:
-        content = read_site(root, path_text(root)).data.get("content")
-    except Problem:
-        content = None
-    games = content.get("games") if isinstance(content, dict) else None
-    return root / (games if isinstance(games, str) and games and "\0" not in games else GAMES_DIR)
+    games, _ = pages_settings(str(root / "site.toml"))
+    return root / (games if "\0" not in games else GAMES_DIR)  # a NUL names no folder
 
 
 def resolve_content(path: Path | None) -> tuple[Path, str]:

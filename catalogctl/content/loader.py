@@ -47,11 +47,12 @@ from catalogctl.content.rules.stores import (
 )
 from catalogctl.content.rules.usable import SiteCheck
 from catalogctl.content.settings import SiteSettings
-from catalogctl.content.sitefile import SITE_FILE, games_as_on_disk, inside, read_site
+from catalogctl.content.sitefile import SITE_FILE, games_as_on_disk, read_site
 from catalogctl.content.summary import ReadSummary
 from catalogctl.contract.publication import Lifecycle, Publication
 from catalogctl.errors import ContentInvalid, InputError
 from catalogctl.findings import ERROR, WARNING, Finding
+from catalogctl.paths import inside
 from catalogctl.text import path_text, plural, quoted
 from catalogctl.urls import shown as shown_value
 from catalogctl.urls import url_problem

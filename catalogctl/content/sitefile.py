@@ -16,16 +16,11 @@ from catalogctl.content.files import read_head
 from catalogctl.content.frontmatter import check_wide, decode
 from catalogctl.content.limits import MAX_DIR_DEPTH, MAX_PAGES, MAX_SITE_BYTES, too_many_values
 from catalogctl.content.tomldoc import read_toml
+from catalogctl.paths import inside
 
-__all__ = ["SITE_FILE", "games_as_on_disk", "inside", "read_site"]
+__all__ = ["SITE_FILE", "games_as_on_disk", "read_site"]
 
 SITE_FILE = "site.toml"
-
-
-def inside(path: str, root_real: str) -> bool:
-    """Whether `path`, its symlinks resolved, is `root_real` or inside it."""
-    real = os.path.realpath(path)
-    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
 def _site_document(raw: bytes, complete: bool, file: str) -> Document:

@@ -31,7 +31,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalogctl.paths import exists, is_dir
+from catalogctl.paths import exists, inside, is_dir
 from catalogctl.text import clean, json_escaped, path_text
 
 if TYPE_CHECKING:
@@ -343,14 +343,14 @@ def keep_from_output(reads: list[tuple[Path, str]]) -> None:
     output = settings.output
     if output is None:
         return
-    real = Path(os.path.realpath(output))
     for path, what in reads:
-        read = Path(os.path.realpath(path))
-        if real == read or read in real.parents:
+        read = os.path.realpath(path)
+        if inside(output, read):
             from catalogctl.errors import InputError
 
             settings.output = None  # the error goes where errors go
-            where = f"is {what}," if real == read else f"is inside {what}, {path_text(path)},"
+            same = os.path.realpath(output) == read
+            where = f"is {what}," if same else f"is inside {what}, {path_text(path)},"
             raise InputError(
                 f"--output {path_text(output)} {where} which {settings.command} reads; nothing "
                 "was written. Choose a file outside it "

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from catalogctl.contract.routes import Site, etag_mtime
 from catalogctl.errors import CatalogError, InputError
-from catalogctl.paths import exists, is_dir, is_symlink, move
+from catalogctl.paths import exists, inside, is_dir, is_symlink, move
 from catalogctl.site.cloudflare import CLOUDFLARE_DIR, PACKAGE_JSON, WRANGLER_TOML
 from catalogctl.site.manifest import (
     MANIFEST,
@@ -252,14 +252,12 @@ def _overlap(out: Path, content: Path, games: Path) -> str | None:
     """Why `out` cannot be built into, whatever `--force` says: replacing it would delete
     the site the build reads (the content folder, or a folder holding it), or put the build
     among the pages (the games folder, or a folder in it). None where it can."""
-    real = Path(os.path.realpath(out))
+    real = os.path.realpath(out)
     for folder, what in ((content, "the content folder"), (games, "the games folder")):
-        src = Path(os.path.realpath(folder))
-        if real == src:
-            return f"is {what}, {path_text(folder)}"
-        if real in src.parents:
-            return f"holds {what}, {path_text(folder)}"
-    if Path(os.path.realpath(games)) in real.parents:
+        if inside(folder, real):
+            same = os.path.realpath(folder) == real
+            return f"{'is' if same else 'holds'} {what}, {path_text(folder)}"
+    if inside(out, os.path.realpath(games)):
         return f"is inside the games folder, {path_text(games)}"
     return None
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from catalogctl.contract.routes import Site
 from catalogctl.errors import InputError
-from catalogctl.paths import is_file
+from catalogctl.paths import inside, is_file
 from catalogctl.site.manifest import MANIFEST, read_manifest, site_from_manifest
 from catalogctl.text import path_text
 
@@ -92,8 +92,7 @@ def _build_file(build: Path, rel: str) -> bytes:
     parts = Path(rel).parts
     if Path(rel).is_absolute() or ".." in parts:
         raise ValueError(f"the manifest names {rel!r}, which is outside the build")
-    root = os.path.realpath(build)
-    if not os.path.realpath(build / rel).startswith(root.rstrip(os.sep) + os.sep):
+    if not inside(build / rel, os.path.realpath(build)):
         # catalogctl writes no symlinks: one out of the build (to /etc/passwd) is not served
         raise ValueError(f"{rel} is a symlink to a file outside the build")
     return _regular_file(build / rel, rel)

@@ -22,6 +22,7 @@ from catalogctl.content.frontmatter import decode
 from catalogctl.content.limits import MAX_SITE_BYTES
 from catalogctl.content.loader import GAMES_DIR, SITE_FILE
 from catalogctl.content.tomldoc import read_toml
+from catalogctl.paths import inside
 from catalogctl.site.manifest import MANIFEST
 
 # (file, size, modification time in ns, inode) of a file; (file, None, None, None): missing.
@@ -37,7 +38,7 @@ class ContentFiles(NamedTuple):
     problems: tuple[tuple[str, str], ...]  # (rule, file) of what discovery could not read
 
 
-def _pages_settings(site_file: str) -> tuple[str, str]:
+def pages_settings(site_file: str) -> tuple[str, str]:
     """`[content] games` and `language` of a site.toml, or the defaults where it has none.
 
     Lenient: a site.toml that does not parse still gets watched, with the default folder.
@@ -57,18 +58,13 @@ def _pages_settings(site_file: str) -> tuple[str, str]:
     return games, language
 
 
-def _inside(path: str, root_real: str) -> bool:
-    real = os.path.realpath(path)
-    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
-
-
 def content_files(root: Path) -> ContentFiles:
     """The files the content tree `root` reads, as the content layer finds them."""
     site_file = root / SITE_FILE
-    games, language = _pages_settings(str(site_file))
+    games, language = pages_settings(str(site_file))
     games_dir = os.path.normpath(root / games)
     found = Discovery()
-    if Path(games_dir).is_dir() and _inside(games_dir, os.path.realpath(root)):
+    if Path(games_dir).is_dir() and inside(games_dir, os.path.realpath(root)):
         found = discover(games_dir, games_dir, str(root), language)
     return ContentFiles(
         str(site_file),
